@@ -1,0 +1,15 @@
+# proxyscope_add_test(<name> SOURCES <src>... [LABELS <label>...] [LIBS <lib>...] [TIMEOUT <s>])
+# One cmocka executable per module, registered with ctest under <name> and the given labels
+# (a kind: unit | integration | stress, and a component).
+function(proxyscope_add_test name)
+  cmake_parse_arguments(T "" "TIMEOUT" "SOURCES;LABELS;LIBS" ${ARGN})
+  add_executable(${name} ${T_SOURCES})
+  target_link_libraries(${name} PRIVATE ${T_LIBS} PkgConfig::CMOCKA Threads::Threads)
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/tests)
+  add_test(NAME ${name} COMMAND ${name})
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 120)
+  endif()
+  set_tests_properties(${name} PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT}
+                       SKIP_RETURN_CODE 77)
+endfunction()

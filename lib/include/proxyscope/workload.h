@@ -1,0 +1,154 @@
+/*
+ * The ring-exchange workload: a harness that drives the real proxy driver the way a runtime does.
+ *
+ * R ranks run as threads of this process, each with its own simulated device and global comm
+ * (K ranks share one proxy worker). For every exec, rank r sends B bytes to (r+1)%R and receives
+ * B bytes from (r-1+R)%R over the "loop" backend, split over S streams and N basic blocks; then
+ * it consumes the network and barrier tasks, checks the received bytes against the sender's
+ * pattern and waits for its device. Faults can be armed on devices and on the loop fabric.
+ *
+ * The tests, the benchmarks and `proxyscope run` all use it:
+ *
+ *	struct enc_wl_args args;
+ *	struct enc_wl_result res;
+ *	enc_wl_args_default(&args);
+ *	args.ranks = 8;
+ *	enc_wl_args_add_fault(&args, "device-stall:rank=1,exec=2", err, sizeof(err));
+ *	rc = enc_wl_run(&args, &res);     0: the run happened; see enc_wl_result_is_ok(&res)
+ */
+#ifndef PROXYSCOPE_WORKLOAD_H
+#define PROXYSCOPE_WORKLOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <proxyscope/device.h>
+#include <proxyscope/export.h>
+#include <proxyscope/net_loop.h>
+#include <proxyscope/proxy.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ENC_WL_MAX_RANKS 128
+#define ENC_WL_MAX_BLOCKS 64
+#define ENC_WL_MAX_FAULTS 16
+#define ENC_WL_JOB_MAX 64
+#define ENC_WL_ERR_MAX 160
+
+/* What a fault is armed on. */
+enum enc_wl_fault_target {
+	ENC_WL_FAULT_DEV = 0, /* one rank's simulated device (enc_dev_inject) */
+	ENC_WL_FAULT_NET = 1, /* the job's loop fabric (enc_net_loop_inject) */
+	ENC_WL_FAULT_TARGET_NR
+};
+
+/* A device fault and the rank whose device it is armed on. */
+struct enc_wl_dev_fault {
+	uint32_t rank;
+	struct enc_dev_fault f;
+};
+
+/* One parsed --inject spec. @target says which member is valid; a net fault carries its rank. */
+struct enc_wl_fault {
+	uint32_t target; /* enum enc_wl_fault_target */
+	union {
+		struct enc_wl_dev_fault dev;
+		struct enc_net_loop_fault net;
+	};
+};
+
+struct enc_wl_args {
+	uint32_t ranks;           /* R: rank threads (1..ENC_WL_MAX_RANKS), default 4 */
+	uint32_t ranks_per_proxy; /* K: ranks_per_network_proxy (>= 1), default 2 */
+	uint64_t ops;             /* M: execs per rank, default 100 */
+	uint64_t bytes;           /* B: bytes each rank sends per exec, default 64 KiB */
+	uint32_t streams;         /* 1..ENC_MAX_STREAMS, default 1: one send + one recv per stream */
+	uint32_t blocks;          /* basic blocks per exec, 1..ENC_WL_MAX_BLOCKS, default 1 */
+	uint32_t timeout_ms;      /* consumer watchdog and device wait (>= 1), default 2000 */
+	uint32_t compute_us;      /* simulated device work before the net stage, default 0 */
+	bool one_thread_per_core; /* workers busy-spin instead of sched_yield, default false */
+	bool device_wait;         /* network tasks wait for the trigger words, default true */
+	bool early_completion;    /* network tasks skip INIT -> DONE (no data moves), default false */
+	const char *job;          /* loop fabric name; NULL (default): unique "wl-<pid>-<n>" */
+	size_t faults_n;
+	struct enc_wl_fault faults[ENC_WL_MAX_FAULTS];
+};
+
+/* Where a rank's exec loop stopped. */
+enum enc_wl_stage {
+	ENC_WL_STAGE_SETUP = 0,   /* enc_setup_global_comm */
+	ENC_WL_STAGE_SUBMIT = 1,  /* enc_dev_submit */
+	ENC_WL_STAGE_ENQUEUE = 2, /* enc_enq_proxy_tasks */
+	ENC_WL_STAGE_NETWORK = 3, /* consuming the network task */
+	ENC_WL_STAGE_BARRIER = 4, /* consuming the barrier task */
+	ENC_WL_STAGE_DEVICE = 5,  /* enc_dev_wait */
+	ENC_WL_STAGE_NR
+};
+
+struct enc_wl_failure {
+	uint32_t rank;
+	uint64_t exec_id;
+	uint32_t stage;     /* enum enc_wl_stage */
+	uint32_t task_type; /* enum proxy_task_state_type; PROXY_TASK_UNKNOWN outside the consumes */
+	int status;         /* the negative errno */
+};
+
+struct enc_wl_result {
+	char job[ENC_WL_JOB_MAX]; /* the job name the run used */
+	char err[ENC_WL_ERR_MAX]; /* one-line reason when enc_wl_run returned an error, else "" */
+	uint32_t ranks;
+	uint64_t execs_completed[ENC_WL_MAX_RANKS]; /* per rank: execs that passed every stage */
+	uint64_t execs_completed_total;
+	uint64_t bytes_verified; /* received bytes compared with the sender's pattern */
+	uint64_t mismatches;     /* of those, bytes that differed: 0 on a correct driver */
+	uint32_t failures;       /* ranks whose exec loop stopped on an error (timeouts included) */
+	uint32_t timeouts;       /* of those, the ones that stopped on -ETIMEDOUT */
+	bool has_failure;
+	struct enc_wl_failure first_failure; /* valid when has_failure */
+	uint64_t wall_ns;                    /* from starting the rank threads to joining the last */
+	struct enc_proxy_stats stats;        /* enc_proxy_stats_get() after minus before */
+};
+
+/* Fill @args with the defaults above. */
+ENC_API void enc_wl_args_default(struct enc_wl_args *args);
+
+/*
+ * Parse one CLI fault spec into @out:
+ *	device-stall:rank=R,exec=E[,stream=S]   the device of R never triggers (stream S, or all)
+ *	device-delay:rank=R,exec=E,ms=M         the device of R triggers exec E M ms late
+ *	net-drop:rank=R,exec=E                  the sends of R in exec E are lost
+ *	slow-progress:rank=R,us=U               every progress call of R takes U us longer
+ * Returns 0, or -EINVAL with a one-line reason naming the offending text in @err (may be NULL).
+ * The rank is checked against the run's rank count only by enc_wl_run.
+ */
+ENC_API int enc_wl_fault_parse(const char *spec, struct enc_wl_fault *out, char *err,
+			       size_t errlen);
+
+/* Parse @spec and append it to @args. Returns 0, -EINVAL (reason in @err) or -ENOSPC. */
+ENC_API int enc_wl_args_add_fault(struct enc_wl_args *args, const char *spec, char *err,
+				  size_t errlen);
+
+/* Write @f back in the spec syntax (snprintf semantics: returns the length it needed). */
+ENC_API int enc_wl_fault_format(const struct enc_wl_fault *f, char *buf, size_t len);
+
+/*
+ * Run the workload. Returns 0 when the run was carried out, however it went (see @res), or
+ * -EINVAL (bad args or a fault on a rank >= R; reason in res->err), -ENOMEM, or the error of
+ * creating a device or a thread. Every thread is joined and everything freed before it returns.
+ */
+ENC_API int enc_wl_run(const struct enc_wl_args *args, struct enc_wl_result *res);
+
+/* True when every rank completed every exec with no mismatch. */
+ENC_API bool enc_wl_result_is_ok(const struct enc_wl_args *args, const struct enc_wl_result *res);
+
+ENC_API const char *enc_wl_fault_target_str(enum enc_wl_fault_target target);
+ENC_API const char *enc_wl_stage_str(enum enc_wl_stage stage);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PROXYSCOPE_WORKLOAD_H */

@@ -1,0 +1,79 @@
+/*
+ * The seam's backend directory: enc_net_ops_find() looks a name up in a const table of the
+ * built-in backends, then in the small table of backends an application registered (tests
+ * register fakes this way). Backends are few and looked up once per comm, so a linear scan is
+ * all it takes; a new built-in backend is one more line in builtin_backends[].
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <proxyscope/net.h>
+
+static const struct enc_net_ops *const builtin_backends[] = {
+	&enc_net_loop_ops,
+	/* &enc_net_ofi_ops, once lib/net/ofi exists (guarded by its WITH_OFI define) */
+};
+
+static const char *const op_kind_names[ENC_NET_OP_KIND_NR] = {
+	[ENC_NET_OP_SEND] = "send",
+	[ENC_NET_OP_RECV] = "recv",
+};
+
+#define REGISTERED_MAX 8
+
+/* R: g_registered_lock guards the registered table. */
+static pthread_mutex_t g_registered_lock = PTHREAD_MUTEX_INITIALIZER;
+static const struct enc_net_ops *g_registered[REGISTERED_MAX]; /* R */
+static size_t g_registered_n;                                  /* R */
+
+static const struct enc_net_ops *find_registered_locked(const char *name)
+{
+	for (size_t i = 0; i < g_registered_n; i++)
+		if (strcmp(g_registered[i]->name, name) == 0)
+			return g_registered[i];
+	return NULL;
+}
+
+const struct enc_net_ops *enc_net_ops_find(const char *name)
+{
+	const struct enc_net_ops *ops;
+	size_t i;
+
+	if (!name)
+		return NULL;
+	for (i = 0; i < sizeof(builtin_backends) / sizeof(builtin_backends[0]); i++)
+		if (strcmp(builtin_backends[i]->name, name) == 0)
+			return builtin_backends[i];
+	pthread_mutex_lock(&g_registered_lock);
+	ops = find_registered_locked(name);
+	pthread_mutex_unlock(&g_registered_lock);
+	return ops;
+}
+
+int enc_net_register(const struct enc_net_ops *ops)
+{
+	int rc = 0;
+
+	if (!ops || !ops->name || !*ops->name || !ops->open || !ops->close || !ops->start ||
+	    !ops->progress || !ops->stop || !ops->barrier)
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(builtin_backends) / sizeof(builtin_backends[0]); i++)
+		if (strcmp(builtin_backends[i]->name, ops->name) == 0)
+			return -EEXIST;
+	pthread_mutex_lock(&g_registered_lock);
+	if (find_registered_locked(ops->name))
+		rc = -EEXIST;
+	else if (g_registered_n == REGISTERED_MAX)
+		rc = -ENOSPC;
+	else
+		g_registered[g_registered_n++] = ops;
+	pthread_mutex_unlock(&g_registered_lock);
+	return rc;
+}
+
+const char *enc_net_op_kind_str(enum enc_net_op_kind kind)
+{
+	return (unsigned)kind < ENC_NET_OP_KIND_NR ? op_kind_names[kind] : "?";
+}

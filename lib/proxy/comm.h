@@ -1,0 +1,43 @@
+/*
+ * The global comm (one rank's view of a collective group) and the shared-queue registry.
+ *
+ *   I: immutable after enc_setup_global_comm returns.  A: atomic.
+ *
+ * Lock order (outermost first): registry lock -> queue->mtx -> queue->state_mtx.
+ * The registry lock is never held while waiting for a worker except in the final release,
+ * where the join happens after the node left the map (see registry.c).
+ */
+#ifndef ENC_PROXY_COMM_H
+#define ENC_PROXY_COMM_H
+
+#include <stdint.h>
+
+#include <proxyscope/config.h>
+#include <proxyscope/net.h>
+#include <proxyscope/proxy.h>
+
+struct enc_proxy_queue;
+
+#define ENC_JOB_MAX 64
+
+struct enc_comm {
+	uint32_t rank;                      /* I */
+	uint32_t nranks;                    /* I */
+	uint32_t gid;                       /* I: rank / cfg.ranks_per_network_proxy */
+	struct enc_config cfg;              /* I */
+	char job[ENC_JOB_MAX];              /* I */
+	const struct enc_net_ops *net_ops;  /* I */
+	struct enc_net_comm *net;           /* I */
+	struct enc_proxy_queue *queue;      /* I: the shared queue (the seed's comm[+0x89ca8]) */
+	uint64_t barrier_seq;               /* A: relaxed; next barrier number for this comm */
+};
+
+/* Registry (registry.c): share or create the queue of @gid; release it. */
+int enc__registry_get(uint32_t gid, const struct enc_config *cfg, struct enc_proxy_queue **out);
+void enc__registry_put(uint32_t gid);
+
+/* Number of live registry nodes, and the refcount of @gid's node (0 if absent). For tests. */
+unsigned enc__registry_size(void);
+unsigned enc__registry_refcnt(uint32_t gid);
+
+#endif /* ENC_PROXY_COMM_H */

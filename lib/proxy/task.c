@@ -1,0 +1,162 @@
+/*
+ * The task base: enum names, the allowed-transitions table, the one run-state setter, the
+ * status object's lifetime and the device-trigger gate. Kind-specific behaviour lives in
+ * task_network.c and task_barrier.c.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include <proxyscope/device.h>
+
+#include "common/log.h"
+#include "proxy/comm.h"
+#include "proxy/stats.h"
+#include "proxy/task.h"
+
+static const char *const type_names[PROXY_TASK_TYPE_NR] = {
+	[PROXY_TASK_UNKNOWN] = "UNKNOWN",
+	[PROXY_TASK_NETWORK] = "NETWORK",
+	[PROXY_TASK_BARRIER] = "BARRIER",
+};
+
+static const char *const state_names[PROXY_TASK_STATE_NR] = {
+	[PROXY_TASK_STATE_INIT] = "INIT",
+	[PROXY_TASK_STATE_PROGRESSING] = "PROGRESSING",
+	[PROXY_TASK_STATE_WAITING_DEVICE_TRIGGER] = "WAITING_DEVICE_TRIGGER",
+	[PROXY_TASK_STATE_IDLE] = "IDLE",
+	[PROXY_TASK_STATE_DONE] = "DONE",
+};
+
+const char *proxy_task_state_type_str(enum proxy_task_state_type type)
+{
+	return (unsigned)type < PROXY_TASK_TYPE_NR ? type_names[type] : "?";
+}
+
+const char *proxy_task_run_state_str(enum proxy_task_run_state state)
+{
+	return (unsigned)state < PROXY_TASK_STATE_NR ? state_names[state] : "?";
+}
+
+#define BIT(s) (1u << (s))
+
+/*
+ * allowed[kind][from] = the set of states reachable in one step (seed §4, and the barrier task
+ * of §3). INIT -> DONE is the network task's early-completion skip, or either kind failing to
+ * start; DONE is terminal.
+ */
+static const uint32_t allowed[PROXY_TASK_TYPE_NR][PROXY_TASK_STATE_NR] = {
+	[PROXY_TASK_NETWORK] = {
+		[PROXY_TASK_STATE_INIT] = BIT(PROXY_TASK_STATE_WAITING_DEVICE_TRIGGER) |
+					  BIT(PROXY_TASK_STATE_PROGRESSING) |
+					  BIT(PROXY_TASK_STATE_DONE),
+		[PROXY_TASK_STATE_WAITING_DEVICE_TRIGGER] = BIT(PROXY_TASK_STATE_PROGRESSING),
+		[PROXY_TASK_STATE_PROGRESSING] = BIT(PROXY_TASK_STATE_IDLE) | BIT(PROXY_TASK_STATE_DONE),
+		[PROXY_TASK_STATE_IDLE] = BIT(PROXY_TASK_STATE_PROGRESSING) | BIT(PROXY_TASK_STATE_DONE),
+	},
+	[PROXY_TASK_BARRIER] = {
+		[PROXY_TASK_STATE_INIT] = BIT(PROXY_TASK_STATE_PROGRESSING) | BIT(PROXY_TASK_STATE_DONE),
+		[PROXY_TASK_STATE_PROGRESSING] = BIT(PROXY_TASK_STATE_IDLE) | BIT(PROXY_TASK_STATE_DONE),
+		[PROXY_TASK_STATE_IDLE] = BIT(PROXY_TASK_STATE_PROGRESSING) | BIT(PROXY_TASK_STATE_DONE),
+	},
+};
+
+bool proxy_task_transition_is_allowed(enum proxy_task_state_type type,
+				      enum proxy_task_run_state from, enum proxy_task_run_state to)
+{
+	if ((unsigned)type >= PROXY_TASK_TYPE_NR || (unsigned)from >= PROXY_TASK_STATE_NR ||
+	    (unsigned)to >= PROXY_TASK_STATE_NR)
+		return false;
+	return allowed[type][from] & BIT(to);
+}
+
+int enc__task_set_run_state(struct enc_proxy_task *task, enum proxy_task_run_state to)
+{
+	enum proxy_task_run_state from = enc__task_run_state(task);
+
+	if (from == to)
+		return 0;
+	if (!proxy_task_transition_is_allowed(task->ops->type, from, to)) {
+		enc_err("[nec_dev %u gid %u] task %llu (%s exec %llu): illegal transition %s -> %s",
+			task->ctx->nec_dev, task->gid, (unsigned long long)task->task_id,
+			proxy_task_state_type_str(task->ops->type), (unsigned long long)task->exec_id,
+			proxy_task_run_state_str(from), proxy_task_run_state_str(to));
+		return -EINVAL;
+	}
+	/* The task_state tracepoint (old = from, new = to) fires here, before the store. */
+	/* Release: the status stored before this is visible to whoever acquires the new state. */
+	__atomic_store_n(&task->proxy_state->run_state, (uint32_t)to, __ATOMIC_RELEASE);
+	return 0;
+}
+
+void enc__task_set_status(struct enc_proxy_task *task, int status)
+{
+	/* Relaxed: a consumer orders it through its acquire load of run_state. */
+	__atomic_store_n(&task->proxy_state->progress_status, status, __ATOMIC_RELAXED);
+}
+
+int enc__task_init(struct enc_proxy_task *task, const struct enc_proxy_task_ops *ops,
+		   struct enc_context *ctx)
+{
+	struct enc_proxy_task_state *st;
+
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	task->ops = ops;
+	task->proxy_state = st;
+	task->ctx = ctx;
+	task->comm = ctx->comm;
+	task->task_id = enc__next_task_id();
+	task->exec_id = ctx->exec_id;
+	task->rank = enc_comm_rank(ctx->comm);
+	task->gid = enc_comm_gid(ctx->comm);
+	task->streams_n = ctx->streams_n;
+	for (uint32_t i = 0; i < ctx->streams_n; i++)
+		task->start_proxy_task_host_mem_addrs[i] = ctx->start_proxy_task_host_mem_addrs[i];
+	enc_list_init(&task->node);
+
+	st->progress_status = 0;
+	st->run_state = PROXY_TASK_STATE_INIT;
+	st->enc_ctx = ctx;
+	st->comm = ctx->comm;
+	st->task_type = ops->type;
+	st->task_id = task->task_id;
+	st->refcnt = 2;
+	enc_list_init(&st->node);
+	return 0;
+}
+
+void enc__task_state_put(struct enc_proxy_task_state *state)
+{
+	/* acq_rel: the last owner sees every write the other owner made before its put. */
+	if (__atomic_sub_fetch(&state->refcnt, 1, __ATOMIC_ACQ_REL) == 0)
+		free(state);
+}
+
+void enc__task_fini(struct enc_proxy_task *task)
+{
+	enc__task_state_put(task->proxy_state);
+	task->proxy_state = NULL;
+}
+
+bool enc__task_can_start(struct enc_proxy_task *task)
+{
+	for (uint32_t i = 0; i < task->streams_n; i++) {
+		/* Acquire pairs with the device's release store of the trigger word: the data the
+		 * device produced before triggering is visible once the word is. */
+		uint32_t v = __atomic_load_n(task->start_proxy_task_host_mem_addrs[i], __ATOMIC_ACQUIRE);
+
+		enc__stat_add(ENC_STAT_TRIGGER_READS, 1);
+		/* The trigger_read tracepoint (stream i, value v) fires here. */
+		if (v == ENC_TRIGGER_NOT_READY)
+			return false;
+	}
+	return true;
+}
+
+void enc__task_clear_start_flag(struct enc_proxy_task *task)
+{
+	for (uint32_t i = 0; i < task->streams_n; i++)
+		__atomic_store_n(task->start_proxy_task_host_mem_addrs[i], 0u, __ATOMIC_RELAXED);
+	/* The trigger_clear tracepoint fires here. */
+}

@@ -1,0 +1,141 @@
+/*
+ * The worker loop (the seed's enc_proxy_queue::process, §3): drain newly appended tasks into the
+ * per-rank active map, step every active task exactly once, recycle only the tasks that reached
+ * DONE, then sleep on the condition variable when nothing is active and nothing is queued, or
+ * yield (busy-spin with one thread per core) when every active task is IDLE.
+ *
+ * The worker holds mtx for the whole drain + step pass, as the seed does; producers take mtx
+ * only to push, consumers never take it. The sleep re-checks its predicate under mtx, so an
+ * append that lands while the worker is stepping is seen on the next pass, never lost.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "proxy/queue.h"
+#include "proxy/stats.h"
+#include "proxy/task.h"
+
+/* The bucket of @rank, created in rank order when absent. NULL only on allocation failure. */
+static struct enc_rank_bucket *bucket_get_locked(struct enc_proxy_queue *q, uint32_t rank)
+{
+	struct enc_rank_bucket *b;
+	size_t i;
+
+	for (i = 0; i < q->active_n && q->active[i]->rank <= rank; i++)
+		if (q->active[i]->rank == rank)
+			return q->active[i];
+	if (q->active_n == q->active_cap) {
+		size_t cap = q->active_cap ? 2 * q->active_cap : 8;
+		struct enc_rank_bucket **a = realloc(q->active, cap * sizeof(*a));
+
+		if (!a)
+			return NULL;
+		q->active = a;
+		q->active_cap = cap;
+	}
+	b = malloc(sizeof(*b));
+	if (!b)
+		return NULL;
+	b->rank = rank;
+	enc_list_init(&b->tasks);
+	memmove(&q->active[i + 1], &q->active[i], (q->active_n - i) * sizeof(*q->active));
+	q->active[i] = b;
+	q->active_n++;
+	return b;
+}
+
+/* (1) DRAIN: move appended tasks into their rank's bucket. A task whose bucket cannot be
+ * allocated stays queued for the next pass. */
+static void drain_locked(struct enc_proxy_queue *q)
+{
+	while (!enc_list_is_empty(&q->queue)) {
+		struct enc_proxy_task *t = enc_container_of(q->queue.next, struct enc_proxy_task, node);
+		struct enc_rank_bucket *b = bucket_get_locked(q, t->rank);
+
+		if (!b)
+			return;
+		enc_list_del(&t->node);
+		enc_list_add_tail(&b->tasks, &t->node);
+		/* The task_drain tracepoint fires here. */
+	}
+}
+
+/* (2) STEP + RECYCLE: one tick for every active task; DONE tasks leave, IDLE ones stay. */
+static void step_all_locked(struct enc_proxy_queue *q, size_t *active_count, size_t *idle_count)
+{
+	size_t active = 0, idle = 0, kept = 0;
+
+	for (size_t i = 0; i < q->active_n; i++) {
+		struct enc_rank_bucket *b = q->active[i];
+		struct enc_list *pos, *tmp;
+
+		enc_list_for_each_safe(pos, tmp, &b->tasks) {
+			struct enc_proxy_task *t = enc_container_of(pos, struct enc_proxy_task, node);
+			enum proxy_task_run_state rs;
+
+			active++;
+			t->ops->step(t);
+			enc__stat_add(ENC_STAT_STEPS, 1);
+			rs = enc__task_run_state(t);
+			if (rs == PROXY_TASK_STATE_IDLE)
+				idle++;
+			if (rs == PROXY_TASK_STATE_DONE) {
+				enc_list_del(pos);
+				/* The task_recycle tracepoint fires here. */
+				t->ops->destroy(t);
+				enc__stat_add(ENC_STAT_TASKS_RECYCLED, 1);
+			}
+		}
+		if (enc_list_is_empty(&b->tasks))
+			free(b); /* prune the rank bucket */
+		else
+			q->active[kept++] = b;
+	}
+	q->active_n = kept;
+	*active_count = active;
+	*idle_count = idle;
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#endif
+}
+
+void enc__queue_process(struct enc_proxy_queue *q)
+{
+	size_t active, idle;
+
+	/* The worker_begin tracepoint fires here. */
+	pthread_mutex_lock(&q->mtx);
+	while (!q->stop) {
+		drain_locked(q);
+		step_all_locked(q, &active, &idle);
+
+		/* (3) BLOCK: real quiescence only - nothing active and nothing queued. */
+		if (q->active_n == 0 && enc_list_is_empty(&q->queue)) {
+			/* The worker_sleep tracepoint fires here. */
+			while (!q->stop && q->active_n == 0 && enc_list_is_empty(&q->queue))
+				pthread_cond_wait(&q->cv, &q->mtx);
+			/* The worker_wakeup tracepoint fires here. */
+			continue;
+		}
+		pthread_mutex_unlock(&q->mtx);
+		/* (3) SPIN or YIELD: every active task is IDLE (waiting on the network). */
+		if (active && idle == active) {
+			if (q->one_thread_per_core)
+				cpu_relax();
+			else
+				sched_yield();
+		}
+		pthread_mutex_lock(&q->mtx);
+	}
+	pthread_mutex_unlock(&q->mtx);
+	/* The worker_end tracepoint fires here. */
+}

@@ -1,0 +1,332 @@
+/*
+ * The ring-exchange workload's run: validate the args, build the driver config, create one
+ * simulated device per rank and arm the faults, run one thread per rank, and collect the result.
+ *
+ * Teardown order is the design: rank threads never free their own comm, because a rank that
+ * timed out leaves tasks in its gid's queue pointing at its exec slot, and so may any other
+ * rank of the gid. The run joins every rank thread, then frees every comm (the last one of a
+ * gid joins its worker, after which no task can run), then destroys the devices (which the
+ * worker's seam calls increment), and only then frees the slots the tasks pointed into.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <proxyscope/net_loop.h>
+
+#include "workload_int.h"
+
+void enc_wl_args_default(struct enc_wl_args *args)
+{
+	memset(args, 0, sizeof(*args));
+	args->ranks = 4;
+	args->ranks_per_proxy = 2;
+	args->ops = 100;
+	args->bytes = 64 * 1024;
+	args->streams = 1;
+	args->blocks = 1;
+	args->timeout_ms = 2000;
+	args->device_wait = true;
+}
+
+bool enc_wl_result_is_ok(const struct enc_wl_args *args, const struct enc_wl_result *res)
+{
+	return !res->has_failure && res->mismatches == 0 &&
+	       res->execs_completed_total == (uint64_t)args->ranks * args->ops;
+}
+
+static int invalid(struct enc_wl_result *res, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int invalid(struct enc_wl_result *res, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(res->err, sizeof(res->err), fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static int fault_check(const struct enc_wl_args *a, const struct enc_wl_fault *f,
+		       struct enc_wl_result *res)
+{
+	char spec[96];
+	uint32_t rank;
+
+	enc_wl_fault_format(f, spec, sizeof(spec));
+	if (f->target == ENC_WL_FAULT_DEV)
+		rank = f->dev.rank;
+	else if (f->target == ENC_WL_FAULT_NET)
+		rank = f->net.rank;
+	else
+		return invalid(res, "fault '%s': unknown target %" PRIu32, spec, f->target);
+	if (rank >= a->ranks)
+		return invalid(res, "fault '%s': rank %" PRIu32 " out of range (ranks=%" PRIu32 ")",
+			       spec, rank, a->ranks);
+	if (f->target == ENC_WL_FAULT_DEV && f->dev.f.stream != ENC_DEV_ALL_STREAMS &&
+	    f->dev.f.stream >= a->streams)
+		return invalid(res, "fault '%s': stream %" PRIu32 " out of range (streams=%" PRIu32
+			       ")", spec, f->dev.f.stream, a->streams);
+	return 0;
+}
+
+static int args_check(const struct enc_wl_args *a, struct enc_wl_result *res)
+{
+	if (a->ranks < 1 || a->ranks > ENC_WL_MAX_RANKS)
+		return invalid(res, "ranks=%" PRIu32 " out of range (1..%d)", a->ranks,
+			       ENC_WL_MAX_RANKS);
+	if (a->ranks_per_proxy < 1)
+		return invalid(res, "ranks-per-proxy=%" PRIu32 " must be at least 1",
+			       a->ranks_per_proxy);
+	if (a->streams < 1 || a->streams > ENC_MAX_STREAMS)
+		return invalid(res, "streams=%" PRIu32 " out of range (1..%d)", a->streams,
+			       ENC_MAX_STREAMS);
+	if (a->blocks < 1 || a->blocks > ENC_WL_MAX_BLOCKS)
+		return invalid(res, "blocks=%" PRIu32 " out of range (1..%d)", a->blocks,
+			       ENC_WL_MAX_BLOCKS);
+	/* every op carries at least one byte */
+	if (a->bytes < (uint64_t)a->streams * a->blocks)
+		return invalid(res, "bytes=%" PRIu64 " out of range (at least streams * blocks = %"
+			       PRIu64 ")", a->bytes, (uint64_t)a->streams * a->blocks);
+	if (a->bytes > SIZE_MAX / 2)
+		return invalid(res, "bytes=%" PRIu64 " out of range", a->bytes);
+	if (a->timeout_ms < 1)
+		return invalid(res, "timeout-ms=0 must be at least 1");
+	if (a->job && (!a->job[0] || strlen(a->job) >= ENC_WL_JOB_MAX))
+		return invalid(res, "job name '%s' must have 1..%d characters", a->job,
+			       ENC_WL_JOB_MAX - 1);
+	if (a->faults_n > ENC_WL_MAX_FAULTS)
+		return invalid(res, "%zu faults (at most %d)", a->faults_n, ENC_WL_MAX_FAULTS);
+	for (size_t i = 0; i < a->faults_n; i++) {
+		int rc = fault_check(a, &a->faults[i], res);
+
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static void job_name(const struct enc_wl_args *a, char *buf, size_t len)
+{
+	static atomic_uint counter; /* relaxed: only uniqueness within the process matters */
+
+	if (a->job)
+		snprintf(buf, len, "%s", a->job);
+	else
+		snprintf(buf, len, "wl-%ld-%u", (long)getpid(),
+			 atomic_fetch_add_explicit(&counter, 1, memory_order_relaxed));
+}
+
+static void config_build(const struct enc_wl_args *a, struct enc_config *cfg)
+{
+	enc_config_default(cfg);
+	cfg->ranks_per_network_proxy = a->ranks_per_proxy;
+	cfg->one_thread_per_core = a->one_thread_per_core;
+	cfg->proxy_timeout_ms = a->timeout_ms;
+	cfg->device_wait = a->device_wait;
+	cfg->early_completion = a->early_completion;
+	snprintf(cfg->net_backend, sizeof(cfg->net_backend), "loop");
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void stats_sub(struct enc_proxy_stats *d, const struct enc_proxy_stats *after,
+		      const struct enc_proxy_stats *before)
+{
+	d->workers_started = after->workers_started - before->workers_started;
+	d->tasks_enqueued = after->tasks_enqueued - before->tasks_enqueued;
+	d->tasks_recycled = after->tasks_recycled - before->tasks_recycled;
+	d->steps = after->steps - before->steps;
+	d->seam_start = after->seam_start - before->seam_start;
+	d->seam_progress = after->seam_progress - before->seam_progress;
+	d->seam_stop = after->seam_stop - before->seam_stop;
+	d->trigger_reads = after->trigger_reads - before->trigger_reads;
+	d->watchdog_timeouts = after->watchdog_timeouts - before->watchdog_timeouts;
+}
+
+/* Create every rank's device and slot, and arm the device faults. */
+static int ranks_prepare(struct enc__wl_run *run)
+{
+	const struct enc_wl_args *a = run->args;
+	int rc;
+
+	for (uint32_t i = 0; i < a->ranks; i++) {
+		struct enc__wl_rank *r = &run->ranks[i];
+
+		r->run = run;
+		r->rank = i;
+		rc = enc_dev_create(i, &r->dev);
+		if (rc) {
+			r->dev = NULL;
+			snprintf(run->res->err, sizeof(run->res->err),
+				 "cannot create the device of rank %" PRIu32 ": error %d", i, rc);
+			return rc;
+		}
+		rc = enc__wl_slot_alloc(&r->slot, a);
+		if (rc)
+			return rc;
+	}
+	for (size_t i = 0; i < a->faults_n; i++) {
+		const struct enc_wl_fault *f = &a->faults[i];
+
+		if (f->target != ENC_WL_FAULT_DEV)
+			continue;
+		rc = enc_dev_inject(run->ranks[f->dev.rank].dev, &f->dev.f);
+		if (rc) {
+			snprintf(run->res->err, sizeof(run->res->err),
+				 "cannot arm a fault on the device of rank %" PRIu32 ": error %d",
+				 f->dev.rank, rc);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/* Destroy what ranks_prepare made; tolerates a partly prepared, zeroed array. */
+static void ranks_release(struct enc__wl_run *run)
+{
+	for (uint32_t i = 0; i < run->args->ranks; i++)
+		if (run->ranks[i].dev)
+			enc_dev_destroy(run->ranks[i].dev);
+	for (uint32_t i = 0; i < run->args->ranks; i++)
+		enc__wl_slot_free(&run->ranks[i].slot);
+}
+
+static int net_faults_arm(struct enc__wl_run *run)
+{
+	const struct enc_wl_args *a = run->args;
+
+	for (size_t i = 0; i < a->faults_n; i++) {
+		int rc;
+
+		if (a->faults[i].target != ENC_WL_FAULT_NET)
+			continue;
+		rc = enc_net_loop_inject(run->job, &a->faults[i].net);
+		if (rc) {
+			snprintf(run->res->err, sizeof(run->res->err),
+				 "cannot arm a net fault on job '%s': error %d", run->job, rc);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Start every rank thread, join them all (timed into res->wall_ns), then free every comm.
+ * Returns 0 or the error of a thread creation.
+ */
+static int ranks_run(struct enc__wl_run *run)
+{
+	uint32_t n = run->args->ranks, started = 0;
+	pthread_t *threads;
+	uint64_t t0;
+	int rc = 0;
+
+	threads = calloc(n, sizeof(*threads));
+	if (!threads)
+		return -ENOMEM;
+	t0 = now_ns();
+	for (; started < n; started++) {
+		rc = -pthread_create(&threads[started], NULL, enc__wl_rank_main,
+				     &run->ranks[started]);
+		if (rc) {
+			snprintf(run->res->err, sizeof(run->res->err),
+				 "cannot start the thread of rank %" PRIu32 ": error %d", started, rc);
+			enc__wl_gate_abort(run);
+			break;
+		}
+	}
+	for (uint32_t i = 0; i < started; i++)
+		pthread_join(threads[i], NULL);
+	run->res->wall_ns = now_ns() - t0;
+	free(threads);
+
+	/* only now: tasks that timed out stay in the queues until their gid's last comm goes */
+	for (uint32_t i = 0; i < n; i++) {
+		if (run->ranks[i].comm)
+			enc_free_global_comm(run->ranks[i].comm);
+		run->ranks[i].comm = NULL;
+	}
+	return rc;
+}
+
+static void result_collect(struct enc__wl_run *run)
+{
+	struct enc_wl_result *res = run->res;
+
+	for (uint32_t i = 0; i < run->args->ranks; i++) {
+		const struct enc__wl_rank *r = &run->ranks[i];
+
+		res->execs_completed[i] = r->execs_completed;
+		res->execs_completed_total += r->execs_completed;
+		res->bytes_verified += r->bytes_verified;
+		res->mismatches += r->mismatches;
+	}
+}
+
+int enc_wl_run(const struct enc_wl_args *args, struct enc_wl_result *res)
+{
+	struct enc_proxy_stats before, after;
+	struct enc__wl_run run;
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	rc = args_check(args, res);
+	if (rc)
+		return rc;
+	res->ranks = args->ranks;
+	job_name(args, res->job, sizeof(res->job));
+
+	memset(&run, 0, sizeof(run));
+	run.args = args;
+	run.job = res->job;
+	run.res = res;
+	config_build(args, &run.cfg);
+	pthread_mutex_init(&run.gate_mtx, NULL);
+	pthread_cond_init(&run.gate_cv, NULL);
+	pthread_mutex_init(&run.fail_mtx, NULL);
+	run.ranks = calloc(args->ranks, sizeof(*run.ranks));
+	if (!run.ranks) {
+		rc = -ENOMEM;
+		goto out_destroy_locks;
+	}
+
+	rc = ranks_prepare(&run);
+	if (rc)
+		goto out_release_ranks;
+	rc = net_faults_arm(&run);
+	if (rc)
+		goto out_clear_faults;
+
+	enc_proxy_stats_get(&before);
+	rc = ranks_run(&run);
+	enc_proxy_stats_get(&after); /* every comm is freed: the workers are joined, counts exact */
+	stats_sub(&res->stats, &after, &before);
+	result_collect(&run);
+
+out_clear_faults:
+	enc_net_loop_clear_faults(run.job);
+out_release_ranks:
+	ranks_release(&run);
+	free(run.ranks);
+out_destroy_locks:
+	pthread_mutex_destroy(&run.fail_mtx);
+	pthread_cond_destroy(&run.gate_cv);
+	pthread_mutex_destroy(&run.gate_mtx);
+	if (rc == -ENOMEM && !res->err[0])
+		snprintf(res->err, sizeof(res->err), "out of memory");
+	return rc;
+}

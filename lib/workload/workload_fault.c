@@ -1,0 +1,265 @@
+/*
+ * Fault specs of the ring-exchange workload: "<kind>:<key>=<value>[,<key>=<value>]...".
+ *
+ * One const descriptor per kind says which device or loop-net fault it becomes and which keys it
+ * requires or allows; the parser only splits the text, reads each key once, and lets the
+ * descriptor decide. Every rejection writes one line that quotes the offending text.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <proxyscope/workload.h>
+
+enum key {
+	KEY_RANK = 0,
+	KEY_EXEC,
+	KEY_STREAM,
+	KEY_MS,
+	KEY_US,
+	KEY_NR
+};
+
+#define KEY_BIT(k) (1u << (k))
+
+struct key_desc {
+	const char *name;
+	uint64_t max; /* largest accepted value */
+};
+
+static const struct key_desc key_descs[KEY_NR] = {
+	[KEY_RANK] = { "rank", ENC_WL_MAX_RANKS - 1 },
+	[KEY_EXEC] = { "exec", UINT64_MAX - 1 }, /* UINT64_MAX means "any exec" to the backends */
+	[KEY_STREAM] = { "stream", ENC_MAX_STREAMS - 1 },
+	[KEY_MS] = { "ms", UINT32_MAX },
+	[KEY_US] = { "us", UINT32_MAX },
+};
+
+struct kind_desc {
+	const char *name;
+	uint32_t target;  /* enum enc_wl_fault_target */
+	uint32_t kind;    /* enum enc_dev_fault_kind or enum enc_net_loop_fault_kind */
+	unsigned required; /* KEY_BIT mask */
+	unsigned optional;
+};
+
+static const struct kind_desc kind_descs[] = {
+	{ "device-stall", ENC_WL_FAULT_DEV, ENC_DEV_FAULT_NEVER_TRIGGER,
+	  KEY_BIT(KEY_RANK) | KEY_BIT(KEY_EXEC), KEY_BIT(KEY_STREAM) },
+	{ "device-delay", ENC_WL_FAULT_DEV, ENC_DEV_FAULT_LATE,
+	  KEY_BIT(KEY_RANK) | KEY_BIT(KEY_EXEC) | KEY_BIT(KEY_MS), 0 },
+	{ "net-drop", ENC_WL_FAULT_NET, ENC_NET_LOOP_FAULT_DROP,
+	  KEY_BIT(KEY_RANK) | KEY_BIT(KEY_EXEC), 0 },
+	{ "slow-progress", ENC_WL_FAULT_NET, ENC_NET_LOOP_FAULT_SLOW,
+	  KEY_BIT(KEY_RANK) | KEY_BIT(KEY_US), 0 },
+};
+
+#define KIND_DESCS_N (sizeof(kind_descs) / sizeof(kind_descs[0]))
+
+static const char *const target_names[ENC_WL_FAULT_TARGET_NR] = {
+	[ENC_WL_FAULT_DEV] = "device",
+	[ENC_WL_FAULT_NET] = "net",
+};
+
+const char *enc_wl_fault_target_str(enum enc_wl_fault_target target)
+{
+	if ((unsigned)target >= ENC_WL_FAULT_TARGET_NR)
+		return "?";
+	return target_names[target];
+}
+
+static int reject(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int reject(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+static const struct kind_desc *kind_find(const char *name, size_t len)
+{
+	for (size_t i = 0; i < KIND_DESCS_N; i++)
+		if (strlen(kind_descs[i].name) == len && !memcmp(kind_descs[i].name, name, len))
+			return &kind_descs[i];
+	return NULL;
+}
+
+static int key_find(const char *name, size_t len)
+{
+	for (int k = 0; k < KEY_NR; k++)
+		if (strlen(key_descs[k].name) == len && !memcmp(key_descs[k].name, name, len))
+			return k;
+	return -1;
+}
+
+/* A decimal number of @len chars, digits only, no sign; false if malformed or above UINT64_MAX. */
+static bool number_parse(const char *s, size_t len, uint64_t *out)
+{
+	char buf[32];
+	char *end;
+
+	if (len == 0 || len >= sizeof(buf) || strspn(s, "0123456789") < len)
+		return false;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	errno = 0;
+	*out = strtoull(buf, &end, 10);
+	return errno == 0 && *end == '\0';
+}
+
+/* Read the comma-separated key=value list @p (up to the NUL) into @vals; @seen gets the keys. */
+static int pairs_parse(const struct kind_desc *kd, const char *p, uint64_t vals[KEY_NR],
+		       unsigned *seen, char *err, size_t errlen)
+{
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		const char *eq = memchr(p, '=', len);
+		uint64_t v;
+		int k;
+
+		if (!eq)
+			return reject(err, errlen, "%s: expected key=value, got '%.*s'", kd->name,
+				      (int)len, p);
+		k = key_find(p, (size_t)(eq - p));
+		if (k < 0 || !((kd->required | kd->optional) & KEY_BIT(k)))
+			return reject(err, errlen, "%s: unknown key '%.*s'", kd->name,
+				      (int)(eq - p), p);
+		if (*seen & KEY_BIT(k))
+			return reject(err, errlen, "%s: key '%s' given twice", kd->name,
+				      key_descs[k].name);
+		if (!number_parse(eq + 1, len - (size_t)(eq + 1 - p), &v))
+			return reject(err, errlen, "%s: %s='%.*s' is not a non-negative integer",
+				      kd->name, key_descs[k].name, (int)(len - (size_t)(eq + 1 - p)),
+				      eq + 1);
+		if (v > key_descs[k].max)
+			return reject(err, errlen, "%s: %s=%" PRIu64 " out of range (max %" PRIu64 ")",
+				      kd->name, key_descs[k].name, v, key_descs[k].max);
+		*seen |= KEY_BIT(k);
+		vals[k] = v;
+		p += len;
+		if (*p == ',' && *++p == '\0')
+			return reject(err, errlen, "%s: trailing ','", kd->name);
+	}
+	return 0;
+}
+
+int enc_wl_fault_parse(const char *spec, struct enc_wl_fault *out, char *err, size_t errlen)
+{
+	uint64_t vals[KEY_NR] = { 0 };
+	const struct kind_desc *kd;
+	unsigned seen = 0, missing;
+	size_t kind_len;
+	int rc;
+
+	if (!spec || !out)
+		return reject(err, errlen, "no fault spec");
+	kind_len = strcspn(spec, ":");
+	kd = kind_find(spec, kind_len);
+	if (!kd)
+		return reject(err, errlen,
+			      "unknown fault kind '%.*s' (device-stall, device-delay, net-drop, "
+			      "slow-progress)", (int)kind_len, spec);
+	rc = pairs_parse(kd, spec[kind_len] ? spec + kind_len + 1 : "", vals, &seen, err, errlen);
+	if (rc)
+		return rc;
+	missing = kd->required & ~seen;
+	if (missing)
+		return reject(err, errlen, "%s: missing key '%s'", kd->name,
+			      key_descs[__builtin_ctz(missing)].name);
+
+	memset(out, 0, sizeof(*out));
+	out->target = kd->target;
+	if (kd->target == ENC_WL_FAULT_DEV) {
+		out->dev.rank = (uint32_t)vals[KEY_RANK];
+		out->dev.f.kind = kd->kind;
+		out->dev.f.exec_id = vals[KEY_EXEC];
+		out->dev.f.stream = (seen & KEY_BIT(KEY_STREAM)) ? (uint32_t)vals[KEY_STREAM]
+								 : ENC_DEV_ALL_STREAMS;
+		out->dev.f.arg = (uint32_t)vals[KEY_MS];
+	} else {
+		out->net.kind = kd->kind;
+		out->net.rank = (uint32_t)vals[KEY_RANK];
+		out->net.exec_id = (seen & KEY_BIT(KEY_EXEC)) ? vals[KEY_EXEC]
+							      : ENC_NET_LOOP_ANY_EXEC;
+		out->net.arg = (uint32_t)vals[KEY_US];
+	}
+	return 0;
+}
+
+int enc_wl_args_add_fault(struct enc_wl_args *args, const char *spec, char *err, size_t errlen)
+{
+	struct enc_wl_fault f;
+	int rc;
+
+	if (args->faults_n >= ENC_WL_MAX_FAULTS) {
+		reject(err, errlen, "too many faults (at most %d)", ENC_WL_MAX_FAULTS);
+		return -ENOSPC;
+	}
+	rc = enc_wl_fault_parse(spec, &f, err, errlen);
+	if (rc)
+		return rc;
+	args->faults[args->faults_n++] = f;
+	return 0;
+}
+
+static const struct kind_desc *kind_of(const struct enc_wl_fault *f)
+{
+	uint32_t kind = f->target == ENC_WL_FAULT_DEV ? f->dev.f.kind : f->net.kind;
+
+	for (size_t i = 0; i < KIND_DESCS_N; i++)
+		if (kind_descs[i].target == f->target && kind_descs[i].kind == kind)
+			return &kind_descs[i];
+	return NULL;
+}
+
+/* The value of key @k in @f; false when @f leaves it at its default (stream: all, exec: any). */
+static bool key_value(const struct enc_wl_fault *f, int k, uint64_t *v)
+{
+	bool dev = f->target == ENC_WL_FAULT_DEV;
+
+	switch (k) {
+	case KEY_RANK:
+		*v = dev ? f->dev.rank : f->net.rank;
+		return true;
+	case KEY_EXEC:
+		*v = dev ? f->dev.f.exec_id : f->net.exec_id;
+		return *v != UINT64_MAX;
+	case KEY_STREAM:
+		*v = f->dev.f.stream;
+		return dev && *v != ENC_DEV_ALL_STREAMS;
+	default: /* KEY_MS, KEY_US: the kind's one argument */
+		*v = dev ? f->dev.f.arg : f->net.arg;
+		return true;
+	}
+}
+
+int enc_wl_fault_format(const struct enc_wl_fault *f, char *buf, size_t len)
+{
+	const struct kind_desc *kd = kind_of(f);
+	size_t n;
+	char sep = ':';
+	uint64_t v;
+
+	if (!kd)
+		return snprintf(buf, len, "unknown-%s-fault",
+				enc_wl_fault_target_str((enum enc_wl_fault_target)f->target));
+	n = (size_t)snprintf(buf, len, "%s", kd->name);
+	for (int k = 0; k < KEY_NR; k++) {
+		if (!((kd->required | kd->optional) & KEY_BIT(k)) || !key_value(f, k, &v))
+			continue;
+		n += (size_t)snprintf(buf + (n < len ? n : len), n < len ? len - n : 0,
+				      "%c%s=%" PRIu64, sep, key_descs[k].name, v);
+		sep = ',';
+	}
+	return (int)n;
+}

@@ -1,0 +1,294 @@
+/*
+ * One rank of the ring-exchange workload: a thread that sets up its global comm, waits at the
+ * start gate for every other rank, then runs its execs one at a time (build ops, submit to the
+ * device, enqueue, consume network then barrier, verify, wait for the device).
+ *
+ * The design choice is what happens on an error: the rank records it and stops, leaving its
+ * comm and its exec slot exactly as they are. Tasks that timed out are still in the driver's
+ * queue and point into the slot, so the run frees the comms first (which makes those tasks
+ * unreachable), then the devices, then the slots.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "workload_int.h"
+
+static const char *const stage_names[ENC_WL_STAGE_NR] = {
+	[ENC_WL_STAGE_SETUP] = "setup",
+	[ENC_WL_STAGE_SUBMIT] = "submit",
+	[ENC_WL_STAGE_ENQUEUE] = "enqueue",
+	[ENC_WL_STAGE_NETWORK] = "network",
+	[ENC_WL_STAGE_BARRIER] = "barrier",
+	[ENC_WL_STAGE_DEVICE] = "device",
+};
+
+const char *enc_wl_stage_str(enum enc_wl_stage stage)
+{
+	if ((unsigned)stage >= ENC_WL_STAGE_NR)
+		return "?";
+	return stage_names[stage];
+}
+
+int enc__wl_slot_alloc(struct enc__wl_slot *slot, const struct enc_wl_args *args)
+{
+	size_t ops_n = (size_t)args->blocks * args->streams * 2;
+
+	memset(slot, 0, sizeof(*slot));
+	/* calloc: the first exec's receive buffer must not already hold a pattern by chance */
+	slot->sendbuf = malloc(args->bytes);
+	slot->recvbuf = calloc(1, args->bytes);
+	slot->ops = calloc(ops_n, sizeof(*slot->ops));
+	slot->src_addr = calloc(ops_n, sizeof(*slot->src_addr));
+	slot->dest_addr = calloc(ops_n, sizeof(*slot->dest_addr));
+	slot->bbs = calloc(args->blocks, sizeof(*slot->bbs));
+	if (!slot->sendbuf || !slot->recvbuf || !slot->ops || !slot->src_addr ||
+	    !slot->dest_addr || !slot->bbs) {
+		enc__wl_slot_free(slot);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void enc__wl_slot_free(struct enc__wl_slot *slot)
+{
+	free(slot->sendbuf);
+	free(slot->recvbuf);
+	free(slot->ops);
+	free(slot->src_addr);
+	free(slot->dest_addr);
+	free(slot->bbs);
+	memset(slot, 0, sizeof(*slot));
+}
+
+static void fail_record(struct enc__wl_rank *r, uint64_t exec_id, enum enc_wl_stage stage,
+			int status)
+{
+	struct enc__wl_run *run = r->run;
+	struct enc_wl_result *res = run->res;
+	uint32_t type = PROXY_TASK_UNKNOWN;
+
+	if (stage == ENC_WL_STAGE_NETWORK)
+		type = PROXY_TASK_NETWORK;
+	else if (stage == ENC_WL_STAGE_BARRIER)
+		type = PROXY_TASK_BARRIER;
+	enc_warn("workload %s: rank %" PRIu32 " exec %" PRIu64 ": %s failed, status = %d",
+		 run->job, r->rank, exec_id, enc_wl_stage_str(stage), status);
+
+	pthread_mutex_lock(&run->fail_mtx);
+	res->failures++;
+	if (status == -ETIMEDOUT)
+		res->timeouts++;
+	if (!res->has_failure) {
+		res->has_failure = true;
+		res->first_failure = (struct enc_wl_failure){
+			.rank = r->rank,
+			.exec_id = exec_id,
+			.stage = stage,
+			.task_type = type,
+			.status = status,
+		};
+	}
+	pthread_mutex_unlock(&run->fail_mtx);
+}
+
+/* Arrive at the start gate and wait for every rank; false when the run was aborted. */
+static bool gate_pass(struct enc__wl_run *run, bool ok)
+{
+	uint32_t n = run->args->ranks;
+	bool go;
+
+	pthread_mutex_lock(&run->gate_mtx);
+	if (!ok)
+		run->gate_aborted = true;
+	run->gate_arrived++;
+	if (run->gate_arrived == n || run->gate_aborted)
+		pthread_cond_broadcast(&run->gate_cv);
+	while (run->gate_arrived < n && !run->gate_aborted)
+		pthread_cond_wait(&run->gate_cv, &run->gate_mtx);
+	go = !run->gate_aborted;
+	pthread_mutex_unlock(&run->gate_mtx);
+	return go;
+}
+
+void enc__wl_gate_abort(struct enc__wl_run *run)
+{
+	pthread_mutex_lock(&run->gate_mtx);
+	run->gate_aborted = true;
+	pthread_cond_broadcast(&run->gate_cv);
+	pthread_mutex_unlock(&run->gate_mtx);
+}
+
+/*
+ * The op records of exec @e: the bytes are cut into blocks * streams contiguous chunks (the first
+ * bytes % chunks of them one byte longer); chunk c = (block, stream) is sent to the next rank and
+ * received from the previous one with tag e * chunks + c, unique within the job.
+ */
+static void ops_build(struct enc__wl_rank *r, uint64_t e)
+{
+	const struct enc_wl_args *a = r->run->args;
+	struct enc__wl_slot *sl = &r->slot;
+	uint32_t next = (r->rank + 1) % a->ranks;
+	uint32_t prev = (r->rank + a->ranks - 1) % a->ranks;
+	uint64_t chunks = (uint64_t)a->blocks * a->streams;
+	uint64_t base = a->bytes / chunks, extra = a->bytes % chunks;
+
+	for (uint32_t b = 0; b < a->blocks; b++) {
+		for (uint32_t s = 0; s < a->streams; s++) {
+			uint64_t c = (uint64_t)b * a->streams + s;
+			uint64_t off = c * base + (c < extra ? c : extra);
+			uint64_t len = base + (c < extra);
+			size_t i = (size_t)c * 2;
+
+			sl->ops[i] = (struct enc_net_op){ .kind = ENC_NET_OP_SEND, .peer = next,
+							  .bytes = len, .tag = e * chunks + c,
+							  .stream = s };
+			sl->src_addr[i] = sl->sendbuf + off;
+			sl->dest_addr[i] = NULL;
+			sl->ops[i + 1] = (struct enc_net_op){ .kind = ENC_NET_OP_RECV, .peer = prev,
+							      .bytes = len, .tag = e * chunks + c,
+							      .stream = s };
+			sl->src_addr[i + 1] = NULL;
+			sl->dest_addr[i + 1] = sl->recvbuf + off;
+		}
+		sl->bbs[b] = (struct enc_bb){
+			.ops = sl->ops + (size_t)b * a->streams * 2,
+			.src_addr = sl->src_addr + (size_t)b * a->streams * 2,
+			.dest_addr = sl->dest_addr + (size_t)b * a->streams * 2,
+			.ops_n = (size_t)a->streams * 2,
+		};
+	}
+}
+
+/*
+ * The barrier group of a rank: the ranks of its gid. The group's first rank is the barrier
+ * leader; its context lists the barrier-done semaphores of the group's first
+ * ENC_MAX_BARRIER_SEMAS devices, and those devices wait for them.
+ */
+static uint32_t group_first(const struct enc_wl_args *a, uint32_t rank)
+{
+	return rank - rank % a->ranks_per_proxy;
+}
+
+static bool waits_barrier(const struct enc_wl_args *a, uint32_t rank)
+{
+	return rank - group_first(a, rank) < ENC_MAX_BARRIER_SEMAS;
+}
+
+/* Fill the context and the device exec of exec @e (the ops are already built). */
+static void exec_build(struct enc__wl_rank *r, uint64_t e, struct enc_dev_exec *ex)
+{
+	const struct enc_wl_args *a = r->run->args;
+	struct enc__wl_slot *sl = &r->slot;
+	struct enc_context *ctx = &sl->ctx;
+
+	enc_context_init(ctx, r->comm, e);
+	ctx->streams_n = a->streams;
+	ctx->bbs = sl->bbs;
+	ctx->bbs_n = a->blocks;
+
+	memset(ex, 0, sizeof(*ex));
+	ex->exec_id = e;
+	ex->streams_n = a->streams;
+	ex->wait_barrier = waits_barrier(a, r->rank);
+	ex->compute_us = a->compute_us;
+	for (uint32_t s = 0; s < a->streams; s++) {
+		sl->triggers[s] = ENC_TRIGGER_NOT_READY;
+		ctx->start_proxy_task_host_mem_addrs[s] = &sl->triggers[s];
+		ctx->completion_semas[s] = enc_dev_completion_sema(r->dev, s);
+		ex->trigger_words[s] = &sl->triggers[s];
+		/* one SEND and one RECV per block; early completion never reaches the seam */
+		ex->expected_ops[s] = a->early_completion ? 0 : (uint64_t)a->blocks * 2;
+	}
+
+	/* enc_context_init decides who leads (rank % K == 0); the workload wires its group */
+	if (ctx->barrier_leader) {
+		uint32_t first = group_first(a, r->rank);
+
+		for (uint32_t m = first; m < a->ranks && m - first < a->ranks_per_proxy &&
+					 ctx->barrier_done_n < ENC_MAX_BARRIER_SEMAS; m++)
+			ctx->barrier_done_semas[ctx->barrier_done_n++] =
+				enc_dev_barrier_sema(r->run->ranks[m].dev);
+	}
+}
+
+/* Run exec @e; returns 0, or the error that stopped it (already recorded). */
+static int exec_run(struct enc__wl_rank *r, uint64_t e)
+{
+	const struct enc_wl_args *a = r->run->args;
+	struct enc__wl_slot *sl = &r->slot;
+	struct enc_dev_exec ex;
+	enum enc_wl_stage stage;
+	int rc;
+
+	enc__wl_pattern_fill(sl->sendbuf, a->bytes, r->rank, e);
+	ops_build(r, e);
+	exec_build(r, e, &ex);
+
+	stage = ENC_WL_STAGE_SUBMIT;
+	rc = enc_dev_submit(r->dev, &ex);
+	if (rc)
+		goto out_fail;
+	stage = ENC_WL_STAGE_ENQUEUE;
+	rc = enc_enq_proxy_tasks(&sl->ctx);
+	if (rc)
+		goto out_fail;
+	stage = ENC_WL_STAGE_NETWORK;
+	rc = enc_consume_proxy_task_status(&sl->ctx, PROXY_TASK_NETWORK);
+	if (rc)
+		goto out_fail;
+	stage = ENC_WL_STAGE_BARRIER;
+	rc = enc_consume_proxy_task_status(&sl->ctx, PROXY_TASK_BARRIER);
+	if (rc)
+		goto out_fail;
+
+	if (!a->early_completion) {
+		uint32_t prev = (r->rank + a->ranks - 1) % a->ranks;
+		uint64_t bad = enc__wl_pattern_check(sl->recvbuf, a->bytes, prev, e);
+
+		if (bad)
+			enc_err("workload %s: rank %" PRIu32 " exec %" PRIu64
+				": %" PRIu64 " of %" PRIu64 " received bytes differ from rank %"
+				PRIu32 "'s", r->run->job, r->rank, e, bad, a->bytes, prev);
+		r->bytes_verified += a->bytes;
+		r->mismatches += bad;
+	}
+
+	stage = ENC_WL_STAGE_DEVICE;
+	rc = enc_dev_wait(r->dev, e, a->timeout_ms);
+	if (rc)
+		goto out_fail;
+	r->execs_completed++;
+	return 0;
+
+out_fail:
+	fail_record(r, e, stage, rc);
+	return rc;
+}
+
+void *enc__wl_rank_main(void *arg)
+{
+	struct enc__wl_rank *r = arg;
+	struct enc__wl_run *run = r->run;
+	struct enc_comm_args ca = {
+		.job = run->job,
+		.rank = r->rank,
+		.nranks = run->args->ranks,
+		.cfg = &run->cfg,
+	};
+	int rc;
+
+	rc = enc_setup_global_comm(&ca, &r->comm);
+	if (rc) {
+		r->comm = NULL;
+		fail_record(r, 0, ENC_WL_STAGE_SETUP, rc);
+	}
+	if (!gate_pass(run, rc == 0))
+		return NULL;
+	for (uint64_t e = 0; e < run->args->ops; e++)
+		if (exec_run(r, e))
+			break;
+	return NULL;
+}
