@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <cmocka.h>
 
@@ -17,7 +18,7 @@
 #define THREADS 8
 #define RANKS_PER_PROXY 2 /* 8 ranks -> 4 gids */
 
-static unsigned g_iterations = 400;
+static unsigned g_iterations = 1500; /* per thread: 12,000 setup/free cycles in all */
 
 struct worker_arg {
 	uint32_t rank;
@@ -65,12 +66,14 @@ static void *churn(void *p)
 static void test_stress__setup_and_free_across_gids_while_tasks_flow(void **state)
 {
 	struct worker_arg w[THREADS] = { 0 };
+	struct enc_proxy_stats before, after;
 	pthread_t th[THREADS];
-	uint64_t tasks = 0;
+	uint64_t tasks = 0, expected = 0;
 
 	fx_fake_config(&(struct enc_config){ 0 }, 1); /* register the backend once, up front */
 	if (getenv("ENC_STRESS_ITERATIONS"))
 		g_iterations = (unsigned)strtoul(getenv("ENC_STRESS_ITERATIONS"), NULL, 10);
+	enc_proxy_stats_get(&before);
 	for (uint32_t r = 0; r < THREADS; r++) {
 		w[r].rank = r;
 		assert_int_equal(pthread_create(&th[r], NULL, churn, &w[r]), 0);
@@ -80,11 +83,15 @@ static void test_stress__setup_and_free_across_gids_while_tasks_flow(void **stat
 		assert_int_equal(w[r].failures, 0);
 		tasks += w[r].tasks;
 	}
-	uint64_t expected = 0;
-
+	enc_proxy_stats_get(&after);
 	for (unsigned i = 0; i < g_iterations; i++)
 		expected += THREADS * (i % 3);
 	assert_int_equal(tasks, expected);
+	/* Queues really were destroyed and created again, not just shared. */
+	printf("# %u iterations x %d threads: %llu workers started, %llu tasks\n", g_iterations,
+	       THREADS, (unsigned long long)(after.workers_started - before.workers_started),
+	       (unsigned long long)tasks);
+	assert_true(after.workers_started - before.workers_started >= 8); /* >= 2 per gid */
 	assert_int_equal(enc__registry_size(), 0);
 	assert_int_equal(fx_count_proxy_threads(), 0);
 }

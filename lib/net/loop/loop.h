@@ -26,8 +26,8 @@
  * never touches it again. So once the owner loads a final result with ACQUIRE, no other thread
  * references the op and the owner may report and free it without taking any lock.
  *
- * Lock order (outermost first): registry mutex -> comm->reqs_mtx -> slot mutex. At most one
- * slot mutex is held at a time.
+ * Lock order (outermost first): registry mutex -> slot mutex, and comm->reqs_mtx -> slot mutex.
+ * The registry mutex and a reqs_mtx are never held together; at most one slot mutex is held.
  */
 #ifndef ENC_NET_LOOP_LOOP_H
 #define ENC_NET_LOOP_LOOP_H
