@@ -1,22 +1,21 @@
 /*
- * The logging hook. The hook, its argument and its level are published together in one struct
- * behind an atomic pointer so a reader never sees a hook with another hook's argument.
+ * The logging hook. The level threshold is an atomic, so a filtered-out message costs one load
+ * and no formatting; the hook and its argument are swapped together under a rwlock that only a
+ * message actually delivered takes (for reading), so a reader never pairs a hook with another
+ * hook's argument.
  */
 #include "common/log.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 
-struct log_sink {
-	enc_log_fn fn;
-	void *arg;
-	enum enc_log_level max_level;
-};
-
-/* A: the installed sink (NULL: silent). Stores release, loads acquire. Old sinks are leaked on
- * purpose: a thread may still be using one, and hooks are set a handful of times per process. */
-static struct log_sink *g_sink;
+static pthread_rwlock_t g_hook_lock = PTHREAD_RWLOCK_INITIALIZER;
+static enc_log_fn g_fn;  /* g_hook_lock */
+static void *g_arg;      /* g_hook_lock */
+/* A: relaxed; -1 = silent. A message may race with a hook change and be dropped or delivered
+ * to the new hook: both are fine for logging. */
+static int g_max_level = -1;
 
 static const char *const level_names[ENC_LOG_LEVEL_NR] = {
 	[ENC_LOG_ERROR] = "error",
@@ -32,17 +31,11 @@ const char *enc_log_level_str(enum enc_log_level level)
 
 void enc_log_set_hook(enc_log_fn fn, void *arg, enum enc_log_level max_level)
 {
-	struct log_sink *sink = NULL;
-
-	if (fn) {
-		sink = malloc(sizeof(*sink));
-		if (!sink)
-			return;
-		sink->fn = fn;
-		sink->arg = arg;
-		sink->max_level = max_level;
-	}
-	__atomic_store_n(&g_sink, sink, __ATOMIC_RELEASE);
+	pthread_rwlock_wrlock(&g_hook_lock);
+	g_fn = fn;
+	g_arg = arg;
+	__atomic_store_n(&g_max_level, fn ? (int)max_level : -1, __ATOMIC_RELAXED);
+	pthread_rwlock_unlock(&g_hook_lock);
 }
 
 void enc_log_stderr(enum enc_log_level level, const char *msg, void *arg)
@@ -53,21 +46,21 @@ void enc_log_stderr(enum enc_log_level level, const char *msg, void *arg)
 
 bool enc__log_enabled(enum enc_log_level level)
 {
-	struct log_sink *sink = __atomic_load_n(&g_sink, __ATOMIC_ACQUIRE);
-
-	return sink && level <= sink->max_level;
+	return (int)level <= __atomic_load_n(&g_max_level, __ATOMIC_RELAXED);
 }
 
 void enc__log(enum enc_log_level level, const char *fmt, ...)
 {
-	struct log_sink *sink = __atomic_load_n(&g_sink, __ATOMIC_ACQUIRE);
 	char buf[512];
 	va_list ap;
 
-	if (!sink || level > sink->max_level)
+	if (!enc__log_enabled(level))
 		return;
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	sink->fn(level, buf, sink->arg);
+	pthread_rwlock_rdlock(&g_hook_lock);
+	if (g_fn && (int)level <= __atomic_load_n(&g_max_level, __ATOMIC_RELAXED))
+		g_fn(level, buf, g_arg);
+	pthread_rwlock_unlock(&g_hook_lock);
 }

@@ -141,10 +141,18 @@ int enc_setup_global_comm(const struct enc_comm_args *args, struct enc_comm **ou
 	comm = calloc(1, sizeof(*comm));
 	if (!comm)
 		return -ENOMEM;
-	if (args->cfg)
+	if (args->cfg) {
 		comm->cfg = *args->cfg;
-	else
+	} else {
+		char err[160];
+
 		enc_config_default(&comm->cfg);
+		rc = enc_config_from_env(&comm->cfg, err, sizeof(err));
+		if (rc) {
+			enc_err("invalid configuration: %s", err);
+			goto out_free;
+		}
+	}
 	if (comm->cfg.ranks_per_network_proxy == 0 || comm->cfg.proxy_timeout_ms == 0) {
 		rc = -EINVAL;
 		goto out_free;

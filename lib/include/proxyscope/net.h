@@ -76,18 +76,24 @@ struct enc_net_ops {
 	const char *name;
 	int (*open)(const struct enc_net_open_args *args, struct enc_net_comm **out);
 	void (*close)(struct enc_net_comm *nc);
-	/* B1: register a block; its ops may be posted now or on later progress calls. */
+	/* B1: register a block. Its ops need not be visible to peers before its first B2. */
 	int (*start)(struct enc_net_comm *nc, const struct enc_net_block *blk,
 		     struct enc_net_req **out);
 	/*
-	 * B2: advance @req. *idle = nothing completed in this call; *done = every op of the block
-	 * has completed (and its completion semaphore has been incremented for each).
-	 * Returns 0 or a negative errno for a failed op (the block is then finished with that error).
+	 * B2: advance @req. *idle = this call moved no bytes and completed no op; *done = every
+	 * op of the block has finished. Each op that succeeds increments the completion
+	 * semaphore exactly once. Returns 0, or the negative errno of the first failed op: the
+	 * block is then finished (*done = true), later calls return the same error, the failed op
+	 * does not increment the semaphore, and B3 is still owed.
 	 */
 	int (*progress)(struct enc_net_comm *nc, struct enc_net_req *req, bool *idle, bool *done);
 	/* B3: release a block (done or not: cancels what is outstanding). Frees @req. */
 	int (*stop)(struct enc_net_comm *nc, struct enc_net_req *req);
-	/* The barrier used by the barrier task; @seq numbers successive barriers from 0. */
+	/*
+	 * The barrier used by the barrier task; @seq numbers successive barriers from 0. SEND
+	 * never waits (*done is set true) and may run ahead of earlier seqs; RECV sets *done once
+	 * every rank of the job sent @seq, and fails (-EPIPE) when a rank left without sending it.
+	 */
 	int (*barrier)(struct enc_net_comm *nc, uint64_t seq, enum enc_net_barrier_phase phase,
 		       bool *done);
 };

@@ -59,7 +59,7 @@ struct enc_comm_args {
 	const char *job;              /* the set of ranks that talk to each other (net backend) */
 	uint32_t rank;
 	uint32_t nranks;
-	const struct enc_config *cfg; /* NULL: enc_config_default() */
+	const struct enc_config *cfg; /* NULL: enc_config_default() + enc_config_from_env() */
 };
 
 /*
