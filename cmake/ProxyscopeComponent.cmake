@@ -3,5 +3,15 @@ function(proxyscope_component name)
   add_library(${name} OBJECT ${ARGN})
   target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR}/lib/include
                                      PRIVATE ${PROJECT_SOURCE_DIR}/lib)
-  target_link_libraries(${name} PRIVATE Threads::Threads)
+  target_link_libraries(${name} PRIVATE Threads::Threads proxyscope_trace_events)
+  if(WITH_LTTNG)
+    # Tracepoints in the dynamic-linkage layout: the provider headers only, no liblttng-ust.
+    target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/tracepoints
+                               ${LTTNG_UST_INCLUDE_DIRS})
+    target_compile_definitions(${name} PRIVATE ENC_WITH_LTTNG=1 LTTNG_UST_COMPAT_API_VERSION=1
+      ENC_TP_INSTALL_PATH="${CMAKE_INSTALL_FULL_LIBDIR}/libproxyscope-tp.so.0"
+      ENC_TP_BUILD_PATH="$<TARGET_FILE:proxyscope_tp>")
+  else()
+    target_compile_definitions(${name} PRIVATE ENC_WITH_LTTNG=0)
+  endif()
 endfunction()

@@ -14,6 +14,8 @@
 
 #include <proxyscope/device.h>
 
+#include "common/trace.h"
+
 #define ENC_DEV_CACHE_LINE 64
 
 /* The stream argument of the sema_wait tracepoint spots when the semaphore is the barrier's. */
@@ -125,43 +127,29 @@ void enc__dev_plan_resolve_locked(const struct enc_dev *dev, const struct enc_de
 /* Free the armed faults. */
 void enc__dev_faults_free(struct enc_dev *dev);
 
-/*
- * TRACEPOINT SPOTS (provider encdev). No-ops until tracepoints/ provides the wrapper header;
- * then each body becomes one lttng_ust_tracepoint(encdev, <event>, ...) call with these fields.
- */
-
-/* encdev:trigger_write - the device wrote @stream's trigger word of @exec_id with @value. */
+/* The encdev tracepoints (tracepoints/encdev_tp.h says when each fires). */
 static inline void dev_trace_trigger_write(const struct enc_dev *dev, uint64_t exec_id,
 					   uint32_t stream, uint32_t value)
 {
-	(void)dev, (void)exec_id, (void)stream, (void)value;
+	enc_tp(encdev, trigger_write, dev->rank, exec_id, stream, value);
 }
 
-/*
- * encdev:sema_wait_begin - the device starts waiting for @stream's completion semaphore (or the
- * barrier's, stream ENC_DEV_BARRIER_STREAM) to reach @target; it reads @seen now.
- */
 static inline void dev_trace_sema_wait_begin(const struct enc_dev *dev, uint64_t exec_id,
 					     uint32_t stream, uint64_t target, uint64_t seen)
 {
-	(void)dev, (void)exec_id, (void)stream, (void)target, (void)seen;
+	enc_tp(encdev, sema_wait_begin, dev->rank, exec_id, stream, target, seen);
 }
 
-/* encdev:sema_wait_end - the wait ended: @reached, or false when the device was stopped. */
 static inline void dev_trace_sema_wait_end(const struct enc_dev *dev, uint64_t exec_id,
 					   uint32_t stream, uint64_t target, bool reached)
 {
-	(void)dev, (void)exec_id, (void)stream, (void)target, (void)reached;
+	enc_tp(encdev, sema_wait_end, dev->rank, exec_id, stream, target, reached);
 }
 
-/*
- * encdev:fault - an injected fault takes effect on @exec_id: @kind, the skipped @stream
- * (NEVER_TRIGGER) or ENC_DEV_ALL_STREAMS, and @arg (total extra ms for LATE, us for SLOW).
- */
 static inline void dev_trace_fault(const struct enc_dev *dev, uint64_t exec_id, uint32_t kind,
 				   uint32_t stream, uint64_t arg)
 {
-	(void)dev, (void)exec_id, (void)kind, (void)stream, (void)arg;
+	enc_tp(encdev, fault, dev->rank, exec_id, (int)kind, stream, arg);
 }
 
 #endif /* ENC_DEVICE_INTERNAL_H */

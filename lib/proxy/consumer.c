@@ -7,6 +7,7 @@
 
 #include "common/log.h"
 #include "common/time.h"
+#include "common/trace.h"
 #include "proxy/comm.h"
 #include "proxy/queue.h"
 #include "proxy/stats.h"
@@ -16,45 +17,51 @@ int enc_proxy_check_status(const struct enc_context *ctx, enum proxy_task_state_
 {
 	if (!ctx || !ctx->comm || !done || !status)
 		return -EINVAL;
-	/* The status_poll tracepoint fires here. */
-	return enc__queue_check_status(ctx->comm->queue, ctx, type, done, status);
+	return enc__queue_check_status(ctx->comm->queue, ctx, type, done, status, NULL);
 }
 
 int enc_consume_proxy_task_status(const struct enc_context *ctx, enum proxy_task_state_type type)
 {
-	uint64_t start, timeout_ns;
-	bool done = false;
+	struct enc_status_seen seen;
+	uint64_t start, elapsed, timeout_ns;
+	bool done = false, first = true;
 	int status = 0, rc;
 
 	if (!ctx || !ctx->comm)
 		return -EINVAL;
 	timeout_ns = (uint64_t)ctx->comm->cfg.proxy_timeout_ms * 1000000ull;
 	start = enc_now_ns();
-	/* The consume_begin tracepoint fires here. */
 	for (;;) {
-		rc = enc_proxy_check_status(ctx, type, &done, &status);
+		rc = enc__queue_check_status(ctx->comm->queue, ctx, type, &done, &status, &seen);
 		if (rc)
 			return rc;
+		if (first) {
+			enc_tp(encproxy, consume_begin, &seen.id);
+			first = false;
+		}
+		elapsed = enc_now_ns() - start;
 		if (status) {
 			enc_err("[nec_dev %u gid %u] Proxy failed to execute task, status = %d", ctx->nec_dev,
 				ctx->comm->gid, status);
-			/* The task_failed tracepoint fires here. */
-			return status;
+			enc_tp(encproxy, task_failed, &seen.id, status);
+			break;
 		}
 		if (done)
 			break;
-		if (enc_now_ns() - start >= timeout_ns) {
+		if (elapsed >= timeout_ns) {
 			enc_warn("[nec_dev %u gid %u] Timeout exceeded: Waiting on proxy task type %d: %u sec (%llu ms)",
 				 ctx->nec_dev, ctx->comm->gid, (int)type,
-				 (unsigned)((enc_now_ns() - start) / 1000000000ull),
-				 (unsigned long long)((enc_now_ns() - start) / 1000000ull));
+				 (unsigned)(elapsed / 1000000000ull),
+				 (unsigned long long)(elapsed / 1000000ull));
 			enc__stat_add(ENC_STAT_WATCHDOG_TIMEOUTS, 1);
-			/* The watchdog_timeout tracepoint fires here. */
-			return -ETIMEDOUT;
+			enc_tp(encproxy, watchdog_timeout, &seen.id, (int)seen.state, elapsed,
+			       ctx->comm->cfg.proxy_timeout_ms);
+			status = -ETIMEDOUT;
+			break;
 		}
 		if (ctx->comm->cfg.consume_poll_us)
 			usleep(ctx->comm->cfg.consume_poll_us);
 	}
-	/* The consume_end tracepoint fires here. */
-	return 0;
+	enc_tp(encproxy, consume_end, &seen.id, status, elapsed);
+	return status;
 }

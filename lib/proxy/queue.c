@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "common/trace.h"
 #include "proxy/queue.h"
 #include "proxy/stats.h"
 #include "proxy/task.h"
@@ -147,7 +148,7 @@ void enc__queue_append(struct enc_proxy_queue *q, struct enc_proxy_task *task)
 
 	pthread_mutex_lock(&q->mtx);
 	enc_list_add_tail(&q->queue, &task->node);
-	/* The task_enqueue tracepoint fires here. */
+	enc_tp(encproxy, task_enqueue, &task->id);
 	pthread_mutex_unlock(&q->mtx);
 	enc__stat_add(ENC_STAT_TASKS_ENQUEUED, 1);
 
@@ -156,7 +157,8 @@ void enc__queue_append(struct enc_proxy_queue *q, struct enc_proxy_task *task)
 }
 
 int enc__queue_check_status(struct enc_proxy_queue *q, const struct enc_context *ctx,
-			    enum proxy_task_state_type type, bool *done, int *status)
+			    enum proxy_task_state_type type, bool *done, int *status,
+			    struct enc_status_seen *seen)
 {
 	struct enc_list *pos, *tmp;
 	int rc = -ENOENT;
@@ -168,8 +170,15 @@ int enc__queue_check_status(struct enc_proxy_queue *q, const struct enc_context 
 		if (st->enc_ctx != ctx || st->task_type != type)
 			continue;
 		/* Acquire pairs with the setter's release: the status it covers is final if DONE. */
-		*done = __atomic_load_n(&st->run_state, __ATOMIC_ACQUIRE) == PROXY_TASK_STATE_DONE;
+		enum proxy_task_run_state rs = __atomic_load_n(&st->run_state, __ATOMIC_ACQUIRE);
+
+		*done = rs == PROXY_TASK_STATE_DONE;
 		*status = __atomic_load_n(&st->progress_status, __ATOMIC_RELAXED);
+		enc_tp(encproxy, status_poll, &st->id, (int)rs, *done, *status);
+		if (seen) {
+			seen->id = st->id;
+			seen->state = rs;
+		}
 		if (*done) {
 			enc_list_del(&st->node);
 			enc__task_state_put(st);

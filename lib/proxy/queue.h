@@ -16,6 +16,7 @@
 
 #include <proxyscope/proxy.h>
 
+#include "common/ident.h"
 #include "common/list.h"
 
 struct enc_proxy_task;
@@ -58,9 +59,16 @@ void enc__queue_destroy(struct enc_proxy_queue *q);
 /* Publish the task's status, enqueue it, notify the worker (the seed's append_task). */
 void enc__queue_append(struct enc_proxy_queue *q, struct enc_proxy_task *task);
 
-/* The seed's check_proxy_task_status. Returns 0 or -ENOENT. */
+/* What a status poll saw, besides done and status. */
+struct enc_status_seen {
+	struct enc_task_ident id;
+	enum proxy_task_run_state state;
+};
+
+/* The seed's check_proxy_task_status. Returns 0 or -ENOENT; fills @seen (may be NULL). */
 int enc__queue_check_status(struct enc_proxy_queue *q, const struct enc_context *ctx,
-			    enum proxy_task_state_type type, bool *done, int *status);
+			    enum proxy_task_state_type type, bool *done, int *status,
+			    struct enc_status_seen *seen);
 
 /* Remove and destroy every task and status of @comm (the comm is being freed). */
 void enc__queue_detach_comm(struct enc_proxy_queue *q, const struct enc_comm *comm);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "common/trace.h"
 #include "proxy/comm.h"
 #include "proxy/queue.h"
 
@@ -47,7 +48,7 @@ int enc__registry_get(uint32_t gid, const struct enc_config *cfg, struct enc_pro
 	node = find_locked(gid);
 	if (node) {
 		node->refcnt++; /* SHARE: reuse the queue and its worker */
-		/* The registry_share tracepoint (gid, refcnt) fires here. */
+		enc_tp(encproxy, registry_share, gid, node->refcnt);
 		*out = node->queue;
 		pthread_mutex_unlock(&g_registry_lock);
 		return 0;
@@ -70,7 +71,7 @@ int enc__registry_get(uint32_t gid, const struct enc_config *cfg, struct enc_pro
 	if (rc)
 		goto out_destroy_queue;
 	g_nodes[g_nodes_n++] = (struct registry_node){ .gid = gid, .refcnt = 1, .queue = q };
-	/* The registry_create tracepoint (gid) fires here. */
+	enc_tp(encproxy, registry_create, gid, 1);
 	*out = q;
 	pthread_mutex_unlock(&g_registry_lock);
 	return 0;
@@ -92,9 +93,9 @@ void enc__registry_put(uint32_t gid)
 	if (node && --node->refcnt == 0) {
 		q = node->queue;
 		*node = g_nodes[--g_nodes_n];
-		/* The registry_destroy tracepoint (gid) fires here. */
+		enc_tp(encproxy, registry_destroy, gid, 0);
 	} else if (node) {
-		/* The registry_release tracepoint (gid, refcnt) fires here. */
+		enc_tp(encproxy, registry_release, gid, node->refcnt);
 	}
 	if (g_nodes_n == 0) {
 		free(g_nodes);

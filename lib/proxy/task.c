@@ -9,6 +9,7 @@
 #include <proxyscope/device.h>
 
 #include "common/log.h"
+#include "common/trace.h"
 #include "proxy/comm.h"
 #include "proxy/stats.h"
 #include "proxy/task.h"
@@ -77,12 +78,13 @@ int enc__task_set_run_state(struct enc_proxy_task *task, enum proxy_task_run_sta
 		return 0;
 	if (!proxy_task_transition_is_allowed(task->ops->type, from, to)) {
 		enc_err("[nec_dev %u gid %u] task %llu (%s exec %llu): illegal transition %s -> %s",
-			task->ctx->nec_dev, task->gid, (unsigned long long)task->task_id,
-			proxy_task_state_type_str(task->ops->type), (unsigned long long)task->exec_id,
+			task->ctx->nec_dev, task->id.gid, (unsigned long long)task->id.task_id,
+			proxy_task_state_type_str(task->ops->type), (unsigned long long)task->id.exec_id,
 			proxy_task_run_state_str(from), proxy_task_run_state_str(to));
 		return -EINVAL;
 	}
-	/* The task_state tracepoint (old = from, new = to) fires here, before the store. */
+	enc_tp(encproxy, task_state, &task->id, (int)from, (int)to,
+	       __atomic_load_n(&task->proxy_state->progress_status, __ATOMIC_RELAXED));
 	/* Release: the status stored before this is visible to whoever acquires the new state. */
 	__atomic_store_n(&task->proxy_state->run_state, (uint32_t)to, __ATOMIC_RELEASE);
 	return 0;
@@ -106,10 +108,13 @@ int enc__task_init(struct enc_proxy_task *task, const struct enc_proxy_task_ops 
 	task->proxy_state = st;
 	task->ctx = ctx;
 	task->comm = ctx->comm;
-	task->task_id = enc__next_task_id();
-	task->exec_id = ctx->exec_id;
-	task->rank = enc_comm_rank(ctx->comm);
-	task->gid = enc_comm_gid(ctx->comm);
+	task->id = (struct enc_task_ident){
+		.task_id = enc__next_task_id(),
+		.exec_id = ctx->exec_id,
+		.rank = enc_comm_rank(ctx->comm),
+		.gid = enc_comm_gid(ctx->comm),
+		.kind = ops->type,
+	};
 	task->streams_n = ctx->streams_n;
 	for (uint32_t i = 0; i < ctx->streams_n; i++)
 		task->start_proxy_task_host_mem_addrs[i] = ctx->start_proxy_task_host_mem_addrs[i];
@@ -120,7 +125,7 @@ int enc__task_init(struct enc_proxy_task *task, const struct enc_proxy_task_ops 
 	st->enc_ctx = ctx;
 	st->comm = ctx->comm;
 	st->task_type = ops->type;
-	st->task_id = task->task_id;
+	st->id = task->id;
 	st->refcnt = 2;
 	enc_list_init(&st->node);
 	return 0;
@@ -147,7 +152,7 @@ bool enc__task_can_start(struct enc_proxy_task *task)
 		uint32_t v = __atomic_load_n(task->start_proxy_task_host_mem_addrs[i], __ATOMIC_ACQUIRE);
 
 		enc__stat_add(ENC_STAT_TRIGGER_READS, 1);
-		/* The trigger_read tracepoint (stream i, value v) fires here. */
+		enc_tp(encproxy, trigger_read, &task->id, i, v);
 		if (v == ENC_TRIGGER_NOT_READY)
 			return false;
 	}
@@ -158,5 +163,5 @@ void enc__task_clear_start_flag(struct enc_proxy_task *task)
 {
 	for (uint32_t i = 0; i < task->streams_n; i++)
 		__atomic_store_n(task->start_proxy_task_host_mem_addrs[i], 0u, __ATOMIC_RELAXED);
-	/* The trigger_clear tracepoint fires here. */
+	enc_tp(encproxy, trigger_clear, &task->id);
 }

@@ -18,6 +18,7 @@
 
 #include <proxyscope/proxy.h>
 
+#include "common/ident.h"
 #include "common/list.h"
 
 struct enc_proxy_task;
@@ -29,7 +30,7 @@ struct enc_proxy_task_state {
 	const struct enc_context *enc_ctx;    /* I */
 	const struct enc_comm *comm;          /* I: enc_ctx->comm (enc_ctx may be gone at detach) */
 	enum proxy_task_state_type task_type; /* I */
-	uint64_t task_id;                     /* I */
+	struct enc_task_ident id;             /* I: a copy of the task's, for consumer events */
 	uint32_t refcnt;                      /* A: acq_rel; the task and the state list each own one */
 	struct enc_list node;                 /* S: link in queue->state_queue */
 };
@@ -47,10 +48,7 @@ struct enc_proxy_task {
 	struct enc_proxy_task_state *proxy_state; /* I */
 	struct enc_context *ctx;                  /* I */
 	struct enc_comm *comm;                    /* I: ctx->comm */
-	uint64_t task_id;                         /* I */
-	uint64_t exec_id;                         /* I */
-	uint32_t rank;                            /* I: the bucket key (get_rank_id) */
-	uint32_t gid;                             /* I */
+	struct enc_task_ident id;                 /* I: id.rank is the bucket key (get_rank_id) */
 	uint32_t streams_n;                       /* I: valid trigger words */
 	uint32_t *start_proxy_task_host_mem_addrs[ENC_MAX_STREAMS]; /* I */
 	struct enc_list node;                     /* Q: in queue->queue or an active bucket */

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "common/trace.h"
 #include "proxy/comm.h"
 #include "proxy/task.h"
 
@@ -41,8 +42,9 @@ static void inc_leader_barrier_done_semas(struct enc_proxy_task *t)
 		return;
 	for (uint32_t i = 0; i < ctx->barrier_done_n; i++) {
 		/* Release pairs with the device's acquire load of its barrier semaphore. */
-		__atomic_fetch_add(ctx->barrier_done_semas[i], 1, __ATOMIC_RELEASE);
-		/* The sema_inc tracepoint fires here. */
+		uint64_t v = __atomic_add_fetch(ctx->barrier_done_semas[i], 1, __ATOMIC_RELEASE);
+
+		enc_tp(encproxy, sema_inc, &t->id, i, v);
 	}
 }
 
@@ -64,9 +66,10 @@ static int barrier_recv(struct enc_proxy_task *t)
 		finish_with(t, rc);
 		return rc;
 	}
-	if (done)
-		/* The barrier_recv tracepoint fires here. */
+	if (done) {
+		enc_tp(encproxy, barrier_recv, &t->id);
 		return enc__task_set_run_state(t, PROXY_TASK_STATE_DONE);
+	}
 	return enc__task_set_run_state(t, PROXY_TASK_STATE_IDLE);
 }
 
@@ -88,13 +91,13 @@ static int barrier_step(struct enc_proxy_task *t)
 			(void *)t->ctx);
 		rc = t->comm->net_ops->barrier(t->comm->net, to_barrier(t)->seq, ENC_NET_BARRIER_SEND,
 					       &done);
-		/* The barrier_send tracepoint fires here. */
 		if (rc) {
 			enc_err("[nec_dev %u] barrier %llu send returns %d", t->ctx->nec_dev,
 				(unsigned long long)to_barrier(t)->seq, rc);
 			finish_with(t, rc);
 			break;
 		}
+		enc_tp(encproxy, barrier_send, &t->id);
 		inc_leader_barrier_done_semas(t);
 		enc__task_set_run_state(t, PROXY_TASK_STATE_PROGRESSING);
 		barrier_recv(t);

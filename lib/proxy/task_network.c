@@ -17,6 +17,8 @@
 #include <stdlib.h>
 
 #include "common/log.h"
+#include "common/time.h"
+#include "common/trace.h"
 #include "proxy/comm.h"
 #include "proxy/stats.h"
 #include "proxy/task.h"
@@ -39,6 +41,7 @@ struct enc_network_task {
 	struct enc_proxy_task base;
 	struct net_stream streams[ENC_MAX_STREAMS]; /* W */
 	uint64_t num_net_ops[ENC_MAX_STREAMS];      /* W: op count per stream */
+	uint64_t wait_begin_ns;                     /* W: entered WAITING_DEVICE_TRIGGER */
 };
 
 static struct enc_network_task *to_net(struct enc_proxy_task *t)
@@ -62,11 +65,11 @@ static void fifo_stop(struct enc_proxy_task *t, struct net_fifo *f)
 		return;
 	rc = t->comm->net_ops->stop(t->comm->net, f->req);
 	enc__stat_add(ENC_STAT_SEAM_STOP, 1);
-	/* The seam_stop tracepoint (stream, bb, rc) fires here. */
+	enc_tp(encproxy, seam_stop, &t->id, f->blk.stream, f->blk.bb, rc);
 	f->req = NULL;
 	if (rc)
 		enc_warn("[nec_dev %u] stop of exec %llu stream %u bb %u returns %d", t->ctx->nec_dev,
-			 (unsigned long long)t->exec_id, f->blk.stream, f->blk.bb, rc);
+			 (unsigned long long)t->id.exec_id, f->blk.stream, f->blk.bb, rc);
 }
 
 /* build_fifo_block_ids: split every basic block's ops into per-stream FIFO triples. */
@@ -137,7 +140,7 @@ static int init_network_proxy(struct enc_network_task *nt)
 
 			rc = t->comm->net_ops->start(t->comm->net, &f->blk, &f->req);
 			enc__stat_add(ENC_STAT_SEAM_START, 1);
-			/* The seam_start tracepoint (stream, bb, ops_n, rc) fires here. */
+			enc_tp(encproxy, seam_start, &t->id, s, f->blk.bb, (uint64_t)f->blk.ops_n, rc);
 			if (rc) {
 				f->req = NULL;
 				enc_err("[nec_dev %u] failed to start network proxy ret:%d", t->ctx->nec_dev, rc);
@@ -151,15 +154,20 @@ static int init_network_proxy(struct enc_network_task *nt)
 /* check_basic_block_switch + B2 + B3 for one stream. */
 static int progress_stream(struct enc_proxy_task *t, struct net_stream *st, bool *moved)
 {
-	struct net_fifo *old = NULL;
+	struct net_fifo *old = NULL, *cur;
 	bool idle = false, done = false;
+	bool timed = enc_tp_enabled(encproxy, seam_progress);
+	uint64_t t0 = timed ? enc_now_ns() : 0;
 	int rc;
 
 	if (st->fifos[st->cur].drained && st->cur + 1 < st->fifos_n)
 		old = &st->fifos[st->cur++];
-	rc = t->comm->net_ops->progress(t->comm->net, st->fifos[st->cur].req, &idle, &done);
+	cur = &st->fifos[st->cur];
+	rc = t->comm->net_ops->progress(t->comm->net, cur->req, &idle, &done);
 	enc__stat_add(ENC_STAT_SEAM_PROGRESS, 1);
-	/* The seam_progress tracepoint (stream, bb, idle, done, rc) fires here. */
+	if (timed)
+		enc_tp_do(encproxy, seam_progress, &t->id, cur->blk.stream, cur->blk.bb, idle, done, rc,
+			  enc_now_ns() - t0);
 	if (old)
 		fifo_stop(t, old);
 	if (rc) {
@@ -222,10 +230,12 @@ static int network_step(struct enc_proxy_task *t)
 			finish_with(t, rc);
 			break;
 		}
-		if (t->ctx->device_wait && t->streams_n > 0)
+		if (t->ctx->device_wait && t->streams_n > 0) {
+			nt->wait_begin_ns = enc_now_ns();
 			enc__task_set_run_state(t, PROXY_TASK_STATE_WAITING_DEVICE_TRIGGER);
-		else
+		} else {
 			enc__task_set_run_state(t, PROXY_TASK_STATE_PROGRESSING);
+		}
 		break;
 	case PROXY_TASK_STATE_PROGRESSING:
 	case PROXY_TASK_STATE_IDLE:
@@ -235,7 +245,7 @@ static int network_step(struct enc_proxy_task *t)
 		break;
 	case PROXY_TASK_STATE_WAITING_DEVICE_TRIGGER:
 		if (enc__task_can_start(t)) {
-			/* The trigger_fire tracepoint fires here (the first ready read). */
+			enc_tp(encproxy, trigger_fire, &t->id, enc_now_ns() - nt->wait_begin_ns);
 			enc__task_clear_start_flag(t);
 			enc__task_set_run_state(t, PROXY_TASK_STATE_PROGRESSING);
 		}

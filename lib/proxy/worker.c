@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "common/trace.h"
 #include "proxy/queue.h"
 #include "proxy/stats.h"
 #include "proxy/task.h"
@@ -53,13 +54,13 @@ static void drain_locked(struct enc_proxy_queue *q)
 {
 	while (!enc_list_is_empty(&q->queue)) {
 		struct enc_proxy_task *t = enc_container_of(q->queue.next, struct enc_proxy_task, node);
-		struct enc_rank_bucket *b = bucket_get_locked(q, t->rank);
+		struct enc_rank_bucket *b = bucket_get_locked(q, t->id.rank);
 
 		if (!b)
 			return;
 		enc_list_del(&t->node);
 		enc_list_add_tail(&b->tasks, &t->node);
-		/* The task_drain tracepoint fires here. */
+		enc_tp(encproxy, task_drain, &t->id);
 	}
 }
 
@@ -84,7 +85,7 @@ static void step_all_locked(struct enc_proxy_queue *q, size_t *active_count, siz
 				idle++;
 			if (rs == PROXY_TASK_STATE_DONE) {
 				enc_list_del(pos);
-				/* The task_recycle tracepoint fires here. */
+				enc_tp(encproxy, task_recycle, &t->id);
 				t->ops->destroy(t);
 				enc__stat_add(ENC_STAT_TASKS_RECYCLED, 1);
 			}
@@ -110,20 +111,28 @@ static inline void cpu_relax(void)
 
 void enc__queue_process(struct enc_proxy_queue *q)
 {
-	size_t active, idle;
+	size_t active = 0, idle = 0;
+	bool idle_stretch = false; /* W: every active task was IDLE on the last pass */
 
-	/* The worker_begin tracepoint fires here. */
+	enc_tp(encproxy, worker_begin, q->gid, 0);
 	pthread_mutex_lock(&q->mtx);
 	while (!q->stop) {
 		drain_locked(q);
 		step_all_locked(q, &active, &idle);
+		if (idle_stretch != (active && idle == active)) {
+			idle_stretch = !idle_stretch;
+			if (idle_stretch)
+				enc_tp(encproxy, worker_idle_begin, q->gid, (uint32_t)active);
+			else
+				enc_tp(encproxy, worker_idle_end, q->gid, (uint32_t)active);
+		}
 
 		/* (3) BLOCK: real quiescence only - nothing active and nothing queued. */
 		if (q->active_n == 0 && enc_list_is_empty(&q->queue)) {
-			/* The worker_sleep tracepoint fires here. */
+			enc_tp(encproxy, worker_sleep, q->gid, 0);
 			while (!q->stop && q->active_n == 0 && enc_list_is_empty(&q->queue))
 				pthread_cond_wait(&q->cv, &q->mtx);
-			/* The worker_wakeup tracepoint fires here. */
+			enc_tp(encproxy, worker_wakeup, q->gid, 0);
 			continue;
 		}
 		pthread_mutex_unlock(&q->mtx);
@@ -137,5 +146,5 @@ void enc__queue_process(struct enc_proxy_queue *q)
 		pthread_mutex_lock(&q->mtx);
 	}
 	pthread_mutex_unlock(&q->mtx);
-	/* The worker_end tracepoint fires here. */
+	enc_tp(encproxy, worker_end, q->gid, (uint32_t)active);
 }

@@ -1,0 +1,65 @@
+/*
+ * The tracepoint catalogue: every event the project emits, by provider, with its log level.
+ * This is the contract between lib/ (which fires them) and analysis/ (which reads them):
+ * analysis/ names events only through ENC_EV_NAME, and tracepoints/probes.c references the
+ * tracepoint of every entry here, so an event renamed in a provider header without being
+ * renamed here (or the reverse) breaks the build instead of the analysis.
+ *
+ * X(provider, event, level) where level is the LTTng log level the event is declared with:
+ *   ERR 3, WARNING 4, INFO 6, DEBUG 14. Events that fire on every poll are DEBUG, so a
+ *   default (INFO) session records state changes and lifecycle only.
+ */
+#ifndef PROXYSCOPE_TRACE_EVENTS_H
+#define PROXYSCOPE_TRACE_EVENTS_H
+
+#define ENC_TP_LEVEL_ERR 3
+#define ENC_TP_LEVEL_WARNING 4
+#define ENC_TP_LEVEL_INFO 6
+#define ENC_TP_LEVEL_DEBUG 14
+
+#define ENC_TP_ENCPROXY_EVENTS(X)                       \
+	X(encproxy, registry_create, ENC_TP_LEVEL_INFO)     \
+	X(encproxy, registry_share, ENC_TP_LEVEL_INFO)      \
+	X(encproxy, registry_release, ENC_TP_LEVEL_INFO)    \
+	X(encproxy, registry_destroy, ENC_TP_LEVEL_INFO)    \
+	X(encproxy, worker_begin, ENC_TP_LEVEL_INFO)        \
+	X(encproxy, worker_end, ENC_TP_LEVEL_INFO)          \
+	X(encproxy, worker_sleep, ENC_TP_LEVEL_INFO)        \
+	X(encproxy, worker_wakeup, ENC_TP_LEVEL_INFO)       \
+	X(encproxy, worker_idle_begin, ENC_TP_LEVEL_INFO)   \
+	X(encproxy, worker_idle_end, ENC_TP_LEVEL_INFO)     \
+	X(encproxy, task_enqueue, ENC_TP_LEVEL_INFO)        \
+	X(encproxy, task_drain, ENC_TP_LEVEL_INFO)          \
+	X(encproxy, task_state, ENC_TP_LEVEL_INFO)          \
+	X(encproxy, task_recycle, ENC_TP_LEVEL_INFO)        \
+	X(encproxy, seam_start, ENC_TP_LEVEL_INFO)          \
+	X(encproxy, seam_progress, ENC_TP_LEVEL_DEBUG)      \
+	X(encproxy, seam_stop, ENC_TP_LEVEL_INFO)           \
+	X(encproxy, trigger_read, ENC_TP_LEVEL_DEBUG)       \
+	X(encproxy, trigger_fire, ENC_TP_LEVEL_INFO)        \
+	X(encproxy, trigger_clear, ENC_TP_LEVEL_INFO)       \
+	X(encproxy, status_poll, ENC_TP_LEVEL_DEBUG)        \
+	X(encproxy, consume_begin, ENC_TP_LEVEL_INFO)       \
+	X(encproxy, consume_end, ENC_TP_LEVEL_INFO)         \
+	X(encproxy, watchdog_timeout, ENC_TP_LEVEL_WARNING) \
+	X(encproxy, task_failed, ENC_TP_LEVEL_ERR)          \
+	X(encproxy, barrier_send, ENC_TP_LEVEL_INFO)        \
+	X(encproxy, barrier_recv, ENC_TP_LEVEL_INFO)        \
+	X(encproxy, sema_inc, ENC_TP_LEVEL_INFO)
+
+#define ENC_TP_ENCDEV_EVENTS(X)                    \
+	X(encdev, trigger_write, ENC_TP_LEVEL_INFO)    \
+	X(encdev, sema_wait_begin, ENC_TP_LEVEL_INFO)  \
+	X(encdev, sema_wait_end, ENC_TP_LEVEL_INFO)    \
+	X(encdev, fault, ENC_TP_LEVEL_WARNING)
+
+/* Every event of the project (later providers - bananaphone, encnet - append theirs). */
+#define ENC_TP_ALL_EVENTS(X) ENC_TP_ENCPROXY_EVENTS(X) ENC_TP_ENCDEV_EVENTS(X)
+
+/* "provider:event", the name babeltrace2 prints. */
+#define ENC_EV_NAME(provider, event) #provider ":" #event
+
+/* The providers, for `lttng enable-event -u 'encproxy:*'`. */
+#define ENC_TP_PROVIDERS { "encproxy", "encdev" }
+
+#endif /* PROXYSCOPE_TRACE_EVENTS_H */
