@@ -1,0 +1,20 @@
+/*
+ * The CLI's command table (git's builtin.h): every subcommand is one function in its own file,
+ * cmd_<name>.c, called with argv[0] = its name. A command returns its exit code (enum cli_exit):
+ * 0 ok, 1 runtime failure, 2 usage.
+ */
+#ifndef PROXYSCOPE_CLI_CMD_H
+#define PROXYSCOPE_CLI_CMD_H
+
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary; /* one line for `proxyscope --help` */
+};
+
+/* The commands, in the order `proxyscope --help` lists them; ends with a NULL name. */
+extern const struct cmd cli_commands[];
+
+int cmd_run(int argc, char **argv);
+
+#endif /* PROXYSCOPE_CLI_CMD_H */

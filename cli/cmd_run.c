@@ -1,0 +1,254 @@
+/*
+ * `proxyscope run`: run the ring-exchange workload (lib/workload) through the real driver with
+ * simulated devices and the loop backend, then report what happened, as text or as --json.
+ *
+ * Design choice: every decision about the run (defaults, validation of the combination of
+ * values, fault ranks) belongs to the library; this file only turns the command line into
+ * struct enc_wl_args, checks each value on its own so the message can name the option, and
+ * renders struct enc_wl_result. A -EINVAL from enc_wl_run is therefore a usage error too.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <proxyscope/log.h>
+#include <proxyscope/workload.h>
+
+#include "cli_util.h"
+#include "cmd.h"
+#include "progress.h"
+#include "run_output.h"
+
+enum {
+	OPT_RANKS = 1,
+	OPT_RANKS_PER_PROXY,
+	OPT_OPS,
+	OPT_BYTES,
+	OPT_STREAMS,
+	OPT_BLOCKS,
+	OPT_TIMEOUT,
+	OPT_COMPUTE,
+	OPT_SPIN,
+	OPT_NO_DEVICE_WAIT,
+	OPT_INJECT,
+	OPT_JSON,
+	OPT_QUIET,
+	OPT_HELP,
+};
+
+static const struct cli_opt run_opts[] = {
+	{ "ranks", 0, true, OPT_RANKS },
+	{ "ranks-per-proxy", 0, true, OPT_RANKS_PER_PROXY },
+	{ "ops", 0, true, OPT_OPS },
+	{ "bytes", 0, true, OPT_BYTES },
+	{ "streams", 0, true, OPT_STREAMS },
+	{ "blocks", 0, true, OPT_BLOCKS },
+	{ "timeout", 0, true, OPT_TIMEOUT },
+	{ "compute", 0, true, OPT_COMPUTE },
+	{ "spin", 0, false, OPT_SPIN },
+	{ "no-device-wait", 0, false, OPT_NO_DEVICE_WAIT },
+	{ "inject", 0, true, OPT_INJECT },
+	{ "json", 0, false, OPT_JSON },
+	{ "quiet", 'q', false, OPT_QUIET },
+	{ "help", 'h', false, OPT_HELP },
+	{ NULL, 0, false, 0 },
+};
+
+#define MAX_OPS UINT64_C(1000000000)
+#define MAX_BYTES (UINT64_C(1) << 30)
+#define NS_PER_US UINT64_C(1000)
+#define NS_PER_MS UINT64_C(1000000)
+
+static const char run_usage[] =
+	"usage: proxyscope run [<options>]\n"
+	"\n"
+	"Run the ring-exchange workload through the proxy driver, in this process: R ranks (threads)\n"
+	"with simulated devices, K ranks per proxy worker, the in-process loop network backend.\n"
+	"Every exec, each rank sends SIZE bytes to the next rank, receives from the previous one and\n"
+	"checks the bytes it received. This version runs the workload and prints its result;\n"
+	"recording a trace and the report arrive with the trace commands.\n"
+	"\n"
+	"Workload:\n"
+	"    --ranks R             rank threads, 1..128 (default 4)\n"
+	"    --ranks-per-proxy K   ranks sharing one proxy worker, 1..128 (default 2)\n"
+	"    --ops M               execs per rank, 1..1000000000 (default 100)\n"
+	"    --bytes SIZE          bytes each rank sends per exec, 1 B..1 GiB (default 64KiB)\n"
+	"    --streams S           streams per exec, 1..4 (default 1)\n"
+	"    --blocks N            basic blocks per exec, 1..64 (default 1)\n"
+	"    --timeout DURATION    consumer watchdog and device wait, whole ms (default 2s)\n"
+	"    --compute DURATION    simulated device work per exec, whole us (default 0s)\n"
+	"    --spin                proxy workers busy-spin instead of yielding\n"
+	"    --no-device-wait      network tasks do not wait for the device trigger\n"
+	"    --inject SPEC         arm a fault (repeatable, at most 16):\n"
+	"                            device-stall:rank=R,exec=E[,stream=S]\n"
+	"                            device-delay:rank=R,exec=E,ms=M\n"
+	"                            net-drop:rank=R,exec=E\n"
+	"                            slow-progress:rank=R,us=U\n"
+	"\n"
+	"Output:\n"
+	"    --json                print one JSON object on stdout instead of the summary\n"
+	"    -q, --quiet           no summary and no progress line; failure lines only\n"
+	"    -h, --help            show this help\n"
+	"\n"
+	"DURATION is a number and a unit: us, ms, s or m (500ms, 2s, 1.5s, 100us, 1m); a bare\n"
+	"number is rejected. SIZE is bytes (4096, 4096B) or a binary multiple: k/K/KiB, M/MiB,\n"
+	"G/GiB (64k = 64KiB = 65536).\n"
+	"\n"
+	"On a failure the first failure recorded is printed as \"stall: rank R exec E <stage> ...\"\n"
+	"(\"failure:\" when it is not a timeout), then the counts. In a ring the neighbours of a\n"
+	"stalled rank time out in the same window, so the rank named may be such a neighbour.\n"
+	"Library warnings (the driver's \"Timeout exceeded\" watchdog line) go to stderr. A progress\n"
+	"line is drawn on stderr when it is a terminal.\n"
+	"\n"
+	"Exit status: 0 every exec completed with no mismatch, 1 the run failed (a stall, a task\n"
+	"error, a mismatch), 2 usage error.\n";
+
+struct run_cli {
+	struct enc_wl_args args;
+	bool json;
+	bool quiet;
+	bool help;
+};
+
+static int value_error(const char *opt, const char *reason)
+{
+	return cli_usage_error("run", "%s: %s", opt, reason);
+}
+
+static int u32_value(const char *opt, const char *v, uint64_t min, uint64_t max, uint32_t *out)
+{
+	char err[CLI_ERR_MAX];
+	uint64_t x;
+
+	if (cli_parse_u64(v, min, max, &x, err, sizeof(err)))
+		return value_error(opt, err);
+	*out = (uint32_t)x;
+	return 0;
+}
+
+/* The value of an option that takes one; returns 0 or the exit code. */
+static int opt_value(struct run_cli *c, int id, const char *opt, const char *v)
+{
+	char err[CLI_ERR_MAX];
+	uint64_t x;
+
+	switch (id) {
+	case OPT_RANKS:
+		return u32_value(opt, v, 1, ENC_WL_MAX_RANKS, &c->args.ranks);
+	case OPT_RANKS_PER_PROXY:
+		return u32_value(opt, v, 1, ENC_WL_MAX_RANKS, &c->args.ranks_per_proxy);
+	case OPT_STREAMS:
+		return u32_value(opt, v, 1, ENC_MAX_STREAMS, &c->args.streams);
+	case OPT_BLOCKS:
+		return u32_value(opt, v, 1, ENC_WL_MAX_BLOCKS, &c->args.blocks);
+	case OPT_OPS:
+		if (cli_parse_u64(v, 1, MAX_OPS, &c->args.ops, err, sizeof(err)))
+			return value_error(opt, err);
+		return 0;
+	case OPT_BYTES:
+		if (cli_parse_size(v, 1, MAX_BYTES, &c->args.bytes, err, sizeof(err)))
+			return value_error(opt, err);
+		return 0;
+	case OPT_TIMEOUT:
+		if (cli_parse_duration(v, NS_PER_MS, NS_PER_MS, UINT32_MAX * NS_PER_MS, &x, err,
+				       sizeof(err)))
+			return value_error(opt, err);
+		c->args.timeout_ms = (uint32_t)(x / NS_PER_MS);
+		return 0;
+	case OPT_COMPUTE:
+		if (cli_parse_duration(v, NS_PER_US, 0, UINT32_MAX * NS_PER_US, &x, err,
+				       sizeof(err)))
+			return value_error(opt, err);
+		c->args.compute_us = (uint32_t)(x / NS_PER_US);
+		return 0;
+	case OPT_INJECT:
+		if (enc_wl_args_add_fault(&c->args, v, err, sizeof(err)))
+			return cli_usage_error("run", "%s: '%s': %s", opt, v, err);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* Fill @c from the command line; returns -1 to go on, or the exit code. */
+static int run_parse(int argc, char **argv, struct run_cli *c)
+{
+	char err[CLI_ERR_MAX];
+	const char *name, *value;
+	struct cli_opts p;
+	int id, rc;
+
+	memset(c, 0, sizeof(*c));
+	enc_wl_args_default(&c->args);
+	cli_opts_init(&p, run_opts, argc, argv);
+	while ((id = cli_opts_next(&p, &name, &value, err, sizeof(err))) != 0) {
+		switch (id) {
+		case CLI_OPT_ERROR:
+			return cli_usage_error("run", "%s", err);
+		case CLI_OPT_POSITIONAL:
+			return cli_usage_error("run", "unexpected argument '%s'", value);
+		case OPT_SPIN:
+			c->args.one_thread_per_core = true;
+			break;
+		case OPT_NO_DEVICE_WAIT:
+			c->args.device_wait = false;
+			break;
+		case OPT_JSON:
+			c->json = true;
+			break;
+		case OPT_QUIET:
+			c->quiet = true;
+			break;
+		case OPT_HELP: /* like git: -h wins over whatever follows it */
+			c->help = true;
+			return -1;
+		default:
+			rc = opt_value(c, id, name, value);
+			if (rc)
+				return rc;
+		}
+	}
+	return -1;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct enc_wl_result res;
+	struct run_cli c;
+	char label[64];
+	bool progress;
+	int rc;
+
+	rc = run_parse(argc, argv, &c);
+	if (rc >= 0)
+		return rc;
+	if (c.help) {
+		fputs(run_usage, stdout);
+		return CLI_EXIT_OK;
+	}
+
+	progress = !c.quiet && isatty(STDERR_FILENO);
+	snprintf(label, sizeof(label), "running %" PRIu32 " ranks x %" PRIu64 " execs",
+		 c.args.ranks, c.args.ops);
+	if (progress && !progress_start(label))
+		progress = false;
+	enc_log_set_hook(progress ? progress_log_hook : enc_log_stderr, NULL, ENC_LOG_WARN);
+	rc = enc_wl_run(&c.args, &res);
+	progress_stop();
+
+	if (rc == -EINVAL)
+		return cli_usage_error("run", "%s", res.err);
+	if (rc) {
+		cli_error("cannot run the workload: %s", res.err[0] ? res.err : strerror(-rc));
+		return CLI_EXIT_FAILURE;
+	}
+	if (c.json)
+		run_print_json(&c.args, &res);
+	else if (!c.quiet)
+		run_print_summary(&c.args, &res);
+	if (!c.json)
+		run_print_failures(&c.args, &res);
+	return enc_wl_result_is_ok(&c.args, &res) ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
+}

@@ -1,0 +1,107 @@
+/*
+ * proxyscope: the CLI's entry point (git's git.c). It owns the command table, the top-level
+ * options (--help, --version) and the dispatch; each command parses its own options.
+ *
+ * Design choice: the top level takes no option that changes a command's behaviour, so a command
+ * is always exactly `proxyscope <command> <its options>` and its --help is complete.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli_util.h"
+#include "cmd.h"
+
+#ifndef PROXYSCOPE_VERSION
+#define PROXYSCOPE_VERSION "unknown"
+#endif
+
+const struct cmd cli_commands[] = {
+	{ "run", cmd_run, "Run the ring-exchange workload through the driver and report the result" },
+	{ NULL, NULL, NULL },
+};
+
+static const char usage_line[] = "usage: proxyscope [--version] [--help] <command> [<args>]\n";
+
+static void help_print(FILE *f)
+{
+	fputs(usage_line, f);
+	fputs("\nCommands:\n", f);
+	for (const struct cmd *c = cli_commands; c->name; c++)
+		fprintf(f, "   %-10s %s\n", c->name, c->summary);
+	fputs("\n"
+	      "Options:\n"
+	      "   -h, --help   show this help (also: proxyscope help [<command>])\n"
+	      "   --version    print the version\n"
+	      "\n"
+	      "Run 'proxyscope <command> --help' for a command's options.\n"
+	      "Exit status: 0 ok, 1 runtime failure or failed run, 2 usage error.\n",
+	      f);
+}
+
+static const struct cmd *cmd_find(const char *name)
+{
+	for (const struct cmd *c = cli_commands; c->name; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
+}
+
+/* `proxyscope help [<command>]`: the top-level help, or the command's own --help. */
+static int help_cmd(int argc, char **argv)
+{
+	const struct cmd *c;
+	char help_opt[] = "--help";
+	char *sub_argv[3];
+
+	if (argc < 2) {
+		help_print(stdout);
+		return CLI_EXIT_OK;
+	}
+	if (argc > 2)
+		return cli_usage_error(NULL, "help takes at most one command");
+	c = cmd_find(argv[1]);
+	if (!c)
+		return cli_usage_error(NULL, "unknown command '%s'", argv[1]);
+	sub_argv[0] = argv[1];
+	sub_argv[1] = help_opt;
+	sub_argv[2] = NULL;
+	return c->fn(2, sub_argv);
+}
+
+/* Flush stdout and report a failed write (a full disk, a closed pipe) as a runtime failure. */
+static int stdout_close(int rc)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		cli_error("cannot write to standard output: %s", strerror(errno));
+		return CLI_EXIT_FAILURE;
+	}
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	const struct cmd *c;
+	const char *arg;
+
+	if (argc < 2) {
+		fputs(usage_line, stderr);
+		fputs("See 'proxyscope --help'.\n", stderr);
+		return CLI_EXIT_USAGE;
+	}
+	arg = argv[1];
+	if (!strcmp(arg, "-h") || !strcmp(arg, "--help"))
+		return stdout_close(help_cmd(1, argv + 1));
+	if (!strcmp(arg, "help"))
+		return stdout_close(help_cmd(argc - 1, argv + 1));
+	if (!strcmp(arg, "--version")) {
+		printf("proxyscope version %s\n", PROXYSCOPE_VERSION);
+		return stdout_close(CLI_EXIT_OK);
+	}
+	if (arg[0] == '-')
+		return cli_usage_error(NULL, "unknown option '%s'", arg);
+	c = cmd_find(arg);
+	if (!c)
+		return cli_usage_error(NULL, "unknown command '%s'", arg);
+	return stdout_close(c->fn(argc - 1, argv + 1));
+}

@@ -1,0 +1,200 @@
+/*
+ * The output of `proxyscope run` (see run_output.h): text for people, JSON for machines.
+ *
+ * Design choice: both renderings read the same two structs and print every counter the library
+ * gives, so the text and the JSON never disagree; the only derived values are the rates, and a
+ * zero wall time gives a rate of 0, never a division by zero.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli_util.h"
+#include "run_output.h"
+
+#define NS_PER_US UINT64_C(1000)
+#define NS_PER_MS UINT64_C(1000000)
+
+static const char *plural(uint64_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
+static double per_second(uint64_t count, uint64_t ns)
+{
+	return ns ? (double)count * 1e9 / (double)ns : 0.0;
+}
+
+/* One line per failure fact (first failure, counts, missing execs, mismatches). */
+void run_print_failures(const struct enc_wl_args *a, const struct enc_wl_result *r)
+{
+	uint64_t total = (uint64_t)a->ranks * a->ops;
+
+	if (r->has_failure) {
+		const struct enc_wl_failure *f = &r->first_failure;
+
+		printf("%s: rank %" PRIu32 " exec %" PRIu64 " %s stage", f->status == -ETIMEDOUT
+			? "stall" : "failure", f->rank, f->exec_id,
+			enc_wl_stage_str((enum enc_wl_stage)f->stage));
+		if (f->task_type != PROXY_TASK_UNKNOWN)
+			printf(" (%s task)",
+			       proxy_task_state_type_str((enum proxy_task_state_type)f->task_type));
+		printf(": %s\n", strerror(-f->status));
+		printf("failures: %" PRIu32 " of %" PRIu32 " rank%s stopped on an error (%" PRIu32
+		       " timeout%s)\n", r->failures, a->ranks, plural(a->ranks), r->timeouts,
+		       plural(r->timeouts));
+	}
+	if (r->execs_completed_total != total)
+		printf("incomplete: %" PRIu64 " of %" PRIu64 " execs completed\n",
+		       r->execs_completed_total, total);
+	if (r->mismatches)
+		printf("mismatch: %" PRIu64 " of %" PRIu64 " verified bytes differed from the "
+		       "sender's pattern\n", r->mismatches, r->bytes_verified);
+}
+
+void run_print_summary(const struct enc_wl_args *a, const struct enc_wl_result *r)
+{
+	const struct enc_proxy_stats *s = &r->stats;
+	char size[32], verified[32], timeout[32], compute[32], spec[96];
+
+	cli_format_size(a->bytes, size, sizeof(size));
+	cli_format_size(r->bytes_verified, verified, sizeof(verified));
+	cli_format_duration((uint64_t)a->timeout_ms * NS_PER_MS, timeout, sizeof(timeout));
+	cli_format_duration((uint64_t)a->compute_us * NS_PER_US, compute, sizeof(compute));
+	printf("run:         %" PRIu32 " rank%s (%" PRIu32 " per proxy), %" PRIu64 " exec%s of %s, "
+	       "%" PRIu32 " stream%s, %" PRIu32 " block%s, timeout %s, compute %s, device wait %s, "
+	       "%s\n", a->ranks, plural(a->ranks), a->ranks_per_proxy, a->ops, plural(a->ops),
+	       size, a->streams, plural(a->streams), a->blocks, plural(a->blocks), timeout,
+	       compute, a->device_wait ? "on" : "off", a->one_thread_per_core ? "spin" : "yield");
+	for (size_t i = 0; i < a->faults_n; i++) {
+		enc_wl_fault_format(&a->faults[i], spec, sizeof(spec));
+		printf("inject:      %s\n", spec);
+	}
+	printf("execs:       %" PRIu64 " / %" PRIu64 " completed\n", r->execs_completed_total,
+	       (uint64_t)a->ranks * a->ops);
+	printf("verified:    %" PRIu64 " bytes (%s), %" PRIu64 " mismatch%s\n", r->bytes_verified,
+	       verified, r->mismatches, r->mismatches == 1 ? "" : "es");
+	printf("wall time:   %.3f s\n", (double)r->wall_ns / 1e9);
+	printf("throughput:  %.3f GB/s verified, %.0f execs/s\n",
+	       per_second(r->bytes_verified, r->wall_ns) / 1e9,
+	       per_second(r->execs_completed_total, r->wall_ns));
+	printf("driver:      %" PRIu64 " workers started, %" PRIu64 " tasks enqueued, %" PRIu64
+	       " recycled, %" PRIu64 " steps\n", s->workers_started, s->tasks_enqueued,
+	       s->tasks_recycled, s->steps);
+	printf("seam calls:  start %" PRIu64 ", progress %" PRIu64 ", stop %" PRIu64 "\n",
+	       s->seam_start, s->seam_progress, s->seam_stop);
+	printf("triggers:    %" PRIu64 " reads\n", s->trigger_reads);
+	printf("watchdog:    %" PRIu64 " timeout%s\n", s->watchdog_timeouts,
+	       plural(s->watchdog_timeouts));
+	printf("result:      %s\n", enc_wl_result_is_ok(a, r) ? "ok" : "FAILED");
+}
+
+static void json_u64_member(struct cli_json *j, const char *key, uint64_t v)
+{
+	cli_json_key(j, key);
+	cli_json_u64(j, v);
+}
+
+static void json_args(struct cli_json *j, const struct enc_wl_args *a)
+{
+	char spec[96];
+
+	cli_json_key(j, "args");
+	cli_json_begin_object(j);
+	json_u64_member(j, "ranks", a->ranks);
+	json_u64_member(j, "ranks_per_proxy", a->ranks_per_proxy);
+	json_u64_member(j, "ops", a->ops);
+	json_u64_member(j, "bytes", a->bytes);
+	json_u64_member(j, "streams", a->streams);
+	json_u64_member(j, "blocks", a->blocks);
+	json_u64_member(j, "timeout_ms", a->timeout_ms);
+	json_u64_member(j, "compute_us", a->compute_us);
+	cli_json_key(j, "spin");
+	cli_json_bool(j, a->one_thread_per_core);
+	cli_json_key(j, "device_wait");
+	cli_json_bool(j, a->device_wait);
+	cli_json_key(j, "inject");
+	cli_json_begin_array(j);
+	for (size_t i = 0; i < a->faults_n; i++) {
+		enc_wl_fault_format(&a->faults[i], spec, sizeof(spec));
+		cli_json_string(j, spec);
+	}
+	cli_json_end_array(j);
+	cli_json_end_object(j);
+}
+
+static void json_failure(struct cli_json *j, const struct enc_wl_result *r)
+{
+	const struct enc_wl_failure *f = &r->first_failure;
+
+	cli_json_key(j, "first_failure");
+	if (!r->has_failure) {
+		cli_json_null(j);
+		return;
+	}
+	cli_json_begin_object(j);
+	json_u64_member(j, "rank", f->rank);
+	json_u64_member(j, "exec", f->exec_id);
+	cli_json_key(j, "stage");
+	cli_json_string(j, enc_wl_stage_str((enum enc_wl_stage)f->stage));
+	cli_json_key(j, "task_type");
+	cli_json_string(j, proxy_task_state_type_str((enum proxy_task_state_type)f->task_type));
+	cli_json_key(j, "status");
+	cli_json_i64(j, f->status);
+	cli_json_key(j, "error");
+	cli_json_string(j, strerror(-f->status));
+	cli_json_end_object(j);
+}
+
+void run_print_json(const struct enc_wl_args *a, const struct enc_wl_result *r)
+{
+	const struct enc_proxy_stats *s = &r->stats;
+	struct cli_json j;
+
+	cli_json_init(&j, stdout);
+	cli_json_begin_object(&j);
+	cli_json_key(&j, "command");
+	cli_json_string(&j, "run");
+	json_args(&j, a);
+
+	cli_json_key(&j, "result");
+	cli_json_begin_object(&j);
+	cli_json_key(&j, "ok");
+	cli_json_bool(&j, enc_wl_result_is_ok(a, r));
+	cli_json_key(&j, "job");
+	cli_json_string(&j, r->job);
+	json_u64_member(&j, "execs_total", (uint64_t)a->ranks * a->ops);
+	json_u64_member(&j, "execs_completed", r->execs_completed_total);
+	cli_json_key(&j, "execs_completed_per_rank");
+	cli_json_begin_array(&j);
+	for (uint32_t i = 0; i < r->ranks && i < ENC_WL_MAX_RANKS; i++)
+		cli_json_u64(&j, r->execs_completed[i]);
+	cli_json_end_array(&j);
+	json_u64_member(&j, "bytes_verified", r->bytes_verified);
+	json_u64_member(&j, "mismatches", r->mismatches);
+	json_u64_member(&j, "failures", r->failures);
+	json_u64_member(&j, "timeouts", r->timeouts);
+	json_u64_member(&j, "wall_ns", r->wall_ns);
+	cli_json_key(&j, "throughput_gbps");
+	cli_json_double(&j, per_second(r->bytes_verified, r->wall_ns) / 1e9);
+	cli_json_key(&j, "execs_per_s");
+	cli_json_double(&j, per_second(r->execs_completed_total, r->wall_ns));
+	json_failure(&j, r);
+	cli_json_end_object(&j);
+
+	cli_json_key(&j, "stats");
+	cli_json_begin_object(&j);
+	json_u64_member(&j, "workers_started", s->workers_started);
+	json_u64_member(&j, "tasks_enqueued", s->tasks_enqueued);
+	json_u64_member(&j, "tasks_recycled", s->tasks_recycled);
+	json_u64_member(&j, "steps", s->steps);
+	json_u64_member(&j, "seam_start", s->seam_start);
+	json_u64_member(&j, "seam_progress", s->seam_progress);
+	json_u64_member(&j, "seam_stop", s->seam_stop);
+	json_u64_member(&j, "trigger_reads", s->trigger_reads);
+	json_u64_member(&j, "watchdog_timeouts", s->watchdog_timeouts);
+	cli_json_end_object(&j);
+	cli_json_end_object(&j);
+	cli_json_finish(&j);
+}

@@ -1,0 +1,26 @@
+/*
+ * The output of `proxyscope run`: the human summary, the failure lines and the --json object,
+ * all rendered from the workload's args and result (nothing here runs anything).
+ */
+#ifndef PROXYSCOPE_CLI_RUN_OUTPUT_H
+#define PROXYSCOPE_CLI_RUN_OUTPUT_H
+
+#include <proxyscope/workload.h>
+
+/* The configuration line, the injected faults, the result and the driver counters, on stdout. */
+void run_print_summary(const struct enc_wl_args *a, const struct enc_wl_result *r);
+
+/*
+ * One line per failure fact on stdout: "stall: rank R exec E <stage> stage (<TYPE> task): <why>"
+ * for the first failure recorded ("failure:" when it is not a timeout), the failure and timeout
+ * counts, the missing execs, the mismatched bytes. Nothing for a healthy run.
+ */
+void run_print_failures(const struct enc_wl_args *a, const struct enc_wl_result *r);
+
+/*
+ * One JSON object on stdout: {"command", "args": {...}, "result": {..., "first_failure": {...}
+ * or null}, "stats": {...}}.
+ */
+void run_print_json(const struct enc_wl_args *a, const struct enc_wl_result *r);
+
+#endif /* PROXYSCOPE_CLI_RUN_OUTPUT_H */

@@ -1,0 +1,150 @@
+#!/bin/sh
+# `proxyscope` and `proxyscope run` as a user and a script see them: help, usage errors (exit 2
+# with an "error:" line naming the bad value), a healthy run (exit 0, no mismatch), --json that
+# parses, and a stalled device that ends the run with exit 1, a stall line and the driver's
+# watchdog message on stderr, within seconds.
+#
+#   sh test_cli_run.sh path/to/proxyscope
+set -eu
+
+bin=${1:?usage: test_cli_run.sh PROXYSCOPE}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+out=$tmp/out
+err=$tmp/err
+failed=0
+
+fail() {
+	echo "FAIL: $*" >&2
+	echo "--- stdout:" >&2
+	cat "$out" >&2
+	echo "--- stderr:" >&2
+	cat "$err" >&2
+	failed=$((failed + 1))
+}
+
+# run EXPECTED_STATUS ARGS...: run the binary, keep stdout/stderr, check the exit status.
+run() {
+	expected=$1
+	shift
+	status=0
+	"$bin" "$@" >"$out" 2>"$err" || status=$?
+	if [ "$status" -ne "$expected" ]; then
+		fail "proxyscope $*: exit $status, expected $expected"
+		return 1
+	fi
+	return 0
+}
+
+# usage_error TEXT ARGS...: exit 2 and a stderr line starting "error:" that contains TEXT.
+usage_error() {
+	text=$1
+	shift
+	run 2 "$@" || return 0
+	if ! grep -q '^error: .*'"$text" "$err"; then
+		fail "proxyscope $*: no 'error: ...$text' line on stderr"
+	fi
+	if [ -s "$out" ]; then
+		fail "proxyscope $*: a usage error wrote to stdout"
+	fi
+}
+
+# --- help --------------------------------------------------------------------------------------
+if run 0 --help; then
+	grep -q '^usage: proxyscope' "$out" || fail "--help: no usage line"
+	grep -q '^   run ' "$out" || fail "--help: 'run' is not listed"
+fi
+if run 0 -h; then
+	grep -q '^usage: proxyscope' "$out" || fail "-h: no usage line"
+fi
+if run 0 help run; then
+	grep -q '^usage: proxyscope run' "$out" || fail "help run: no run usage line"
+fi
+if run 0 run --help; then
+	grep -q '^usage: proxyscope run' "$out" || fail "run --help: no usage line"
+	grep -q -- '--inject SPEC' "$out" || fail "run --help: --inject is not documented"
+	grep -q 'DURATION is' "$out" || fail "run --help: DURATION is not documented"
+fi
+if run 0 --version; then
+	grep -q '^proxyscope version ' "$out" || fail "--version: no version line"
+fi
+
+# --- usage errors ------------------------------------------------------------------------------
+usage_error "unknown command 'frobnicate'" frobnicate
+usage_error "unknown option '--frobnicate'" run --frobnicate
+usage_error "unknown option '--bogus'" --bogus
+usage_error "'0' is not in 1..128" run --ranks 0
+usage_error "--ranks" run --ranks 0
+usage_error "'12XB'" run --bytes 12XB
+usage_error "'forever'" run --timeout forever
+usage_error "'2' has no unit" run --timeout 2
+usage_error "'bogus'" run --inject bogus:rank=1
+usage_error "rank 9 out of range" run --ranks 4 --inject device-stall:rank=9,exec=1
+usage_error "requires a value" run --ops
+usage_error "unexpected argument 'extra'" run extra
+if run 2; then
+	grep -q '^usage: proxyscope' "$err" || fail "no command: no usage line on stderr"
+fi
+
+# --- a healthy run -----------------------------------------------------------------------------
+if run 0 run --ranks 4 --ops 20; then
+	grep -q '^execs: *80 / 80 completed' "$out" || fail "healthy run: not 80 / 80 execs"
+	grep -q ', 0 mismatches' "$out" || fail "healthy run: mismatches not reported as 0"
+	grep -q '^result: *ok' "$out" || fail "healthy run: result is not ok"
+	if grep -q '^stall:' "$out"; then
+		fail "healthy run: printed a stall line"
+	fi
+fi
+
+# --- --json ------------------------------------------------------------------------------------
+if run 0 run --ranks 4 --ops 20 --bytes 4KiB --json; then
+	python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["command"] == "run", d["command"]
+assert d["args"]["ranks"] == 4 and d["args"]["bytes"] == 4096, d["args"]
+r = d["result"]
+assert r["ok"] is True, r
+assert r["execs_completed"] == 80 == r["execs_total"], r
+assert r["mismatches"] == 0 and r["first_failure"] is None, r
+assert r["bytes_verified"] == 80 * 4096, r
+assert d["stats"]["watchdog_timeouts"] == 0, d["stats"]
+' <"$out" || fail "--json: the output does not parse or has wrong fields"
+fi
+
+# --- a stalled device --------------------------------------------------------------------------
+start=$(date +%s)
+if run 1 run --inject device-stall:rank=1,exec=3 --timeout 300ms --ops 10; then
+	elapsed=$(($(date +%s) - start))
+	[ "$elapsed" -le 10 ] || fail "stalled run: took ${elapsed}s"
+	# The stall line is the first failure recorded: every rank of the ring times out on exec 3
+	# in the same window, and which one is recorded first is a race (usually rank 0, 1 or 2 in
+	# the network stage; rank 3 waits in the barrier).
+	grep -Eq '^stall: rank [0-3] exec 3 (network|barrier) stage \((NETWORK|BARRIER) task\): ' \
+		"$out" || fail "stalled run: no 'stall: rank R exec 3 ...' line"
+	grep -q '^inject: *device-stall:rank=1,exec=3$' "$out" ||
+		fail "stalled run: the injected fault on rank 1 is not reported"
+	grep -q '^failures: [1-4] of 4 ranks stopped on an error ([1-4] timeouts*)$' "$out" ||
+		fail "stalled run: no failures count line"
+	grep -q 'Timeout exceeded' "$err" || fail "stalled run: no 'Timeout exceeded' on stderr"
+	grep -q '^result: *FAILED' "$out" || fail "stalled run: result is not FAILED"
+fi
+if run 1 run --inject device-stall:rank=1,exec=3 --timeout 300ms --ops 10 --json; then
+	python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+f = d["result"]["first_failure"]
+assert d["result"]["ok"] is False
+assert f["rank"] in range(4) and f["exec"] == 3 and f["status"] == -110, f
+assert f["stage"] in ("network", "barrier") and f["task_type"] in ("NETWORK", "BARRIER"), f
+assert f["error"], f
+assert d["result"]["timeouts"] >= 1 and d["stats"]["watchdog_timeouts"] >= 1, d
+assert d["args"]["inject"] == ["device-stall:rank=1,exec=3"], d["args"]
+' <"$out" || fail "stalled --json: the output does not parse or has wrong fields"
+fi
+
+if [ "$failed" -ne 0 ]; then
+	echo "$failed check(s) failed" >&2
+	exit 1
+fi
+echo "all proxyscope CLI checks passed"
