@@ -16,5 +16,6 @@ struct cmd {
 extern const struct cmd cli_commands[];
 
 int cmd_run(int argc, char **argv);
+int cmd_record(int argc, char **argv);
 
 #endif /* PROXYSCOPE_CLI_CMD_H */

@@ -17,6 +17,7 @@
 #endif
 
 const struct cmd cli_commands[] = {
+	{ "record", cmd_record, "Trace a command with the project's tracepoints (LTTng)" },
 	{ "run", cmd_run, "Run the ring-exchange workload through the driver and report the result" },
 	{ NULL, NULL, NULL },
 };

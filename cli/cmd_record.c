@@ -1,0 +1,237 @@
+/*
+ * `proxyscope record [-o DIR] [--loglevel LEVEL] [--snapshot] -- CMD ARGS...`: trace one command
+ * with the project's providers and keep the trace.
+ *
+ * Design choice: everything that can be checked before tracing starts is checked first (LTTng
+ * installed, DIR writable, CMD runnable), so a usage problem leaves nothing behind; once the
+ * session exists, every path - CMD's exit, its death, Ctrl-C - goes through the same teardown
+ * (snapshot, stop, destroy, stop the daemon we started) and keeps what was recorded.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli_util.h"
+#include "cmd.h"
+#include "lttng_ctl.h"
+
+enum { OPT_OUTPUT = 1, OPT_LOGLEVEL, OPT_SNAPSHOT, OPT_HELP };
+
+static const struct cli_opt record_opts[] = {
+	{ "output", 'o', true, OPT_OUTPUT },
+	{ "loglevel", 0, true, OPT_LOGLEVEL },
+	{ "snapshot", 0, false, OPT_SNAPSHOT },
+	{ "help", 'h', false, OPT_HELP },
+	{ NULL, 0, false, 0 },
+};
+
+static const char record_usage[] =
+	"usage: proxyscope record [-o DIR] [--loglevel LEVEL] [--snapshot] -- CMD [ARGS...]\n"
+	"\n"
+	"Run CMD with the project's tracepoints recorded by LTTng (providers encproxy, encdev),\n"
+	"with the vpid, vtid and procname contexts, and print the trace directory.\n"
+	"\n"
+	"    -o, --output DIR    where the trace goes: a new or empty directory\n"
+	"                        (default: ./proxyscope-trace-YYYYMMDD-HHMMSS)\n"
+	"    --loglevel LEVEL    err, warning, info or debug (default info). info records state\n"
+	"                        changes and lifecycle; debug adds the per-poll events (every seam\n"
+	"                        progress call, trigger read and status poll)\n"
+	"    --snapshot          flight recorder: keep only the most recent events in memory and\n"
+	"                        write a snapshot when the driver's watchdog fires and when CMD exits\n"
+	"    -h, --help          show this help\n"
+	"\n"
+	"A running lttng-sessiond is used; when none answers, a private one is started and stopped\n"
+	"afterwards. CMD must load libproxyscope (it loads its tracepoint provider by itself).\n"
+	"\n"
+	"Exit status: CMD's (128+N when a signal N ended it); 2 when tracing could not start.\n";
+
+static volatile sig_atomic_t g_interrupted;
+
+static void on_signal(int sig)
+{
+	g_interrupted = sig;
+}
+
+/* Is @cmd something execvp() can run? Fills @err like the shell would say it. */
+static bool cmd_runnable(const char *cmd, char *err, size_t errlen)
+{
+	const char *path = getenv("PATH");
+	char buf[PATH_MAX];
+
+	if (strchr(cmd, '/')) {
+		if (access(cmd, X_OK) == 0)
+			return true;
+		snprintf(err, errlen, "cannot run '%s': %s", cmd, strerror(errno));
+		return false;
+	}
+	for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
+		size_t len = strcspn(p, ":");
+
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, p, cmd);
+		if (len && access(buf, X_OK) == 0)
+			return true;
+		p += len + (p[len] == ':');
+	}
+	snprintf(err, errlen, "cannot run '%s': command not found", cmd);
+	return false;
+}
+
+/* Create @dir if needed; it must end up an empty, writable directory. Its absolute path. */
+static int prepare_output(const char *dir, char *abs, size_t abslen, char *err, size_t errlen)
+{
+	struct stat st;
+	char *real;
+
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		snprintf(err, errlen, "cannot create '%s': %s", dir, strerror(errno));
+		return -errno;
+	}
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "'%s' is not a directory", dir);
+		return -ENOTDIR;
+	}
+	if (access(dir, W_OK | X_OK)) {
+		snprintf(err, errlen, "cannot write to '%s': %s", dir, strerror(errno));
+		return -EACCES;
+	}
+	if (rmdir(dir) == 0) {
+		/* It was empty: LTTng creates it again. */
+	} else if (errno == ENOTEMPTY || errno == EEXIST) {
+		snprintf(err, errlen, "'%s' already exists and is not empty", dir);
+		return -EEXIST;
+	}
+	real = realpath(".", NULL);
+	if (!real)
+		return -errno;
+	if (dir[0] == '/')
+		snprintf(abs, abslen, "%s", dir);
+	else
+		snprintf(abs, abslen, "%s/%s", real, dir);
+	free(real);
+	return 0;
+}
+
+/* Run CMD and wait; Ctrl-C and SIGTERM reach CMD (same process group) but not us. */
+static int run_command(char **argv)
+{
+	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
+	int status;
+	pid_t pid;
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	pid = fork();
+	if (pid == 0) {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGTERM, &old_term, NULL);
+		execvp(argv[0], argv);
+		fprintf(stderr, "error: cannot run '%s': %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	if (pid < 0) {
+		cli_error("cannot start '%s': %s", argv[0], strerror(errno));
+		status = CLI_EXIT_FAILURE << 8;
+	} else {
+		while (waitpid(pid, &status, 0) < 0) {
+			if (errno != EINTR) {
+				status = CLI_EXIT_FAILURE << 8;
+				break;
+			}
+			if (g_interrupted == SIGTERM)
+				kill(pid, SIGTERM);
+		}
+	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct lt_session s = { .level = LT_LEVEL_INFO };
+	const char *output = NULL, *name, *value;
+	char err[LT_ERR_MAX], defdir[64];
+	struct cli_opts p;
+	int split = argc, id, rc, code;
+
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--")) {
+			split = i;
+			break;
+		}
+	cli_opts_init(&p, record_opts, split, argv);
+	while ((id = cli_opts_next(&p, &name, &value, err, sizeof(err))) != 0) {
+		switch (id) {
+		case OPT_OUTPUT:
+			output = value;
+			break;
+		case OPT_LOGLEVEL:
+			if (lt_level_parse(value, &s.level))
+				return cli_usage_error("record", "%s: '%s' is not a level (err, warning, info, debug)",
+						       name, value);
+			break;
+		case OPT_SNAPSHOT:
+			s.snapshot = true;
+			break;
+		case OPT_HELP:
+			fputs(record_usage, stdout);
+			return CLI_EXIT_OK;
+		case CLI_OPT_POSITIONAL:
+			return cli_usage_error("record", "unexpected '%s': put the command after '--'", value);
+		default:
+			return cli_usage_error("record", "%s", err);
+		}
+	}
+	if (split + 1 >= argc)
+		return cli_usage_error("record", "no command to record (proxyscope record -- CMD ...)");
+	if (!output) {
+		time_t t = time(NULL);
+
+		strftime(defdir, sizeof(defdir), "proxyscope-trace-%Y%m%d-%H%M%S", localtime(&t));
+		output = defdir;
+	}
+	if (lt_tools_check(err, sizeof(err)) || !cmd_runnable(argv[split + 1], err, sizeof(err)) ||
+	    prepare_output(output, s.output, sizeof(s.output), err, sizeof(err))) {
+		cli_error("%s", err);
+		return CLI_EXIT_USAGE;
+	}
+	if (lt_sessiond_ensure(&s, err, sizeof(err))) {
+		cli_error("%s", err);
+		return CLI_EXIT_USAGE;
+	}
+	if (lt_session_begin(&s, err, sizeof(err))) {
+		cli_error("%s", err);
+		lt_sessiond_release(&s);
+		return CLI_EXIT_USAGE;
+	}
+
+	code = run_command(&argv[split + 1]);
+
+	rc = 0;
+	if (s.snapshot && lt_session_snapshot(&s, err, sizeof(err))) {
+		cli_error("%s", err);
+		rc = -EIO;
+	}
+	if (lt_session_end(&s, err, sizeof(err))) {
+		cli_error("%s", err);
+		rc = -EIO;
+	}
+	lt_sessiond_release(&s);
+	if (g_interrupted)
+		fprintf(stderr, "proxyscope: interrupted; the trace recorded so far is kept\n");
+	printf("trace: %s\n", s.output);
+	fflush(stdout);
+	if (rc && code == 0)
+		return CLI_EXIT_FAILURE;
+	return code;
+}

@@ -1,0 +1,343 @@
+/*
+ * lttng-tools through its command-line client (`lttng`, `lttng-sessiond`). The client is the
+ * documented, stable interface and needs no extra library; each call is one short-lived child
+ * whose output is captured for the error message.
+ *
+ * The session daemon: one that already answers is used as it is. Otherwise a private one is
+ * started with LTTNG_HOME pointing at a fresh directory (set in this process, so the lttng
+ * client and the traced command find it), and it is stopped - only it, by its pid - at the end.
+ */
+#include "lttng_ctl.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <proxyscope/trace_events.h>
+
+#define CHANNEL "proxyscope"
+#define MAX_ARGS 24
+
+static const char *const level_names[LT_LEVEL_NR] = { "err", "warning", "info", "debug" };
+static const char *const level_lttng[LT_LEVEL_NR] = { "TRACE_ERR", "TRACE_WARNING", "TRACE_INFO",
+						      "TRACE_DEBUG" };
+
+int lt_level_parse(const char *s, enum lt_level *out)
+{
+	for (int i = 0; i < LT_LEVEL_NR; i++)
+		if (!strcmp(s, level_names[i])) {
+			*out = (enum lt_level)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+const char *lt_level_str(enum lt_level level)
+{
+	return (unsigned)level < LT_LEVEL_NR ? level_names[level] : "?";
+}
+
+/* Run argv (argv[0] looked up in PATH) with stdout+stderr captured; the exit status or -errno. */
+static int run_argv(char *out, size_t outlen, char *const argv[])
+{
+	size_t used = 0;
+	int pipefd[2], status;
+	pid_t pid;
+
+	if (out && outlen)
+		out[0] = '\0';
+	if (pipe2(pipefd, O_CLOEXEC))
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		int e = errno;
+
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return -e;
+	}
+	if (pid == 0) {
+		dup2(pipefd[1], STDOUT_FILENO);
+		dup2(pipefd[1], STDERR_FILENO);
+		execvp(argv[0], argv);
+		dprintf(STDERR_FILENO, "%s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(pipefd[1]);
+	for (;;) {
+		char buf[512];
+		ssize_t n = read(pipefd[0], buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (out && used + 1 < outlen) {
+			size_t k = (size_t)n < outlen - 1 - used ? (size_t)n : outlen - 1 - used;
+
+			memcpy(out + used, buf, k);
+			used += k;
+			out[used] = '\0';
+		}
+	}
+	close(pipefd[0]);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return 128 + WTERMSIG(status);
+}
+
+int lt_run_lttng(char *out, size_t outlen, const char *arg, ...)
+{
+	char *argv[MAX_ARGS] = { "lttng" };
+	size_t n = 1;
+	va_list ap;
+
+	va_start(ap, arg);
+	for (const char *a = arg; a && n < MAX_ARGS - 1; a = va_arg(ap, const char *))
+		argv[n++] = (char *)a;
+	va_end(ap);
+	argv[n] = NULL;
+	return run_argv(out, outlen, argv);
+}
+
+/* The last non-empty line of @out, trimmed, for a one-line error. */
+static const char *last_line(char *out)
+{
+	char *end = out + strlen(out);
+
+	while (end > out && (end[-1] == '\n' || end[-1] == ' '))
+		*--end = '\0';
+	while (end > out && end[-1] != '\n')
+		end--;
+	return *end ? end : "no output";
+}
+
+static bool in_path(const char *tool)
+{
+	const char *path = getenv("PATH");
+	char buf[PATH_MAX];
+
+	if (!path)
+		path = "/usr/bin:/bin";
+	while (*path) {
+		size_t len = strcspn(path, ":");
+
+		if (len && len + strlen(tool) + 2 < sizeof(buf)) {
+			snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, path, tool);
+			if (access(buf, X_OK) == 0)
+				return true;
+		}
+		path += len + (path[len] == ':');
+	}
+	return false;
+}
+
+int lt_tools_check(char *err, size_t errlen)
+{
+	static const char *const tools[] = { "lttng", "lttng-sessiond" };
+
+	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++)
+		if (!in_path(tools[i])) {
+			snprintf(err, errlen, "LTTng is not installed: '%s' not found in PATH "
+				 "(apt-get install lttng-tools)", tools[i]);
+			return -ENOENT;
+		}
+	return 0;
+}
+
+static bool sessiond_answers(void)
+{
+	return lt_run_lttng(NULL, 0, "list", NULL) == 0;
+}
+
+static pid_t read_pidfile(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long pid = 0;
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "%ld", &pid) != 1)
+		pid = 0;
+	fclose(f);
+	return (pid_t)pid;
+}
+
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb, (void)flag, (void)ftw;
+	remove(path);
+	return 0;
+}
+
+static void remove_home(struct lt_session *s)
+{
+	if (!s->home[0])
+		return;
+	nftw(s->home, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	s->home[0] = '\0';
+}
+
+int lt_sessiond_ensure(struct lt_session *s, char *err, size_t errlen)
+{
+	char *argv[] = { "lttng-sessiond", "--daemonize", NULL };
+	char out[LT_ERR_MAX], pidfile[PATH_MAX + 32];
+	int rc;
+
+	if (sessiond_answers())
+		return 0;
+	snprintf(s->home, sizeof(s->home), "%s/proxyscope-lttng-XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(s->home)) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot create a home for lttng-sessiond: %s", strerror(errno));
+		s->home[0] = '\0';
+		return rc;
+	}
+	setenv("LTTNG_HOME", s->home, 1);
+	rc = run_argv(out, sizeof(out), argv);
+	if (rc) {
+		snprintf(err, errlen, "cannot start lttng-sessiond: %s", last_line(out));
+		unsetenv("LTTNG_HOME");
+		remove_home(s);
+		return rc < 0 ? rc : -ECHILD;
+	}
+	/* --daemonize returns once the daemon is ready; its pid file says which one it is. */
+	if (geteuid() == 0)
+		snprintf(pidfile, sizeof(pidfile), "/var/run/lttng/lttng-sessiond.pid");
+	else
+		snprintf(pidfile, sizeof(pidfile), "%s/.lttng/lttng-sessiond.pid", s->home);
+	s->sessiond_pid = read_pidfile(pidfile);
+	if (!sessiond_answers()) {
+		snprintf(err, errlen, "lttng-sessiond started but does not answer");
+		lt_sessiond_release(s);
+		return -ECHILD;
+	}
+	return 0;
+}
+
+void lt_sessiond_release(struct lt_session *s)
+{
+	if (s->sessiond_pid > 0 && kill(s->sessiond_pid, SIGTERM) == 0) {
+		struct timespec tick = { 0, 10 * 1000 * 1000 };
+
+		/* Not our child (it daemonized): poll until it is gone, at most 5 s. */
+		for (int i = 0; i < 500 && kill(s->sessiond_pid, 0) == 0; i++)
+			nanosleep(&tick, NULL);
+		if (kill(s->sessiond_pid, 0) == 0)
+			kill(s->sessiond_pid, SIGKILL);
+	}
+	s->sessiond_pid = 0;
+	if (s->home[0]) {
+		unsetenv("LTTNG_HOME");
+		remove_home(s);
+	}
+}
+
+/* Run "lttng ARGS..." as run_argv does; on failure fill @err with the subcommand and output. */
+static int __attribute__((sentinel)) step(char *err, size_t errlen, const char *arg, ...)
+{
+	char *argv[MAX_ARGS] = { "lttng" };
+	char out[LT_ERR_MAX];
+	size_t n = 1;
+	va_list ap;
+	int rc;
+
+	va_start(ap, arg);
+	for (const char *a = arg; a && n < MAX_ARGS - 1; a = va_arg(ap, const char *))
+		argv[n++] = (char *)a;
+	va_end(ap);
+	argv[n] = NULL;
+	rc = run_argv(out, sizeof(out), argv);
+	if (rc)
+		snprintf(err, errlen, "lttng %s failed: %s", arg, last_line(out));
+	return rc;
+}
+
+int lt_session_begin(struct lt_session *s, char *err, size_t errlen)
+{
+	static const char *const providers[] = ENC_TP_PROVIDERS;
+	char opt_output[PATH_MAX + 16], opt_level[32], pattern[64], trig[160], act[160];
+	struct timespec now;
+	int rc;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	snprintf(s->name, sizeof(s->name), "proxyscope-%d-%ld%09ld", (int)getpid(),
+		 (long)now.tv_sec, now.tv_nsec);
+	snprintf(opt_output, sizeof(opt_output), "--output=%s", s->output);
+	snprintf(opt_level, sizeof(opt_level), "--loglevel=%s", level_lttng[s->level]);
+
+	rc = s->snapshot ? step(err, errlen, "create", s->name, "--snapshot", opt_output, NULL)
+			 : step(err, errlen, "create", s->name, opt_output, NULL);
+	if (rc)
+		return -EIO;
+	s->created = true;
+	rc = step(err, errlen, "enable-channel", "-u", "-s", s->name,
+		     "--subbuf-size=1M", "--num-subbuf=8", s->snapshot ? "--overwrite" : "--discard",
+		     CHANNEL, NULL);
+	for (size_t i = 0; !rc && i < sizeof(providers) / sizeof(providers[0]); i++) {
+		snprintf(pattern, sizeof(pattern), "%s:*", providers[i]);
+		rc = step(err, errlen, "enable-event", "-u", "-s", s->name, "-c",
+			     CHANNEL, pattern, opt_level, NULL);
+	}
+	if (!rc)
+		rc = step(err, errlen, "add-context", "-u", "-s", s->name, "-c",
+			     CHANNEL, "-t", "vpid", "-t", "vtid", "-t", "procname", NULL);
+	if (!rc && s->snapshot) {
+		/* The driver's watchdog event itself dumps the flight recorder, once. */
+		snprintf(trig, sizeof(trig), "--name=%s-watchdog", s->name);
+		snprintf(act, sizeof(act), "--action=snapshot-session");
+		rc = step(err, errlen, "add-trigger", trig,
+			     "--condition=event-rule-matches", "--type=user",
+			     "--name=" ENC_EV_NAME(encproxy, watchdog_timeout), act, s->name,
+			     "--rate-policy=once-after:1", NULL);
+		s->trigger = !rc;
+	}
+	if (!rc) {
+		rc = step(err, errlen, "start", s->name, NULL);
+		s->started = !rc;
+	}
+	if (rc) {
+		char ignored[LT_ERR_MAX];
+
+		lt_session_end(s, ignored, sizeof(ignored));
+		return -EIO;
+	}
+	return 0;
+}
+
+int lt_session_snapshot(struct lt_session *s, char *err, size_t errlen)
+{
+	return step(err, errlen, "snapshot", "record", "-s", s->name, NULL) ? -EIO : 0;
+}
+
+int lt_session_end(struct lt_session *s, char *err, size_t errlen)
+{
+	char trig[160];
+	int first = 0;
+
+	if (s->started && step(err, errlen, "stop", s->name, NULL))
+		first = -EIO;
+	s->started = false;
+	if (s->trigger) {
+		snprintf(trig, sizeof(trig), "%s-watchdog", s->name);
+		if (step(err, errlen, "remove-trigger", trig, NULL) && !first)
+			first = -EIO;
+		s->trigger = false;
+	}
+	if (s->created && step(err, errlen, "destroy", s->name, NULL) && !first)
+		first = -EIO;
+	s->created = false;
+	return first;
+}

@@ -1,0 +1,72 @@
+/*
+ * Driving lttng-tools for `proxyscope record` (and the tests): find the tools, make sure a
+ * session daemon answers (starting a private one when none does), and run one recording
+ * session with a unique name from create to destroy.
+ */
+#ifndef PROXYSCOPE_CLI_LTTNG_CTL_H
+#define PROXYSCOPE_CLI_LTTNG_CTL_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#define LT_ERR_MAX 512
+
+/* The LTTng log levels `--loglevel` accepts, most severe first. */
+enum lt_level {
+	LT_LEVEL_ERR,
+	LT_LEVEL_WARNING,
+	LT_LEVEL_INFO,
+	LT_LEVEL_DEBUG,
+	LT_LEVEL_NR
+};
+
+struct lt_session {
+	char name[96];           /* unique: proxyscope-<pid>-<n> */
+	char output[PATH_MAX];   /* absolute trace directory */
+	bool snapshot;           /* flight recorder: overwrite buffers, snapshot on demand */
+	enum lt_level level;
+	bool created;            /* `lttng create` succeeded: destroy owed */
+	bool started;            /* `lttng start` succeeded: stop owed */
+	bool trigger;            /* the watchdog snapshot trigger is installed */
+	pid_t sessiond_pid;      /* > 0: a session daemon this process started (stop owed) */
+	char home[PATH_MAX];     /* the private LTTNG_HOME of that daemon, removed afterwards */
+};
+
+/* Parse "err", "warning", "info" or "debug". Returns 0 or -EINVAL. */
+int lt_level_parse(const char *s, enum lt_level *out);
+const char *lt_level_str(enum lt_level level);
+
+/* 0 when the lttng client and lttng-sessiond are installed, else -ENOENT with a reason. */
+int lt_tools_check(char *err, size_t errlen);
+
+/*
+ * Make sure a session daemon answers. If none does, start a private one (LTTNG_HOME set to a
+ * fresh directory, for this process and its children) and remember to stop it.
+ */
+int lt_sessiond_ensure(struct lt_session *s, char *err, size_t errlen);
+
+/* Stop the daemon lt_sessiond_ensure started (if any) and remove its home. */
+void lt_sessiond_release(struct lt_session *s);
+
+/*
+ * Create the session writing to s->output, enable the project's providers at s->level, add
+ * the vpid, vtid and procname contexts, install the watchdog snapshot trigger in snapshot
+ * mode, and start. On failure everything done so far is undone.
+ */
+int lt_session_begin(struct lt_session *s, char *err, size_t errlen);
+
+/* Record a snapshot (snapshot mode). */
+int lt_session_snapshot(struct lt_session *s, char *err, size_t errlen);
+
+/* Stop and destroy the session, remove the trigger. Returns 0 or the first error. */
+int lt_session_end(struct lt_session *s, char *err, size_t errlen);
+
+/*
+ * Run "lttng ARGS..." (NULL-terminated), capturing its stdout and stderr into @out (may be
+ * NULL). Returns the exit status (0 = success), or -errno when it could not run.
+ */
+int lt_run_lttng(char *out, size_t outlen, const char *arg, ...) __attribute__((sentinel));
+
+#endif /* PROXYSCOPE_CLI_LTTNG_CTL_H */
