@@ -123,12 +123,13 @@ LTTNG_UST_TRACEPOINT_EVENT(encproxy, task_state,
 /* B1 returned for one (stream, basic block). */
 LTTNG_UST_TRACEPOINT_EVENT(encproxy, seam_start,
 	LTTNG_UST_TP_ARGS(const struct enc_task_ident *, id, uint32_t, stream, uint32_t, bb,
-			  uint64_t, ops_n, int, rc),
+			  uint64_t, ops_n, int, rc, uint64_t, duration_ns),
 	LTTNG_UST_TP_FIELDS(ENC_TP_TASK_FIELDS
 		lttng_ust_field_integer(uint32_t, stream, stream)
 		lttng_ust_field_integer(uint32_t, bb, bb)
 		lttng_ust_field_integer(uint64_t, ops, ops_n)
-		lttng_ust_field_integer(int32_t, rc, rc)))
+		lttng_ust_field_integer(int32_t, rc, rc)
+		lttng_ust_field_integer(uint64_t, duration_ns, duration_ns)))
 /* B2 returned (every call: DEBUG). */
 LTTNG_UST_TRACEPOINT_EVENT(encproxy, seam_progress,
 	LTTNG_UST_TP_ARGS(const struct enc_task_ident *, id, uint32_t, stream, uint32_t, bb,
@@ -143,11 +144,12 @@ LTTNG_UST_TRACEPOINT_EVENT(encproxy, seam_progress,
 /* B3 returned: a drained block was released (basic-block switch, or the task finished). */
 LTTNG_UST_TRACEPOINT_EVENT(encproxy, seam_stop,
 	LTTNG_UST_TP_ARGS(const struct enc_task_ident *, id, uint32_t, stream, uint32_t, bb,
-			  int, rc),
+			  int, rc, uint64_t, duration_ns),
 	LTTNG_UST_TP_FIELDS(ENC_TP_TASK_FIELDS
 		lttng_ust_field_integer(uint32_t, stream, stream)
 		lttng_ust_field_integer(uint32_t, bb, bb)
-		lttng_ust_field_integer(int32_t, rc, rc)))
+		lttng_ust_field_integer(int32_t, rc, rc)
+		lttng_ust_field_integer(uint64_t, duration_ns, duration_ns)))
 
 /* --- the device-trigger gate --- */
 /* One trigger word was loaded (every read: DEBUG). 0xFFFFFFFF = not yet written. */

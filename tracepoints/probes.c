@@ -8,6 +8,7 @@
  */
 #define LTTNG_UST_TRACEPOINT_CREATE_PROBES
 #include "encdev_tp.h"
+#include "encnet_tp.h"
 #include "encproxy_tp.h"
 
 /* The event descriptor CREATE_PROBES generated for each catalogue entry. */

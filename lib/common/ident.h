@@ -12,4 +12,18 @@ struct enc_task_ident {
 	uint32_t kind; /* enum proxy_task_state_type */
 };
 
+/* What identifies one network op of a started block in the encnet events. */
+struct enc_net_op_ident {
+	uint64_t task_id; /* the network task that started the block (0: not from a task) */
+	uint64_t exec_id;
+	uint64_t bytes;
+	uint64_t tag;
+	uint32_t rank;   /* this side */
+	uint32_t peer;   /* the other side */
+	uint32_t kind;   /* enum enc_net_op_kind */
+	uint32_t stream;
+	uint32_t bb;
+	uint32_t op;     /* index within the block */
+};
+
 #endif /* ENC_COMMON_IDENT_H */

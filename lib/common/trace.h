@@ -17,6 +17,7 @@
 #if ENC_WITH_LTTNG
 
 #include "encdev_tp.h"
+#include "encnet_tp.h"
 #include "encproxy_tp.h"
 
 #define enc_tp(provider, event, ...) lttng_ust_tracepoint(provider, event, __VA_ARGS__)

@@ -59,13 +59,17 @@ static void fifo_free_arrays(struct net_fifo *f)
 /* B3 on one block, if it is still started. */
 static void fifo_stop(struct enc_proxy_task *t, struct net_fifo *f)
 {
+	bool timed = enc_tp_enabled(encproxy, seam_stop);
+	uint64_t t0;
 	int rc;
 
 	if (!f->req)
 		return;
+	t0 = timed ? enc_now_ns() : 0;
 	rc = t->comm->net_ops->stop(t->comm->net, f->req);
 	enc__stat_add(ENC_STAT_SEAM_STOP, 1);
-	enc_tp(encproxy, seam_stop, &t->id, f->blk.stream, f->blk.bb, rc);
+	if (timed)
+		enc_tp_do(encproxy, seam_stop, &t->id, f->blk.stream, f->blk.bb, rc, enc_now_ns() - t0);
 	f->req = NULL;
 	if (rc)
 		enc_warn("[nec_dev %u] stop of exec %llu stream %u bb %u returns %d", t->ctx->nec_dev,
@@ -112,6 +116,7 @@ static int build_fifos(struct enc_network_task *nt)
 				dst[n] = b->dest_addr ? b->dest_addr[i] : NULL;
 				n++;
 			}
+			f->blk.task_id = nt->base.id.task_id;
 			f->blk.exec_id = ctx->exec_id;
 			f->blk.bb = (uint32_t)bb;
 			f->blk.stream = s;
@@ -137,10 +142,14 @@ static int init_network_proxy(struct enc_network_task *nt)
 		st->done = st->fifos_n == 0;
 		for (uint32_t i = 0; i < st->fifos_n; i++) {
 			struct net_fifo *f = &st->fifos[i];
+			bool timed = enc_tp_enabled(encproxy, seam_start);
+			uint64_t t0 = timed ? enc_now_ns() : 0;
 
 			rc = t->comm->net_ops->start(t->comm->net, &f->blk, &f->req);
 			enc__stat_add(ENC_STAT_SEAM_START, 1);
-			enc_tp(encproxy, seam_start, &t->id, s, f->blk.bb, (uint64_t)f->blk.ops_n, rc);
+			if (timed)
+				enc_tp_do(encproxy, seam_start, &t->id, s, f->blk.bb, (uint64_t)f->blk.ops_n, rc,
+					  enc_now_ns() - t0);
 			if (rc) {
 				f->req = NULL;
 				enc_err("[nec_dev %u] failed to start network proxy ret:%d", t->ctx->nec_dev, rc);

@@ -46,6 +46,7 @@ struct enc_net_op {
  * other entry is unused and may be NULL). The arrays and buffers stay valid until B3.
  */
 struct enc_net_block {
+	uint64_t task_id; /* the network task starting it, for tracing only (0: none) */
 	uint64_t exec_id;
 	uint32_t bb;      /* basic-block index within the exec */
 	uint32_t stream;

@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "common/log.h"
+#include "common/trace.h"
 
 static uint64_t now_ns(void)
 {
@@ -153,6 +154,9 @@ static int loop_start(struct enc_net_comm *nc, const struct enc_net_block *blk,
 		return -ENOMEM;
 	req->comm = nc;
 	req->exec_id = blk->exec_id;
+	req->task_id = blk->task_id;
+	req->stream = blk->stream;
+	req->bb = blk->bb;
 	req->sema = blk->completion_sema;
 	req->ops_n = blk->ops_n;
 	enc__net_loop_fault_plan(nc->fab, nc->rank, blk->exec_id, &req->plan);
@@ -181,6 +185,35 @@ static int loop_start(struct enc_net_comm *nc, const struct enc_net_block *blk,
 	return 0;
 }
 
+/* The encnet identity of op @i of @req. */
+static void op_ident(const struct enc_net_req *req, size_t i, struct enc_net_op_ident *id)
+{
+	const struct loop_op *op = &req->ops[i];
+	bool send = op->kind == ENC_NET_OP_SEND;
+
+	*id = (struct enc_net_op_ident){
+		.task_id = req->task_id, .exec_id = req->exec_id, .bytes = op->bytes,
+		.tag = op->tag, .rank = req->comm->rank, .peer = send ? op->dst : op->src,
+		.kind = op->kind, .stream = req->stream, .bb = req->bb, .op = (uint32_t)i,
+	};
+}
+
+/* encnet:post for every op of @req (a dropped send included: it left this side). */
+static void trace_posts(struct enc_net_req *req)
+{
+	struct enc_net_op_ident id;
+	uint64_t now;
+
+	if (!enc_tp_enabled(encnet, post))
+		return;
+	now = now_ns();
+	for (size_t i = 0; i < req->ops_n; i++) {
+		req->ops[i].post_ns = now;
+		op_ident(req, i, &id);
+		enc_tp_do(encnet, post, &id);
+	}
+}
+
 /* Count finished @op (result @res) unless a DELAY fault still holds it back. */
 static bool op_report(struct enc_net_req *req, struct loop_op *op, int res, uint64_t *now)
 {
@@ -194,6 +227,14 @@ static bool op_report(struct enc_net_req *req, struct loop_op *op, int res, uint
 	}
 	op->reported = true;
 	req->reported_n++;
+	if (enc_tp_enabled(encnet, complete)) {
+		struct enc_net_op_ident id;
+
+		if (!*now)
+			*now = now_ns();
+		op_ident(req, (size_t)(op - req->ops), &id);
+		enc_tp_do(encnet, complete, &id, res, op->post_ns ? *now - op->post_ns : 0);
+	}
 	if (res == 0) {
 		/* Ensure the received bytes (and the sender's buffer reads) happen before the device
 		 * sees the count: pairs with the device's ACQUIRE load of the semaphore. */
@@ -215,6 +256,7 @@ static int loop_progress(struct enc_net_comm *nc, struct enc_net_req *req, bool 
 	if (req->plan.slow_us)
 		sleep_us(req->plan.slow_us);
 	if (!req->posted) {
+		trace_posts(req); /* before posting: a peer may match and finish them at once */
 		/* In op order, so that equal keys match in the order the block lists them. */
 		for (i = 0; i < req->ops_n; i++)
 			if (req->ops[i].result == LOOP_OP_PENDING)

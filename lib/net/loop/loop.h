@@ -145,12 +145,16 @@ struct loop_op {
 	int result;               /* A: LOOP_OP_PENDING, then 0 or -errno; see the hand-off rule */
 	bool reported;            /* W: counted (and the semaphore bumped if it succeeded) */
 	uint64_t ready_ns;        /* W: DELAY fault: report no earlier than this (0: not yet seen) */
+	uint64_t post_ns;         /* W: when it was posted, if tracing measured it (else 0) */
 };
 
 struct enc_net_req {
 	struct enc_net_comm *comm;     /* I */
 	struct loop_link link;         /* C: on comm->reqs */
 	uint64_t exec_id;              /* I */
+	uint64_t task_id;              /* I: for the encnet events */
+	uint32_t stream;               /* I: for the encnet events */
+	uint32_t bb;                   /* I: for the encnet events */
 	uint64_t *sema;                /* I: the block's completion semaphore, may be NULL */
 	struct loop_fault_plan plan;   /* I */
 	bool posted;                   /* W: ops posted (by the first B2) */

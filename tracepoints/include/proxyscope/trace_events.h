@@ -53,13 +53,19 @@
 	X(encdev, sema_wait_end, ENC_TP_LEVEL_INFO)    \
 	X(encdev, fault, ENC_TP_LEVEL_WARNING)
 
-/* Every event of the project (later providers - bananaphone, encnet - append theirs). */
-#define ENC_TP_ALL_EVENTS(X) ENC_TP_ENCPROXY_EVENTS(X) ENC_TP_ENCDEV_EVENTS(X)
+#define ENC_TP_ENCNET_EVENTS(X)                   \
+	X(encnet, post, ENC_TP_LEVEL_INFO)        \
+	X(encnet, complete, ENC_TP_LEVEL_INFO)    \
+	X(encnet, error, ENC_TP_LEVEL_ERR)        \
+	X(encnet, av_insert, ENC_TP_LEVEL_INFO)
+
+/* Every event of the project. */
+#define ENC_TP_ALL_EVENTS(X) ENC_TP_ENCPROXY_EVENTS(X) ENC_TP_ENCDEV_EVENTS(X) ENC_TP_ENCNET_EVENTS(X)
 
 /* "provider:event", the name babeltrace2 prints. */
 #define ENC_EV_NAME(provider, event) #provider ":" #event
 
 /* The providers, for `lttng enable-event -u 'encproxy:*'`. */
-#define ENC_TP_PROVIDERS { "encproxy", "encdev" }
+#define ENC_TP_PROVIDERS { "encproxy", "encdev", "encnet" }
 
 #endif /* PROXYSCOPE_TRACE_EVENTS_H */
