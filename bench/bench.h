@@ -81,19 +81,24 @@ uint64_t bench_probe_progress_ns(void);
 /* ---- bench_baseline.c: bare two-thread one-way latencies ------------------------------- */
 
 /*
- * Spin ping-pong: a responder thread busy-polls one atomic word (acquire load + pause);
- * @rounds times, the caller busy-waits a random delay, stamps, stores the word (release) and
- * waits for the responder's acknowledgement. One sample per round: responder stamp - caller stamp.
+ * Spin ping-pong for @duration_ns: a responder thread busy-polls one atomic word (acquire load +
+ * pause). Each round the caller busy-waits a random delay, stamps, stores the word (release) and
+ * spins until the responder acknowledges. One sample per round: responder stamp - caller stamp.
  */
 int bench_spin_pingpong(uint64_t duration_ns, uint64_t *rng, struct bench_samples *out);
 
 /*
- * Condition-variable ping-pong: a waiter thread sleeps in pthread_cond_wait; each round the
+ * Condition-variable ping-pong: a waiter thread sleeps in pthread_cond_wait. Each round the
  * caller sleeps @gap_ns (so the waiter is truly asleep), stamps, sets the predicate under the
- * mutex, unlocks and signals, then polls the acknowledgement with @poll_us sleeps.
+ * mutex, unlocks and signals, then polls the acknowledgement with @poll_us sleeps. The waiter
+ * stays asleep between rounds, so rounds of other measurements can be interleaved with these.
  */
-int bench_cond_pingpong(uint64_t duration_ns, uint64_t gap_ns, uint32_t poll_us,
-			struct bench_samples *out);
+struct bench_cond_pp;
+
+int bench_cond_pp_create(struct bench_cond_pp **out);
+int bench_cond_pp_round(struct bench_cond_pp *pp, uint64_t gap_ns, uint32_t poll_us,
+			uint64_t *sample);
+void bench_cond_pp_destroy(struct bench_cond_pp *pp);
 
 /* ---- bench_latency.c: the same latencies through the driver ---------------------------- */
 
@@ -108,8 +113,8 @@ void bench_trigger_probe_destroy(struct bench_trigger_probe *p);
 
 /* enc_enq_proxy_tasks on a sleeping worker -> its first step (B1 in the network task's INIT). */
 int bench_append_probe_create(struct bench_append_probe **out);
-int bench_append_probe_run(struct bench_append_probe *p, uint64_t duration_ns, uint64_t gap_ns,
-			   struct bench_samples *out);
+/* One round: sleep @gap_ns, stamp, enqueue one exec, consume it; *sample = B1 stamp - stamp. */
+int bench_append_probe_round(struct bench_append_probe *p, uint64_t gap_ns, uint64_t *sample);
 void bench_append_probe_destroy(struct bench_append_probe *p);
 
 /* The consumer poll period the append probe's comm uses (the cond baseline polls the same). */

@@ -10,9 +10,10 @@
  * exit status stays 0. Nonzero means a measurement could not run.
  *
  * Latency ratios compare against baselines taken in the same run and interleaved with the
- * driver's rounds (baseline chunk, driver chunk, ...), so drift on the machine hits both alike.
- * No thread is pinned; each measurement runs exactly two busy-or-waking threads, on any machine
- * with at least two CPUs.
+ * driver's rounds, so drift on the machine hits both alike. No thread is pinned, and at any time
+ * a measurement has at most two threads running or waking (its signaller and its receiver), so
+ * it fits a two-CPU machine. Other load on the machine skews every number: the header says how
+ * busy the machine was when the run started.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -121,10 +122,13 @@ out_free_comm:
 
 /* ---- (b) and (c): latency ratios ----------------------------------------------------- */
 
+/* Medians are the result; p10/p90 show the spread (p10 is close to the path's intrinsic cost). */
 struct latency_result {
-	uint64_t driver_ns;   /* median */
+	uint64_t driver_ns; /* median */
+	uint64_t driver_p10_ns;
 	uint64_t driver_p90_ns;
-	uint64_t base_ns;     /* median */
+	uint64_t base_ns;   /* median */
+	uint64_t base_p10_ns;
 	uint64_t base_p90_ns;
 	size_t driver_n;
 	size_t base_n;
@@ -136,11 +140,18 @@ static void latency_summarize(struct bench_samples *drv, struct bench_samples *b
 	res->driver_n = drv->n;
 	res->base_n = base->n;
 	res->driver_ns = bench_samples_quantile(drv, 0.5);
+	res->driver_p10_ns = bench_samples_quantile(drv, 0.1);
 	res->driver_p90_ns = bench_samples_quantile(drv, 0.9);
 	res->base_ns = bench_samples_quantile(base, 0.5);
+	res->base_p10_ns = bench_samples_quantile(base, 0.1);
 	res->base_p90_ns = bench_samples_quantile(base, 0.9);
 }
 
+/*
+ * Chunks alternate (ping-pong chunk, driver chunk, ...) rather than single rounds: the ping-pong
+ * responder busy-polls, so it only exists during its own chunk, and while the driver's chunk
+ * runs the only spinning threads are the worker and the trigger writer.
+ */
 static int measure_trigger(const struct bench_opts *o, uint64_t *rng, struct latency_result *res)
 {
 	struct bench_samples drv = { 0 }, base = { 0 };
@@ -169,11 +180,16 @@ static int measure_trigger(const struct bench_opts *o, uint64_t *rng, struct lat
 	return rc;
 }
 
+/*
+ * Rounds alternate one by one (condvar, driver, condvar, ...): the condvar waiter and the
+ * driver's worker both sleep between their rounds, so neither steals a CPU from the other.
+ */
 static int measure_append(const struct bench_opts *o, struct latency_result *res)
 {
 	struct bench_samples drv = { 0 }, base = { 0 };
 	struct bench_append_probe *p;
-	uint64_t chunk_ns = o->budget_ns / (2 * o->chunks);
+	struct bench_cond_pp *pp;
+	uint64_t end;
 	int rc;
 
 	rc = bench_append_probe_create(&p);
@@ -181,17 +197,28 @@ static int measure_append(const struct bench_opts *o, struct latency_result *res
 		bench_error("append probe setup: %d", rc);
 		return rc;
 	}
-	for (unsigned c = 0; !rc && c < o->chunks; c++) {
-		rc = bench_cond_pingpong(chunk_ns, APPEND_GAP_NS, BENCH_CONSUME_POLL_US, &base);
-		if (rc) {
-			bench_error("condvar ping-pong: %d", rc);
-			break;
-		}
-		rc = bench_append_probe_run(p, chunk_ns, APPEND_GAP_NS, &drv);
+	rc = bench_cond_pp_create(&pp);
+	if (rc) {
+		bench_error("condvar ping-pong setup: %d", rc);
+		goto out_destroy_probe;
 	}
-	bench_append_probe_destroy(p);
+	end = bench_now_ns() + o->budget_ns;
+	while (!rc && bench_now_ns() < end) {
+		uint64_t b, d;
+
+		rc = bench_cond_pp_round(pp, APPEND_GAP_NS, BENCH_CONSUME_POLL_US, &b);
+		if (!rc)
+			rc = bench_append_probe_round(p, APPEND_GAP_NS, &d);
+		if (!rc)
+			rc = bench_samples_push(&base, b);
+		if (!rc)
+			rc = bench_samples_push(&drv, d);
+	}
 	if (!rc)
 		latency_summarize(&drv, &base, res);
+	bench_cond_pp_destroy(pp);
+out_destroy_probe:
+	bench_append_probe_destroy(p);
 	bench_samples_fini(&drv);
 	bench_samples_fini(&base);
 	return rc;
@@ -202,11 +229,86 @@ static double ratio(const struct latency_result *r)
 	return r->base_ns ? (double)r->driver_ns / (double)r->base_ns : 0;
 }
 
+/* ---- the measurements: run one, print its lines ---------------------------------------- */
+
+static int run_steps(const struct bench_opts *o, uint64_t *rng)
+{
+	struct steps_result res;
+	int rc = measure_steps(o, &res);
+
+	if (rc)
+		return rc;
+	printf("# step() calls per second of one worker with %u tasks in flight (%u network tasks\n"
+	       "# each waiting on a loop-backend receive, %u barrier tasks polling), default\n"
+	       "# sched_yield mode; median of %u rounds, min/max alongside\n",
+	       2 * STEPS_EXECS, STEPS_EXECS, STEPS_EXECS, res.rounds);
+	printf("BENCH steps_per_sec steps_per_sec=%.0f ns_per_step=%.1f min=%.0f max=%.0f tasks=%u "
+	       "goal_min=%.0f ok=%d\n",
+	       res.steps_per_sec, res.steps_per_sec > 0 ? 1e9 / res.steps_per_sec : 0,
+	       res.min_per_sec, res.max_per_sec, 2 * STEPS_EXECS, GOAL_STEPS_MIN,
+	       res.steps_per_sec >= GOAL_STEPS_MIN);
+	return 0;
+}
+
+static int run_trigger(const struct bench_opts *o, uint64_t *rng)
+{
+	struct latency_result res = { 0 };
+	int rc = measure_trigger(o, rng, &res);
+	double r = ratio(&res);
+
+	if (rc)
+		return rc;
+	printf("# trigger word release store -> the worker's first seam progress (B2), spin mode\n"
+	       "# (one_thread_per_core), vs a bare two-thread cache-line ping-pong; median ns\n");
+	printf("BENCH trigger_to_progress driver_ns=%llu pingpong_ns=%llu ratio=%.2f goal_max=%.0f "
+	       "ok=%d driver_p10_ns=%llu driver_p90_ns=%llu pingpong_p10_ns=%llu "
+	       "pingpong_p90_ns=%llu samples=%zu\n",
+	       (unsigned long long)res.driver_ns, (unsigned long long)res.base_ns, r,
+	       GOAL_TRIGGER_RATIO_MAX, res.base_ns && r <= GOAL_TRIGGER_RATIO_MAX,
+	       (unsigned long long)res.driver_p10_ns, (unsigned long long)res.driver_p90_ns,
+	       (unsigned long long)res.base_p10_ns, (unsigned long long)res.base_p90_ns,
+	       res.driver_n);
+	return 0;
+}
+
+static int run_append(const struct bench_opts *o, uint64_t *rng)
+{
+	struct latency_result res = { 0 };
+	int rc = measure_append(o, &res);
+	double r = ratio(&res);
+
+	if (rc)
+		return rc;
+	printf("# enc_enq_proxy_tasks on a worker asleep for %llu ms -> its first step (B1 in the\n"
+	       "# network task's INIT), vs a bare condvar signal -> wake-up; median ns\n",
+	       APPEND_GAP_NS / 1000000ull);
+	printf("BENCH append_to_step driver_ns=%llu condvar_ns=%llu ratio=%.2f goal_max=%.1f ok=%d "
+	       "driver_p10_ns=%llu driver_p90_ns=%llu condvar_p10_ns=%llu condvar_p90_ns=%llu "
+	       "samples=%zu\n",
+	       (unsigned long long)res.driver_ns, (unsigned long long)res.base_ns, r,
+	       GOAL_APPEND_RATIO_MAX, res.base_ns && r <= GOAL_APPEND_RATIO_MAX,
+	       (unsigned long long)res.driver_p10_ns, (unsigned long long)res.driver_p90_ns,
+	       (unsigned long long)res.base_p10_ns, (unsigned long long)res.base_p90_ns,
+	       res.driver_n);
+	return 0;
+}
+
+static const struct measurement {
+	const char *name;
+	int (*run)(const struct bench_opts *o, uint64_t *rng);
+} measurements[] = {
+	{ "steps_per_sec", run_steps },
+	{ "trigger_to_progress", run_trigger },
+	{ "append_to_step", run_append },
+};
+
+#define MEASUREMENTS_N (sizeof(measurements) / sizeof(measurements[0]))
+
 /* ---- main ------------------------------------------------------------------------------ */
 
 static void usage(FILE *f)
 {
-	fputs("usage: bench_driver [--quick] [--help]\n"
+	fputs("usage: bench_driver [--quick] [--only <name>] [--help]\n"
 	      "\n"
 	      "Measure the proxy driver's hot paths and print one line per measurement:\n"
 	      "  BENCH steps_per_sec        step() calls/s of one worker (loop backend)\n"
@@ -214,8 +316,9 @@ static void usage(FILE *f)
 	      "  BENCH append_to_step       append on a sleeping worker -> first step vs a\n"
 	      "                             condvar ping-pong\n"
 	      "\n"
-	      "  --quick   shorter budgets (about 2 s in all instead of about 10 s)\n"
-	      "  --help    this text\n"
+	      "  --quick        shorter budgets (about 2 s in all instead of about 8 s)\n"
+	      "  --only <name>  run only that measurement (e.g. to profile it)\n"
+	      "  --help         this text\n"
 	      "\n"
 	      "A missed goal prints ok=0; the exit status is nonzero only when a measurement\n"
 	      "could not run.\n",
@@ -246,22 +349,29 @@ int main(int argc, char **argv)
 {
 	struct bench_opts o = { .steps_budget_ns = 2000000000ull, .budget_ns = 3000000000ull,
 				.chunks = 6 };
-	struct latency_result trig, app;
-	struct steps_result steps;
+	const char *only = NULL;
 	uint64_t rng;
-	double r;
+	size_t i;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--quick")) {
+	for (int a = 1; a < argc; a++) {
+		if (!strcmp(argv[a], "--quick")) {
 			o.quick = true;
-		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+		} else if (!strcmp(argv[a], "--only") && a + 1 < argc) {
+			only = argv[++a];
+		} else if (!strcmp(argv[a], "--help") || !strcmp(argv[a], "-h")) {
 			usage(stdout);
 			return 0;
 		} else {
-			bench_error("unknown option '%s'", argv[i]);
+			bench_error("unknown option '%s'", argv[a]);
 			usage(stderr);
 			return 2;
 		}
+	}
+	for (i = 0; only && i < MEASUREMENTS_N && strcmp(measurements[i].name, only); i++)
+		;
+	if (i == MEASUREMENTS_N) {
+		bench_error("no measurement named '%s'", only);
+		return 2;
 	}
 	if (o.quick) {
 		o.steps_budget_ns = 500000000ull;
@@ -272,44 +382,12 @@ int main(int argc, char **argv)
 	enc_log_set_hook(enc_log_stderr, NULL, ENC_LOG_WARN);
 
 	print_header(&o);
-
-	if (measure_steps(&o, &steps))
-		return 1;
-	printf("# step() calls per second of one worker with %u tasks in flight (%u network tasks\n"
-	       "# each waiting on a loop-backend receive, %u barrier tasks polling), default\n"
-	       "# sched_yield mode; median of %u rounds, min/max alongside\n",
-	       2 * STEPS_EXECS, STEPS_EXECS, STEPS_EXECS, steps.rounds);
-	printf("BENCH steps_per_sec steps_per_sec=%.0f ns_per_step=%.1f min=%.0f max=%.0f tasks=%u "
-	       "goal_min=%.0f ok=%d\n",
-	       steps.steps_per_sec, steps.steps_per_sec > 0 ? 1e9 / steps.steps_per_sec : 0,
-	       steps.min_per_sec, steps.max_per_sec, 2 * STEPS_EXECS, GOAL_STEPS_MIN,
-	       steps.steps_per_sec >= GOAL_STEPS_MIN);
-	fflush(stdout);
-
-	if (measure_trigger(&o, &rng, &trig))
-		return 1;
-	r = ratio(&trig);
-	printf("# trigger word release store -> the worker's first seam progress (B2), spin mode\n"
-	       "# (one_thread_per_core), vs a bare two-thread cache-line ping-pong; median ns\n");
-	printf("BENCH trigger_to_progress driver_ns=%llu pingpong_ns=%llu ratio=%.2f goal_max=%.0f "
-	       "ok=%d driver_p90_ns=%llu pingpong_p90_ns=%llu samples=%zu\n",
-	       (unsigned long long)trig.driver_ns, (unsigned long long)trig.base_ns, r,
-	       GOAL_TRIGGER_RATIO_MAX, trig.base_ns && r <= GOAL_TRIGGER_RATIO_MAX,
-	       (unsigned long long)trig.driver_p90_ns, (unsigned long long)trig.base_p90_ns,
-	       trig.driver_n);
-	fflush(stdout);
-
-	if (measure_append(&o, &app))
-		return 1;
-	r = ratio(&app);
-	printf("# enc_enq_proxy_tasks on a worker asleep for %llu ms -> its first step (B1 in the\n"
-	       "# network task's INIT), vs a bare condvar signal -> wake-up; median ns\n",
-	       APPEND_GAP_NS / 1000000ull);
-	printf("BENCH append_to_step driver_ns=%llu condvar_ns=%llu ratio=%.2f goal_max=%.1f ok=%d "
-	       "driver_p90_ns=%llu condvar_p90_ns=%llu samples=%zu\n",
-	       (unsigned long long)app.driver_ns, (unsigned long long)app.base_ns, r,
-	       GOAL_APPEND_RATIO_MAX, app.base_ns && r <= GOAL_APPEND_RATIO_MAX,
-	       (unsigned long long)app.driver_p90_ns, (unsigned long long)app.base_p90_ns,
-	       app.driver_n);
+	for (i = 0; i < MEASUREMENTS_N; i++) {
+		if (only && strcmp(measurements[i].name, only))
+			continue;
+		if (measurements[i].run(&o, &rng))
+			return 1;
+		fflush(stdout);
+	}
 	return 0;
 }

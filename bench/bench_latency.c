@@ -11,7 +11,6 @@
 #include <stdalign.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include <proxyscope/config.h>
 #include <proxyscope/device.h>
@@ -149,6 +148,11 @@ int bench_trigger_probe_run(struct bench_trigger_probe *p, uint64_t duration_ns,
 		t0 = bench_now_ns();
 		/* Release pairs with the worker's acquire load in the trigger gate. */
 		__atomic_store_n(&pc->trigger, 1u, __ATOMIC_RELEASE);
+		/* Wait for the stamp itself, as the spin baseline waits for its ack: polling the
+		 * task's status instead would bounce the status line the worker writes on the way. */
+		deadline = bench_now_ns() + PROBE_WAIT_START_NS;
+		while (!(t1 = bench_probe_progress_ns()) && bench_now_ns() < deadline)
+			bench_cpu_relax();
 		rc = probe_comm_consume(pc);
 		if (rc)
 			break;
@@ -190,33 +194,28 @@ int bench_append_probe_create(struct bench_append_probe **out)
 	return 0;
 }
 
-int bench_append_probe_run(struct bench_append_probe *p, uint64_t duration_ns, uint64_t gap_ns,
-			   struct bench_samples *out)
+int bench_append_probe_round(struct bench_append_probe *p, uint64_t gap_ns, uint64_t *sample)
 {
 	struct probe_comm *pc = &p->pc;
-	uint64_t end = bench_now_ns() + duration_ns;
-	int rc = 0;
+	uint64_t t0, t1;
+	int rc;
 
-	while (!rc && bench_now_ns() < end) {
-		uint64_t t0, t1;
-
-		/* No trigger gate: B1 runs in the network task's very first step. */
-		probe_comm_prepare(pc, false);
-		/* Nothing is active or queued: within the gap the worker is asleep on its cv. */
-		bench_sleep_ns(gap_ns);
-		t0 = bench_now_ns();
-		rc = enc_enq_proxy_tasks(&pc->ctx);
-		if (rc) {
-			bench_error("enc_enq_proxy_tasks: %d", rc);
-			break;
-		}
-		rc = probe_comm_consume(pc);
-		if (rc)
-			break;
-		t1 = bench_probe_start_ns();
-		rc = bench_samples_push(out, t1 > t0 ? t1 - t0 : 0);
+	/* No trigger gate: B1 runs in the network task's very first step. */
+	probe_comm_prepare(pc, false);
+	/* Nothing is active or queued: within the gap the worker goes to sleep on its cv. */
+	bench_sleep_ns(gap_ns);
+	t0 = bench_now_ns();
+	rc = enc_enq_proxy_tasks(&pc->ctx);
+	if (rc) {
+		bench_error("enc_enq_proxy_tasks: %d", rc);
+		return rc;
 	}
-	return rc;
+	rc = probe_comm_consume(pc);
+	if (rc)
+		return rc;
+	t1 = bench_probe_start_ns();
+	*sample = t1 > t0 ? t1 - t0 : 0;
+	return 0;
 }
 
 void bench_append_probe_destroy(struct bench_append_probe *p)

@@ -8,6 +8,7 @@
  * The barrier is a one-rank barrier: always done.
  */
 #include <errno.h>
+#include <stdalign.h>
 #include <stdlib.h>
 
 #include <proxyscope/net.h>
@@ -23,9 +24,12 @@ struct enc_net_req {
 	uint64_t *sema;
 };
 
-/* A: written by the worker (release, first call only), read by the main thread (acquire). */
-static uint64_t g_start_ns;
-static uint64_t g_progress_ns;
+/*
+ * A: written by the worker (release, first call only), read by the main thread (acquire).
+ * Each on its own cache line, so polling one never disturbs the store to the other.
+ */
+static alignas(64) uint64_t g_start_ns;
+static alignas(64) uint64_t g_progress_ns;
 
 /* Store @now in @slot unless it already holds a time (the first call wins). */
 static void stamp_first(uint64_t *slot, uint64_t now)

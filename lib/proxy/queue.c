@@ -129,6 +129,7 @@ void enc__queue_destroy(struct enc_proxy_queue *q)
 		free(q->active[i]);
 	}
 	free(q->active);
+	free(q->spare);
 	enc_list_for_each_safe(pos, tmp, &q->state_queue) {
 		enc_list_del(pos);
 		enc__task_state_put(enc_container_of(pos, struct enc_proxy_task_state, node));

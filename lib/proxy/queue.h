@@ -35,6 +35,7 @@ struct enc_proxy_queue {
 	struct enc_rank_bucket **active;  /* Q: sorted by rank; empty buckets are pruned */
 	size_t active_n;                  /* Q */
 	size_t active_cap;                /* Q */
+	struct enc_rank_bucket *spare;    /* Q: one pruned bucket kept for reuse (no malloc per exec) */
 	bool stop;                        /* Q: set once, by destroy */
 	bool running;                     /* Q: the worker has named itself and entered process() */
 

@@ -52,6 +52,7 @@ struct enc_proxy_task {
 	uint32_t streams_n;                       /* I: valid trigger words */
 	uint32_t *start_proxy_task_host_mem_addrs[ENC_MAX_STREAMS]; /* I */
 	struct enc_list node;                     /* Q: in queue->queue or an active bucket */
+	bool gate_waiting; /* W: its last step found the trigger gate closed (counts as idle) */
 };
 
 /* Fill the base fields and allocate the status object (refcount 2). Returns 0 or -ENOMEM. */

@@ -2,10 +2,12 @@
  * The barrier task: the host-side execution barrier among the ranks of a comm. It never crosses
  * the B1/B2/B3 seam; it uses the backend's barrier call.
  *
- *   INIT         the trigger gate, sleep-polled: while the device has not written every stream's
- *                word, sleep BARRIER_TRIGGER_POLL_US and stay in INIT (one sleep per tick, so the
- *                worker can still be stopped). Once ready: consume the trigger, barrier send, the
- *                leader's increments of the barrier-done semaphores, then PROGRESSING.
+ *   INIT         the trigger gate, polled: while the device has not written every stream's word,
+ *                stay in INIT with gate_waiting set, which the worker counts as idle - so the
+ *                sleep between polls is the worker's sched_yield (or spin), taken outside the
+ *                queue lock, never a sleep inside step(). Once ready: consume the trigger,
+ *                barrier send, the leader's increments of the barrier-done semaphores, then
+ *                PROGRESSING.
  *   PROGRESSING  barrier receive: DONE once every rank arrived, else IDLE (and polled again).
  *   / IDLE
  *
@@ -14,14 +16,11 @@
  */
 #include <errno.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "common/log.h"
 #include "common/trace.h"
 #include "proxy/comm.h"
 #include "proxy/task.h"
-
-#define BARRIER_TRIGGER_POLL_US 20
 
 struct enc_barrier_task {
 	struct enc_proxy_task base;
@@ -81,10 +80,9 @@ static int barrier_step(struct enc_proxy_task *t)
 	switch (enc__task_run_state(t)) {
 	case PROXY_TASK_STATE_INIT:
 		if (t->ctx->device_wait && t->streams_n > 0) {
-			if (!enc__task_can_start(t)) {
-				usleep(BARRIER_TRIGGER_POLL_US);
+			t->gate_waiting = !enc__task_can_start(t);
+			if (t->gate_waiting)
 				break;
-			}
 			enc__task_clear_start_flag(t);
 		}
 		enc_dbg("[nec_dev %u] run enc_barrier_proxy_task for enc_context %p", t->ctx->nec_dev,

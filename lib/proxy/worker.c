@@ -37,9 +37,10 @@ static struct enc_rank_bucket *bucket_get_locked(struct enc_proxy_queue *q, uint
 		q->active = a;
 		q->active_cap = cap;
 	}
-	b = malloc(sizeof(*b));
+	b = q->spare ? q->spare : malloc(sizeof(*b));
 	if (!b)
 		return NULL;
+	q->spare = NULL;
 	b->rank = rank;
 	enc_list_init(&b->tasks);
 	memmove(&q->active[i + 1], &q->active[i], (q->active_n - i) * sizeof(*q->active));
@@ -81,7 +82,9 @@ static void step_all_locked(struct enc_proxy_queue *q, size_t *active_count, siz
 			t->ops->step(t);
 			enc__stat_add(ENC_STAT_STEPS, 1);
 			rs = enc__task_run_state(t);
-			if (rs == PROXY_TASK_STATE_IDLE)
+			/* A barrier at its closed trigger gate waits like an IDLE task: the worker
+			 * yields (or spins) between polls instead of sleeping inside step(). */
+			if (rs == PROXY_TASK_STATE_IDLE || t->gate_waiting)
 				idle++;
 			if (rs == PROXY_TASK_STATE_DONE) {
 				enc_list_del(pos);
@@ -90,10 +93,15 @@ static void step_all_locked(struct enc_proxy_queue *q, size_t *active_count, siz
 				enc__stat_add(ENC_STAT_TASKS_RECYCLED, 1);
 			}
 		}
-		if (enc_list_is_empty(&b->tasks))
-			free(b); /* prune the rank bucket */
-		else
+		if (enc_list_is_empty(&b->tasks)) {
+			/* Prune the rank bucket (keeping one allocation for the next). */
+			if (q->spare)
+				free(b);
+			else
+				q->spare = b;
+		} else {
 			q->active[kept++] = b;
+		}
 	}
 	q->active_n = kept;
 	*active_count = active;
