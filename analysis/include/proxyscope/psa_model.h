@@ -1,0 +1,230 @@
+/*
+ * The analysis model: rebuilds, from a time-ordered stream of events, every task's life (its
+ * state intervals, seam calls, trigger wait, network ops), every worker's time split, and the
+ * comms per gid. It streams: a task is handed to the observers and freed once it is finished,
+ * so memory grows with the tasks alive at one time, not with the events read.
+ *
+ * Reports are observers (struct psa_observer) fed in the same single pass; after
+ * psa_model_finish() the tasks still alive (never DONE) stay in the model for the watchdog.
+ */
+#ifndef PROXYSCOPE_PSA_MODEL_H
+#define PROXYSCOPE_PSA_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <proxyscope/psa_event.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Task kinds and run states use the driver's values (proxyscope/proxy.h). */
+#define PSA_KIND_NETWORK 1
+#define PSA_KIND_BARRIER 2
+#define PSA_STATE_INIT 0
+#define PSA_STATE_PROGRESSING 1
+#define PSA_STATE_WAITING_DEVICE_TRIGGER 2
+#define PSA_STATE_IDLE 3
+#define PSA_STATE_DONE 4
+#define PSA_STATE_NR 5
+#define PSA_STREAMS_MAX 4
+#define PSA_TRIGGER_UNREAD 0xFFFFFFFFFFFFFFFFull /* no read of that stream was recorded */
+
+const char *psa_kind_str(uint32_t kind);
+const char *psa_state_str(uint32_t state);
+
+enum psa_seam {
+	PSA_SEAM_START,    /* B1 */
+	PSA_SEAM_PROGRESS, /* B2 */
+	PSA_SEAM_STOP,     /* B3 */
+	PSA_SEAM_NR
+};
+const char *psa_seam_str(enum psa_seam s);
+
+/* One traced process: (host, vpid). */
+struct psa_proc {
+	unsigned id;                  /* 0, 1, ... in order of first appearance */
+	uint32_t vpid;
+	char host[PSA_HOST_MAX];
+	char procname[PSA_PROCNAME_MAX]; /* the name of its first non-worker thread seen */
+};
+
+struct psa_seam_stat {
+	uint64_t count;
+	uint64_t total_ns;
+	uint64_t max_ns;
+};
+
+/* One network op of a task (from encnet:post / encnet:complete). */
+struct psa_net_op {
+	uint32_t stream, bb, op, kind, peer;
+	uint64_t bytes, tag;
+	uint64_t post_ts;
+	uint64_t done_ts; /* 0: not completed */
+	int status;
+};
+
+struct psa_task {
+	const struct psa_proc *proc;
+	uint64_t task_id;
+	uint64_t exec_id;
+	uint32_t rank;
+	uint32_t gid;
+	uint32_t kind;              /* PSA_KIND_* */
+	uint32_t worker_vtid;       /* the thread that stepped it (0: not seen) */
+
+	uint64_t first_ts;          /* first event seen */
+	uint64_t enqueue_ts;        /* 0: the enqueue was not in the trace (truncated start) */
+	uint64_t drain_ts;          /* the worker took it (its first step follows) */
+	uint64_t done_ts;           /* reached DONE (0: never) */
+	uint64_t last_ts;           /* last event about it */
+	bool truncated;             /* first seen mid-life (flight-recorder snapshot) */
+
+	uint32_t state;             /* current run state */
+	uint64_t state_since;
+	uint64_t state_ns[PSA_STATE_NR];      /* total time per state (closed intervals) */
+	uint64_t longest_state_ns;            /* longest single interval, and its state */
+	uint32_t longest_state;
+	uint32_t transitions;
+
+	int status;                 /* last status published (0 or a negative errno) */
+	bool failed;                /* the consumer saw an error status */
+	bool watchdog;              /* the consumer's watchdog fired on it */
+	uint64_t watchdog_ts;
+
+	struct psa_seam_stat seam[PSA_SEAM_NR];
+	int last_seam;              /* enum psa_seam of the last call, -1 none */
+	int last_seam_rc;
+	uint64_t last_seam_ts;
+	bool last_seam_idle;        /* for B2 */
+
+	uint64_t wait_begin_ts;     /* entered WAITING_DEVICE_TRIGGER */
+	uint64_t trigger_wait_ns;   /* from trigger_fire (0: not fired) */
+	bool triggered;
+	uint64_t trigger_last[PSA_STREAMS_MAX]; /* last word read per stream, or PSA_TRIGGER_UNREAD */
+
+	uint32_t streams_mask;      /* streams it started blocks on (from B1) */
+	struct psa_net_op *ops;     /* posted ops */
+	uint32_t ops_n;
+};
+
+/* Whether @t is finished (reached DONE). */
+static inline bool psa_task_is_done(const struct psa_task *t)
+{
+	return t->done_ts != 0;
+}
+
+struct psa_worker {
+	const struct psa_proc *proc;
+	uint32_t vtid;
+	uint32_t gid;
+	uint64_t begin_ts, end_ts, last_ts; /* end_ts 0: still running at trace end */
+	uint64_t active_ns, idle_ns, sleep_ns;
+	int mode;                           /* 0 active, 1 idle (all tasks IDLE), 2 sleeping */
+	uint64_t mode_since;
+	uint64_t steps_seen;                /* events fired from this thread */
+};
+
+/* Per (process, gid): the comms that shared the queue. */
+struct psa_group {
+	const struct psa_proc *proc;
+	uint32_t gid;
+	uint32_t refcnt;     /* now */
+	uint32_t refcnt_max; /* the number of comms sharing it at most */
+	uint32_t creates, shares, releases, destroys;
+	uint32_t ranks_mask_lo; /* ranks < 64 seen on tasks of this gid */
+	uint64_t ranks_seen;
+};
+
+/* Device facts per (process, rank): triggers written and faults injected, for the evidence. */
+struct psa_device_fault {
+	const struct psa_proc *proc;
+	uint32_t rank;
+	uint64_t exec_id;
+	uint32_t kind;   /* 0 NEVER_TRIGGER, 1 LATE, 2 SLOW */
+	uint32_t stream; /* 0xFFFFFFFF: all */
+	uint64_t arg;
+	uint64_t ts;
+};
+
+struct psa_observer {
+	/* A closed state interval [begin, end); @open: still in it at the end of the trace. */
+	void (*interval)(void *arg, const struct psa_task *t, uint32_t state, uint64_t begin,
+			 uint64_t end, bool open);
+	/* A seam call that ended at @end after @dur ns (dur 0: not measured). */
+	void (*seam)(void *arg, const struct psa_task *t, enum psa_seam which, uint32_t stream,
+		     uint32_t bb, int rc, uint64_t end, uint64_t dur);
+	/* Point events: the event itself (trigger_fire, watchdog_timeout, task_failed, ...). */
+	void (*instant)(void *arg, const struct psa_task *t, const struct psa_event *ev);
+	/* The task is finished (or the trace ended): its summary is final. */
+	void (*task_end)(void *arg, const struct psa_task *t);
+	/* The trace ended: worker totals are final. */
+	void (*worker_end)(void *arg, const struct psa_worker *w);
+	void *arg;
+};
+
+struct psa_model;
+
+int psa_model_create(struct psa_model **out);
+void psa_model_destroy(struct psa_model *m);
+
+/* Observers are called in the order added; at most PSA_MODEL_OBSERVERS_MAX. */
+#define PSA_MODEL_OBSERVERS_MAX 8
+int psa_model_add_observer(struct psa_model *m, const struct psa_observer *obs);
+
+/* A reader sink that feeds the model. */
+void psa_model_sink(struct psa_model *m, struct psa_sink *sink);
+
+void psa_model_feed(struct psa_model *m, const struct psa_event *ev);
+void psa_model_discard(struct psa_model *m, const struct psa_discard *d);
+
+/* End of input: close open intervals (reported with open = true), finish workers. Tasks never
+ * DONE stay in the model (psa_model_live_tasks); every task has had task_end called. */
+void psa_model_finish(struct psa_model *m);
+
+struct psa_model_totals {
+	uint64_t events, our_events;  /* all, and those of the catalogue */
+	uint64_t first_ts, last_ts;   /* span of the trace */
+	uint64_t tasks, tasks_done;
+	uint64_t discarded_events, discarded_packets;
+	uint32_t discards;            /* discard records */
+	uint32_t procs, workers, groups;
+	uint32_t levels_seen;         /* bit per catalogue level seen: detects a DEBUG session */
+	bool debug_events;            /* per-poll events are present */
+};
+void psa_model_totals(const struct psa_model *m, struct psa_model_totals *out);
+
+/* After finish: the tasks never DONE, sorted by (proc, rank, exec, kind). */
+const struct psa_task *const *psa_model_live_tasks(const struct psa_model *m, size_t *n);
+const struct psa_worker *const *psa_model_workers(const struct psa_model *m, size_t *n);
+const struct psa_group *const *psa_model_groups(const struct psa_model *m, size_t *n);
+const struct psa_discard *psa_model_discards(const struct psa_model *m, size_t *n);
+const struct psa_device_fault *psa_model_device_faults(const struct psa_model *m, size_t *n);
+const struct psa_proc *const *psa_model_procs(const struct psa_model *m, size_t *n);
+
+/*
+ * The network task of (@rank, @exec_id) in the whole trace (any process), live or finished.
+ * For a finished one only a summary is kept: *done_ts and whether its ops to @peer completed.
+ * Returns the live task, or NULL with *found telling whether a finished one existed.
+ */
+const struct psa_task *psa_model_find_network_task(const struct psa_model *m, uint32_t rank,
+						   uint64_t exec_id, bool *found_finished);
+
+/* Whether rank @rank's send to @peer with @tag in exec @exec_id completed (from encnet). */
+bool psa_model_send_completed(const struct psa_model *m, uint32_t rank, uint32_t peer,
+			      uint64_t exec_id, uint64_t tag);
+
+/* The highest exec_id seen for @rank (any kind), and whether any was seen. */
+bool psa_model_rank_last_exec(const struct psa_model *m, uint32_t rank, uint64_t *exec_id);
+
+/* Whether the trigger word of (@rank, @exec_id, @stream) was written by the device
+ * (encdev:trigger_write seen), for the streams_pending evidence. */
+bool psa_model_trigger_written(const struct psa_model *m, uint32_t rank, uint64_t exec_id,
+			       uint32_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PROXYSCOPE_PSA_MODEL_H */

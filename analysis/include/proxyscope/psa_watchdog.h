@@ -1,0 +1,90 @@
+/*
+ * The watchdog report: every task not DONE at the end of the trace (or, with a threshold, one
+ * that spent longer than it in one state), why it is stuck, and the root cause across ranks:
+ * a task waiting on a peer points at that peer, and the chain is followed to the rank stuck for
+ * its own reason (its device never triggered, the seam returned an error, a message was lost,
+ * its worker made no step). A conclusion whose window overlaps lost events is uncertain.
+ */
+#ifndef PROXYSCOPE_PSA_WATCHDOG_H
+#define PROXYSCOPE_PSA_WATCHDOG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <proxyscope/psa_model.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum psa_cause {
+	PSA_CAUSE_DEVICE_NO_TRIGGER, /* root: the device never wrote trigger word(s) */
+	PSA_CAUSE_TASK_ERROR,        /* root: the seam (or barrier) returned an error */
+	PSA_CAUSE_MESSAGE_LOST,      /* root: the peer's send completed, this receive never did */
+	PSA_CAUSE_WORKER_STALLED,    /* root: the task's worker made no step for a long time */
+	PSA_CAUSE_WAITING_ON_PEER,   /* ops to or from other ranks are outstanding */
+	PSA_CAUSE_BARRIER_WAIT,      /* the barrier waits for ranks that have not arrived */
+	PSA_CAUSE_GATE_WAIT,         /* a barrier task waits on the same trigger as its exec's
+				      * network task */
+	PSA_CAUSE_SLOW_STATE,        /* finished, but one state lasted longer than the threshold */
+	PSA_CAUSE_UNKNOWN,           /* stuck, and the trace does not say why */
+	PSA_CAUSE_NR
+};
+const char *psa_cause_str(enum psa_cause c); /* "device_no_trigger", ... (the JSON names) */
+
+#define PSA_WAITING_MAX 16
+
+struct psa_stall {
+	unsigned proc;           /* psa_proc id */
+	uint32_t vpid;
+	char host[PSA_HOST_MAX];
+	uint32_t rank, gid, kind, state;
+	uint64_t exec_id, task_id;
+	uint64_t duration_ns;    /* time in its current (or longest) state */
+	bool done;               /* finished (a threshold stall) */
+	bool watchdog_fired;     /* the driver's consumer watchdog fired on it */
+	int status;
+	enum psa_cause cause;
+	bool root_cause;
+	bool uncertain;          /* lost events overlap the window this conclusion rests on */
+	int root;                /* index of the root stall this one leads to, -1 none/itself */
+	uint32_t waiting_on[PSA_WAITING_MAX];
+	uint32_t waiting_on_n;
+	uint32_t streams_pending; /* bit per stream whose trigger word was never written */
+	int last_seam;            /* enum psa_seam, -1 none */
+	int last_seam_rc;
+	uint64_t last_seam_ago_ns; /* trace end - the last seam call */
+	uint64_t trigger_last[PSA_STREAMS_MAX];
+	char detail[256];         /* one sentence of evidence for the cause */
+};
+
+struct psa_watchdog_opts {
+	uint64_t threshold_ns;      /* 0: report only tasks never DONE */
+	uint64_t worker_stall_ns;   /* a worker silent this long with live tasks is stalled
+				     * (0: 1 s, or the threshold when larger) */
+};
+
+struct psa_watchdog;
+
+int psa_watchdog_create(const struct psa_watchdog_opts *opts, struct psa_watchdog **out);
+void psa_watchdog_destroy(struct psa_watchdog *w);
+
+/* The observer that records finished tasks over the threshold; add it to the model. */
+void psa_watchdog_observer(struct psa_watchdog *w, struct psa_observer *obs);
+
+/* After psa_model_finish: build the stalls and follow the chains. Returns 0 or -ENOMEM. */
+int psa_watchdog_analyze(struct psa_watchdog *w, const struct psa_model *m);
+
+const struct psa_stall *psa_watchdog_stalls(const struct psa_watchdog *w, size_t *n);
+/* Whether any stall was found (the command's exit status is 1 then). */
+bool psa_watchdog_found(const struct psa_watchdog *w);
+
+/* The human report: root causes first (one line each), then the evidence per stall. */
+void psa_watchdog_print(const struct psa_watchdog *w, const struct psa_model *m, FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PROXYSCOPE_PSA_WATCHDOG_H */

@@ -1,0 +1,364 @@
+/*
+ * The analysis model: one dispatch over the catalogue's event types, feeding processes, tasks
+ * (model_task.c), workers and groups. Everything is keyed by the traced process (host, vpid),
+ * so several traces - processes, hosts - merge in one model.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model_int.h"
+
+int psa__vec_grow(void **v, size_t *cap, size_t need, size_t elem)
+{
+	size_t c = *cap ? *cap : 16;
+	void *n;
+
+	if (need <= *cap)
+		return 0;
+	while (c < need)
+		c *= 2;
+	n = realloc(*v, c * elem);
+	if (!n)
+		return -ENOMEM;
+	*v = n;
+	*cap = c;
+	return 0;
+}
+
+static const char *const kind_names[] = { "UNKNOWN", "NETWORK", "BARRIER" };
+static const char *const state_names[] = { "INIT", "PROGRESSING", "WAITING_DEVICE_TRIGGER", "IDLE",
+					   "DONE" };
+static const char *const seam_names[] = { "B1 start", "B2 progress", "B3 stop" };
+
+const char *psa_kind_str(uint32_t kind)
+{
+	return kind < 3 ? kind_names[kind] : "?";
+}
+
+const char *psa_state_str(uint32_t state)
+{
+	return state < PSA_STATE_NR ? state_names[state] : "?";
+}
+
+const char *psa_seam_str(enum psa_seam s)
+{
+	return (unsigned)s < PSA_SEAM_NR ? seam_names[s] : "?";
+}
+
+int psa_model_create(struct psa_model **out)
+{
+	struct psa_model *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return -ENOMEM;
+	*out = m;
+	return 0;
+}
+
+void psa_model_destroy(struct psa_model *m)
+{
+	uint64_t k;
+	void *v;
+
+	if (!m)
+		return;
+	for (size_t i = 0; psa_hashmap_next(&m->tasks, &i, &k, &v);)
+		psa__task_free(v);
+	for (size_t i = 0; i < m->proc_list.n; i++)
+		free(m->proc_list.v[i]);
+	for (size_t i = 0; i < m->worker_list.n; i++)
+		free(m->worker_list.v[i]);
+	for (size_t i = 0; i < m->group_list.n; i++)
+		free(m->group_list.v[i]);
+	free(m->proc_list.v);
+	free(m->worker_list.v);
+	free(m->group_list.v);
+	free(m->discards.v);
+	free(m->faults.v);
+	free(m->live.v);
+	psa_hashmap_fini(&m->procs);
+	psa_hashmap_fini(&m->tasks);
+	psa_hashmap_fini(&m->finished);
+	psa_hashmap_fini(&m->net_live);
+	psa_hashmap_fini(&m->net_done);
+	psa_hashmap_fini(&m->sends_done);
+	psa_hashmap_fini(&m->last_exec);
+	psa_hashmap_fini(&m->triggers);
+	psa_hashmap_fini(&m->workers);
+	psa_hashmap_fini(&m->groups);
+	free(m);
+}
+
+int psa_model_add_observer(struct psa_model *m, const struct psa_observer *obs)
+{
+	if (m->obs_n == PSA_MODEL_OBSERVERS_MAX)
+		return -ENOSPC;
+	m->obs[m->obs_n++] = *obs;
+	return 0;
+}
+
+static void sink_event(void *arg, const struct psa_event *ev)
+{
+	psa_model_feed(arg, ev);
+}
+
+static void sink_discard(void *arg, const struct psa_discard *d)
+{
+	psa_model_discard(arg, d);
+}
+
+void psa_model_sink(struct psa_model *m, struct psa_sink *sink)
+{
+	sink->event = sink_event;
+	sink->discard = sink_discard;
+	sink->arg = m;
+}
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static bool is_library_thread(const char *procname)
+{
+	return !strncmp(procname, "proxy-", 6) || !strncmp(procname, "encdev-", 7);
+}
+
+static struct psa_proc *proc_get(struct psa_model *m, const struct psa_event *ev)
+{
+	uint64_t key = psa_key(str_hash(ev->host), (uint64_t)ev->vpid + 1);
+	struct psa_proc *p = psa_hashmap_get(&m->procs, key);
+
+	if (!p) {
+		p = calloc(1, sizeof(*p));
+		if (!p)
+			return NULL;
+		p->id = (unsigned)m->proc_list.n;
+		p->vpid = ev->vpid;
+		memcpy(p->host, ev->host, sizeof(p->host));
+		if (PSA_VEC_PUSH(m->proc_list, p) || psa_hashmap_put(&m->procs, key, p)) {
+			free(p);
+			return NULL;
+		}
+		m->totals.procs++;
+	}
+	if (!p->procname[0] && ev->procname[0] && !is_library_thread(ev->procname))
+		memcpy(p->procname, ev->procname, sizeof(p->procname));
+	return p;
+}
+
+/* Worker time accounting: close the current mode at @ts, enter @mode. */
+static void worker_mode(struct psa_worker *w, int mode, uint64_t ts)
+{
+	uint64_t d = ts > w->mode_since ? ts - w->mode_since : 0;
+
+	if (w->mode == 0)
+		w->active_ns += d;
+	else if (w->mode == 1)
+		w->idle_ns += d;
+	else
+		w->sleep_ns += d;
+	w->mode = mode;
+	w->mode_since = ts;
+}
+
+static struct psa_worker *worker_get(struct psa_model *m, const struct psa_proc *p,
+				     const struct psa_event *ev)
+{
+	uint64_t key = psa__proc_key(p, ev->vtid);
+	struct psa_worker *w = psa_hashmap_get(&m->workers, key);
+
+	if (w)
+		return w;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return NULL;
+	w->proc = p;
+	w->vtid = ev->vtid;
+	w->gid = (uint32_t)psa__f(ev, PSA_F_gid, 0);
+	w->begin_ts = w->mode_since = w->last_ts = ev->ts_ns;
+	if (PSA_VEC_PUSH(m->worker_list, w) || psa_hashmap_put(&m->workers, key, w)) {
+		free(w);
+		return NULL;
+	}
+	m->totals.workers++;
+	return w;
+}
+
+static void worker_event(struct psa_model *m, const struct psa_proc *p, const struct psa_event *ev)
+{
+	struct psa_worker *w = worker_get(m, p, ev);
+
+	if (!w)
+		return;
+	switch (ev->type) {
+	case PSA_EV_encproxy_worker_begin:
+		w->begin_ts = w->mode_since = ev->ts_ns;
+		w->gid = (uint32_t)psa__f(ev, PSA_F_gid, w->gid);
+		break;
+	case PSA_EV_encproxy_worker_end:
+		worker_mode(w, w->mode, ev->ts_ns);
+		w->end_ts = ev->ts_ns;
+		break;
+	case PSA_EV_encproxy_worker_sleep:
+		worker_mode(w, 2, ev->ts_ns);
+		break;
+	case PSA_EV_encproxy_worker_idle_begin:
+		worker_mode(w, 1, ev->ts_ns);
+		break;
+	case PSA_EV_encproxy_worker_wakeup:
+	case PSA_EV_encproxy_worker_idle_end:
+		worker_mode(w, 0, ev->ts_ns);
+		break;
+	default:
+		break;
+	}
+}
+
+static void group_event(struct psa_model *m, const struct psa_proc *p, const struct psa_event *ev)
+{
+	uint32_t gid = (uint32_t)psa__f(ev, PSA_F_gid, 0);
+	uint64_t key = psa__proc_key(p, (uint64_t)gid + 1);
+	struct psa_group *g = psa_hashmap_get(&m->groups, key);
+
+	if (!g) {
+		g = calloc(1, sizeof(*g));
+		if (!g)
+			return;
+		g->proc = p;
+		g->gid = gid;
+		if (PSA_VEC_PUSH(m->group_list, g) || psa_hashmap_put(&m->groups, key, g)) {
+			free(g);
+			return;
+		}
+		m->totals.groups++;
+	}
+	g->refcnt = (uint32_t)psa__f(ev, PSA_F_refcnt, g->refcnt);
+	if (g->refcnt > g->refcnt_max)
+		g->refcnt_max = g->refcnt;
+	g->creates += ev->type == PSA_EV_encproxy_registry_create;
+	g->shares += ev->type == PSA_EV_encproxy_registry_share;
+	g->releases += ev->type == PSA_EV_encproxy_registry_release;
+	g->destroys += ev->type == PSA_EV_encproxy_registry_destroy;
+}
+
+static void device_event(struct psa_model *m, const struct psa_proc *p, const struct psa_event *ev)
+{
+	uint32_t rank = (uint32_t)psa__f(ev, PSA_F_rank, 0);
+	uint64_t exec_id = (uint64_t)psa__f(ev, PSA_F_exec_id, 0);
+
+	if (ev->type == PSA_EV_encdev_trigger_write) {
+		uint64_t stream = (uint64_t)psa__f(ev, PSA_F_stream, 0);
+
+		psa_hashmap_put(&m->triggers, psa_key(psa_key((uint64_t)rank + 1, exec_id), stream + 1),
+				(void *)1);
+	} else if (ev->type == PSA_EV_encdev_fault) {
+		struct psa_device_fault f = {
+			.proc = p, .rank = rank, .exec_id = exec_id,
+			.kind = (uint32_t)psa__f(ev, PSA_F_kind, 0),
+			.stream = (uint32_t)psa__f(ev, PSA_F_stream, 0),
+			.arg = (uint64_t)psa__f(ev, PSA_F_arg, 0), .ts = ev->ts_ns,
+		};
+
+		PSA_VEC_PUSH(m->faults, f);
+	}
+}
+
+static void task_event(struct psa_model *m, const struct psa_proc *p, const struct psa_event *ev)
+{
+	struct psa_task *t = psa__task_get(m, p, ev);
+
+	if (!t)
+		return;
+	t->last_ts = ev->ts_ns;
+	switch (ev->type) {
+	case PSA_EV_encproxy_task_state:
+		psa__task_state(m, t, ev); /* may finish and free t */
+		return;
+	case PSA_EV_encproxy_seam_start:
+		psa__task_seam(m, t, ev, PSA_SEAM_START);
+		return;
+	case PSA_EV_encproxy_seam_progress:
+		psa__task_seam(m, t, ev, PSA_SEAM_PROGRESS);
+		return;
+	case PSA_EV_encproxy_seam_stop:
+		psa__task_seam(m, t, ev, PSA_SEAM_STOP);
+		return;
+	case PSA_EV_encnet_post:
+	case PSA_EV_encnet_complete:
+		psa__task_net(m, t, ev);
+		return;
+	default:
+		psa__task_instant(m, t, ev);
+		return;
+	}
+}
+
+void psa_model_feed(struct psa_model *m, const struct psa_event *ev)
+{
+	struct psa_proc *p;
+
+	m->totals.events++;
+	if (ev->type == PSA_EV_UNKNOWN || ev->type >= PSA_EV_NR)
+		return;
+	m->totals.our_events++;
+	if (!m->totals.first_ts || ev->ts_ns < m->totals.first_ts)
+		m->totals.first_ts = ev->ts_ns;
+	if (ev->ts_ns > m->totals.last_ts)
+		m->totals.last_ts = ev->ts_ns;
+	if (ev->type == PSA_EV_encproxy_seam_progress || ev->type == PSA_EV_encproxy_trigger_read ||
+	    ev->type == PSA_EV_encproxy_status_poll)
+		m->totals.debug_events = true;
+	p = proc_get(m, ev);
+	if (!p)
+		return;
+	if (!strncmp(ev->procname, "proxy-", 6)) {
+		struct psa_worker *w = worker_get(m, p, ev);
+
+		if (w) {
+			w->last_ts = ev->ts_ns;
+			w->steps_seen++;
+		}
+	}
+	switch (ev->type) {
+	case PSA_EV_encproxy_registry_create:
+	case PSA_EV_encproxy_registry_share:
+	case PSA_EV_encproxy_registry_release:
+	case PSA_EV_encproxy_registry_destroy:
+		group_event(m, p, ev);
+		break;
+	case PSA_EV_encproxy_worker_begin:
+	case PSA_EV_encproxy_worker_end:
+	case PSA_EV_encproxy_worker_sleep:
+	case PSA_EV_encproxy_worker_wakeup:
+	case PSA_EV_encproxy_worker_idle_begin:
+	case PSA_EV_encproxy_worker_idle_end:
+		worker_event(m, p, ev);
+		break;
+	case PSA_EV_encdev_trigger_write:
+	case PSA_EV_encdev_sema_wait_begin:
+	case PSA_EV_encdev_sema_wait_end:
+	case PSA_EV_encdev_fault:
+		device_event(m, p, ev);
+		break;
+	default:
+		if (psa_ev_has(ev, PSA_F_task_id))
+			task_event(m, p, ev);
+		break;
+	}
+}
+
+void psa_model_discard(struct psa_model *m, const struct psa_discard *d)
+{
+	if (d->packets)
+		m->totals.discarded_packets += d->count;
+	else
+		m->totals.discarded_events += d->count;
+	m->totals.discards++;
+	PSA_VEC_PUSH(m->discards, *d);
+}

@@ -1,0 +1,70 @@
+/* The model's private state, shared by model.c (dispatch), model_task.c (task lifecycle) and
+ * model_query.c (finish and queries). Single-threaded: the reader's sink calls in order. */
+#ifndef PSA_MODEL_INT_H
+#define PSA_MODEL_INT_H
+
+#include <proxyscope/psa_model.h>
+
+#include "hashmap.h"
+
+/* A growable array of T (elements never move while the model holds pointers to them when
+ * T is itself a pointer; arrays of structs are only appended to and read after finish). */
+#define PSA_VEC(T)          \
+	struct {            \
+		T *v;       \
+		size_t n;   \
+		size_t cap; \
+	}
+
+int psa__vec_grow(void **v, size_t *cap, size_t need, size_t elem);
+#define PSA_VEC_PUSH(vec, x)                                                                   \
+	(psa__vec_grow((void **)&(vec).v, &(vec).cap, (vec).n + 1, sizeof(*(vec).v)) ? -1           \
+										     : ((vec).v[(vec).n++] = (x), 0))
+
+struct psa_model {
+	struct psa_observer obs[PSA_MODEL_OBSERVERS_MAX];
+	unsigned obs_n;
+
+	struct psa_hashmap procs;      /* (host hash, vpid) -> struct psa_proc * */
+	PSA_VEC(struct psa_proc *) proc_list;
+	struct psa_hashmap tasks;      /* (proc, task_id) -> live struct psa_task * */
+	struct psa_hashmap finished;   /* (proc, task_id) -> (void *)1: finished, freed */
+	struct psa_hashmap net_live;   /* (rank, exec) -> the live network task */
+	struct psa_hashmap net_done;   /* (rank, exec) -> (void *)1: a finished network task */
+	struct psa_hashmap sends_done; /* (rank, peer, exec, tag) -> (void *)1 */
+	struct psa_hashmap last_exec;  /* rank -> exec + 1 */
+	struct psa_hashmap triggers;   /* (rank, exec, stream) -> (void *)1: device wrote it */
+	struct psa_hashmap workers;    /* (proc, vtid) -> struct psa_worker * */
+	PSA_VEC(struct psa_worker *) worker_list;
+	struct psa_hashmap groups;     /* (proc, gid) -> struct psa_group * */
+	PSA_VEC(struct psa_group *) group_list;
+	PSA_VEC(struct psa_discard) discards;
+	PSA_VEC(struct psa_device_fault) faults;
+	PSA_VEC(const struct psa_task *) live; /* built by finish */
+
+	struct psa_model_totals totals;
+	bool finished_called;
+};
+
+/* model_task.c */
+struct psa_task *psa__task_get(struct psa_model *m, const struct psa_proc *p,
+			       const struct psa_event *ev);
+void psa__task_state(struct psa_model *m, struct psa_task *t, const struct psa_event *ev);
+void psa__task_seam(struct psa_model *m, struct psa_task *t, const struct psa_event *ev,
+		    enum psa_seam which);
+void psa__task_net(struct psa_model *m, struct psa_task *t, const struct psa_event *ev);
+void psa__task_instant(struct psa_model *m, struct psa_task *t, const struct psa_event *ev);
+void psa__task_free(struct psa_task *t);
+
+/* The value of field @f of @ev, or @dflt when absent. */
+static inline int64_t psa__f(const struct psa_event *ev, enum psa_field f, int64_t dflt)
+{
+	return psa_ev_has(ev, f) ? ev->f[f] : dflt;
+}
+
+static inline uint64_t psa__proc_key(const struct psa_proc *p, uint64_t x)
+{
+	return psa_key((uint64_t)p->id + 1, x);
+}
+
+#endif /* PSA_MODEL_INT_H */

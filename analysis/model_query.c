@@ -1,0 +1,143 @@
+/*
+ * The model after the last event: closing what is still open (reported as open intervals),
+ * and the queries the reports and the watchdog ask.
+ */
+#include <stdlib.h>
+
+#include "model_int.h"
+
+static int live_cmp(const void *a, const void *b)
+{
+	const struct psa_task *x = *(const struct psa_task *const *)a;
+	const struct psa_task *y = *(const struct psa_task *const *)b;
+
+	if (x->proc->id != y->proc->id)
+		return x->proc->id < y->proc->id ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	if (x->exec_id != y->exec_id)
+		return x->exec_id < y->exec_id ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	return x->task_id < y->task_id ? -1 : x->task_id > y->task_id;
+}
+
+void psa_model_finish(struct psa_model *m)
+{
+	uint64_t end = m->totals.last_ts, k;
+	void *v;
+
+	if (m->finished_called)
+		return;
+	m->finished_called = true;
+	for (size_t i = 0; psa_hashmap_next(&m->tasks, &i, &k, &v);) {
+		struct psa_task *t = v;
+
+		for (unsigned o = 0; o < m->obs_n; o++)
+			if (m->obs[o].interval)
+				m->obs[o].interval(m->obs[o].arg, t, t->state, t->state_since, end, true);
+		if (t->state < PSA_STATE_NR && end > t->state_since &&
+		    end - t->state_since >= t->longest_state_ns) {
+			t->longest_state_ns = end - t->state_since;
+			t->longest_state = t->state;
+		}
+		for (unsigned o = 0; o < m->obs_n; o++)
+			if (m->obs[o].task_end)
+				m->obs[o].task_end(m->obs[o].arg, t);
+		PSA_VEC_PUSH(m->live, t);
+	}
+	qsort(m->live.v, m->live.n, sizeof(*m->live.v), live_cmp);
+	for (size_t i = 0; i < m->worker_list.n; i++) {
+		struct psa_worker *w = m->worker_list.v[i];
+		uint64_t until = w->end_ts ? w->end_ts : end;
+
+		if (until > w->mode_since) {
+			uint64_t d = until - w->mode_since;
+
+			if (w->mode == 0)
+				w->active_ns += d;
+			else if (w->mode == 1)
+				w->idle_ns += d;
+			else
+				w->sleep_ns += d;
+			w->mode_since = until;
+		}
+		for (unsigned o = 0; o < m->obs_n; o++)
+			if (m->obs[o].worker_end)
+				m->obs[o].worker_end(m->obs[o].arg, w);
+	}
+}
+
+void psa_model_totals(const struct psa_model *m, struct psa_model_totals *out)
+{
+	*out = m->totals;
+}
+
+const struct psa_task *const *psa_model_live_tasks(const struct psa_model *m, size_t *n)
+{
+	*n = m->live.n;
+	return m->live.v;
+}
+
+const struct psa_worker *const *psa_model_workers(const struct psa_model *m, size_t *n)
+{
+	*n = m->worker_list.n;
+	return (const struct psa_worker *const *)m->worker_list.v;
+}
+
+const struct psa_group *const *psa_model_groups(const struct psa_model *m, size_t *n)
+{
+	*n = m->group_list.n;
+	return (const struct psa_group *const *)m->group_list.v;
+}
+
+const struct psa_discard *psa_model_discards(const struct psa_model *m, size_t *n)
+{
+	*n = m->discards.n;
+	return m->discards.v;
+}
+
+const struct psa_device_fault *psa_model_device_faults(const struct psa_model *m, size_t *n)
+{
+	*n = m->faults.n;
+	return m->faults.v;
+}
+
+const struct psa_proc *const *psa_model_procs(const struct psa_model *m, size_t *n)
+{
+	*n = m->proc_list.n;
+	return (const struct psa_proc *const *)m->proc_list.v;
+}
+
+const struct psa_task *psa_model_find_network_task(const struct psa_model *m, uint32_t rank,
+						   uint64_t exec_id, bool *found_finished)
+{
+	uint64_t key = psa_key((uint64_t)rank + 1, exec_id);
+
+	*found_finished = psa_hashmap_get(&m->net_done, key) != NULL;
+	return psa_hashmap_get(&m->net_live, key);
+}
+
+bool psa_model_send_completed(const struct psa_model *m, uint32_t rank, uint32_t peer,
+			      uint64_t exec_id, uint64_t tag)
+{
+	return psa_hashmap_get(&m->sends_done, psa_key(psa_key((uint64_t)rank + 1, (uint64_t)peer + 1),
+						       psa_key(exec_id, tag))) != NULL;
+}
+
+bool psa_model_rank_last_exec(const struct psa_model *m, uint32_t rank, uint64_t *exec_id)
+{
+	uint64_t v = (uint64_t)(uintptr_t)psa_hashmap_get(&m->last_exec, (uint64_t)rank + 1);
+
+	if (!v)
+		return false;
+	*exec_id = v - 1;
+	return true;
+}
+
+bool psa_model_trigger_written(const struct psa_model *m, uint32_t rank, uint64_t exec_id,
+			       uint32_t stream)
+{
+	return psa_hashmap_get(&m->triggers, psa_key(psa_key((uint64_t)rank + 1, exec_id),
+						     (uint64_t)stream + 1)) != NULL;
+}
