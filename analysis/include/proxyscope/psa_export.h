@@ -1,0 +1,54 @@
+/*
+ * Timeline exports, written in the same single pass as the reports: each exporter is a model
+ * observer that streams what the model closes (state intervals, seam calls, instants) to a
+ * FILE, and writes its trailer at the end.
+ *
+ *   chrome  Trace Event JSON for Perfetto and chrome://tracing: a process per traced process,
+ *           a thread track per task (slices never overlap), state slices with the seam calls
+ *           nested inside, trigger fire and watchdog as instant events, flow arrows from
+ *           enqueue to the worker's first step, timestamps rebased to the trace start.
+ *   csv     one row per task state interval.
+ *   html    one self-contained file (no network access) that draws the timeline.
+ */
+#ifndef PROXYSCOPE_PSA_EXPORT_H
+#define PROXYSCOPE_PSA_EXPORT_H
+
+#include <stdio.h>
+
+#include <proxyscope/psa_model.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum psa_export_format {
+	PSA_EXPORT_CHROME,
+	PSA_EXPORT_CSV,
+	PSA_EXPORT_HTML,
+	PSA_EXPORT_FORMAT_NR
+};
+
+/* "chrome", "csv", "html" -> the format; -EINVAL otherwise. */
+int psa_export_format_parse(const char *s, enum psa_export_format *out);
+const char *psa_export_format_str(enum psa_export_format f);
+
+struct psa_export;
+
+/* An exporter writing to @out (owned by the caller). Returns 0 or -ENOMEM. */
+int psa_export_create(enum psa_export_format fmt, FILE *out, struct psa_export **exp);
+
+/* The observer to add to the model before reading. */
+void psa_export_observer(struct psa_export *e, struct psa_observer *obs);
+
+/* After psa_model_finish: write what remains (open intervals are already streamed; process
+ * and thread names, the trailer). Returns 0, or -EIO when a write failed (then the output is
+ * incomplete and must not be kept). */
+int psa_export_finish(struct psa_export *e, const struct psa_model *m);
+
+void psa_export_destroy(struct psa_export *e);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PROXYSCOPE_PSA_EXPORT_H */
