@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -156,6 +157,46 @@ int lt_tools_check(char *err, size_t errlen)
 	return 0;
 }
 
+int lt_output_prepare(const char *dir, char *abs, size_t abslen, char *err, size_t errlen)
+{
+	struct stat st;
+	char *real;
+	int rc;
+
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot create '%s': %s", dir, strerror(-rc));
+		return rc;
+	}
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "'%s' is not a directory", dir);
+		return -ENOTDIR;
+	}
+	if (access(dir, W_OK | X_OK)) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot write to '%s': %s", dir, strerror(-rc));
+		return rc;
+	}
+	if (rmdir(dir) == 0) {
+		/* It was empty: LTTng creates it again. */
+	} else if (errno == ENOTEMPTY || errno == EEXIST) {
+		snprintf(err, errlen, "'%s' already exists and is not empty", dir);
+		return -EEXIST;
+	}
+	real = realpath(".", NULL);
+	if (!real) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot resolve the current directory: %s", strerror(-rc));
+		return rc;
+	}
+	if (dir[0] == '/')
+		snprintf(abs, abslen, "%s", dir);
+	else
+		snprintf(abs, abslen, "%s/%s", real, dir);
+	free(real);
+	return 0;
+}
+
 static bool sessiond_answers(void)
 {
 	return lt_run_lttng(NULL, 0, "list", NULL) == 0;
@@ -283,9 +324,10 @@ int lt_session_begin(struct lt_session *s, char *err, size_t errlen)
 	if (rc)
 		return -EIO;
 	s->created = true;
+	/* DEBUG records every poll (hundreds of thousands of events a second): bigger buffers. */
 	rc = step(err, errlen, "enable-channel", "-u", "-s", s->name,
-		     "--subbuf-size=1M", "--num-subbuf=8", s->snapshot ? "--overwrite" : "--discard",
-		     CHANNEL, NULL);
+		  s->level == LT_LEVEL_DEBUG ? "--subbuf-size=4M" : "--subbuf-size=1M", "--num-subbuf=8",
+		  s->snapshot ? "--overwrite" : "--discard", CHANNEL, NULL);
 	for (size_t i = 0; !rc && i < sizeof(providers) / sizeof(providers[0]); i++) {
 		snprintf(pattern, sizeof(pattern), "%s:*", providers[i]);
 		rc = step(err, errlen, "enable-event", "-u", "-s", s->name, "-c",
@@ -315,6 +357,22 @@ int lt_session_begin(struct lt_session *s, char *err, size_t errlen)
 		return -EIO;
 	}
 	return 0;
+}
+
+int lt_wait_registered(pid_t pid, unsigned timeout_ms)
+{
+	struct timespec tick = { 0, 20 * 1000 * 1000 };
+	char out[16384], needle[32];
+
+	/* `lttng list -u` prints one "PID: <pid> - Name: ..." line per registered application. */
+	snprintf(needle, sizeof(needle), "PID: %d ", (int)pid);
+	for (unsigned waited = 0;; waited += 20) {
+		if (lt_run_lttng(out, sizeof(out), "list", "-u", NULL) == 0 && strstr(out, needle))
+			return 0;
+		if (waited >= timeout_ms)
+			return -ETIMEDOUT;
+		nanosleep(&tick, NULL);
+	}
 }
 
 int lt_session_snapshot(struct lt_session *s, char *err, size_t errlen)

@@ -112,10 +112,11 @@ static void dev_write_triggers(struct enc_dev *dev, const struct dev_job *job)
 			dev_trace_fault(dev, ex->exec_id, ENC_DEV_FAULT_NEVER_TRIGGER, s, 0);
 			continue;
 		}
+		/* The event first: a trace must never show the proxy seeing a write before it. */
+		dev_trace_trigger_write(dev, ex->exec_id, s, value);
 		/* Release pairs with the proxy's acquire load of the word in its trigger gate: what
 		 * the device produced before the net stage is visible once the word reads ready. */
 		__atomic_store_n(ex->trigger_words[s], value, __ATOMIC_RELEASE);
-		dev_trace_trigger_write(dev, ex->exec_id, s, value);
 	}
 }
 

@@ -153,6 +153,7 @@ void enc__queue_process(struct enc_proxy_queue *q)
 		}
 		pthread_mutex_lock(&q->mtx);
 	}
+	active = q->active_n; /* what is still active as the worker stops */
 	pthread_mutex_unlock(&q->mtx);
 	enc_tp(encproxy, worker_end, q->gid, (uint32_t)active);
 }

@@ -1,0 +1,388 @@
+/*
+ * The bus object: bp_create (the local leader), bp_connect (every other local rank),
+ * bp_hangup, bp_cleanup, and the bus's error.
+ *
+ * Main design choice: create and connect are collective. Each returns only after every local
+ * rank has joined, mapped the memfd, put every other member under watch and passed the join
+ * barrier (collective number 0), so from the first real collective on, any member's death is
+ * seen by every other member. A failure anywhere after the memfd was handed out fails the bus
+ * for everyone (the abort bit in the futex word) instead of leaving someone waiting.
+ *
+ * Teardown is two steps, as in the seed's enc_free_global_comm: bp_hangup announces an orderly
+ * leave (the member's state becomes LEFT, so watchers that see it exit do not call it dead, and
+ * whoever still waits gets -EPIPE), bp_cleanup releases what this process holds. The memfd
+ * has no name: it disappears with the last mapping.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bananaphone/bp_internal.h"
+#include "common/log.h"
+#include "common/trace.h"
+
+struct bp_test_knobs bp__test;
+
+#define BP_STR(table, i) \
+	((unsigned)(i) < sizeof(table) / sizeof(table[0]) && table[i] ? table[i] : "?")
+
+const char *bp__fail_reason_str(enum bp_fail_reason reason)
+{
+	static const char *const names[BP_FAIL_REASON_NR] = {
+		[BP_FAIL_NONE] = "none", [BP_FAIL_DIED] = "died", [BP_FAIL_HANGUP] = "hung up",
+		[BP_FAIL_TIMEOUT] = "timed out", [BP_FAIL_CORRUPT] = "corrupt record",
+	};
+
+	return BP_STR(names, reason);
+}
+
+const char *bp__member_state_str(enum bp_member_state state)
+{
+	static const char *const names[BP_MEMBER_STATE_NR] = {
+		[BP_MEMBER_EMPTY] = "EMPTY", [BP_MEMBER_JOINED] = "JOINED", [BP_MEMBER_LEFT] = "LEFT",
+	};
+
+	return BP_STR(names, state);
+}
+
+const char *bp__msg_kind_str(enum bp_msg_kind kind)
+{
+	static const char *const names[BP_MSG_KIND_NR] = {
+		[BP_MSG_NONE] = "NONE", [BP_MSG_HELLO] = "HELLO", [BP_MSG_REPLY] = "REPLY",
+		[BP_MSG_BYE] = "BYE",
+	};
+
+	return BP_STR(names, kind);
+}
+
+const char *bp__fault_point_str(enum bp_fault_point point)
+{
+	static const char *const names[BP_FAULT_POINT_NR] = {
+		[BP_FAULT_RECORD_HALF] = "half", [BP_FAULT_PUBLISHED] = "published",
+		[BP_FAULT_ARRIVED] = "arrived",
+	};
+
+	return BP_STR(names, point);
+}
+
+const char *bp__gather_op_str(enum bp_gather_op op)
+{
+	static const char *const names[BP_GATHER_OP_NR] = {
+		[BP_OP_ALLGATHER] = "ALLGATHER", [BP_OP_BROADCAST] = "BROADCAST",
+	};
+
+	return BP_STR(names, op);
+}
+
+uint64_t bp__now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* FNV-1a: a stable 64-bit name for the job in the header and in every tracepoint. */
+uint64_t bp__job_cookie(const char *job)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (const unsigned char *p = (const unsigned char *)job; *p; p++)
+		h = (h ^ *p) * 0x100000001b3ull;
+	return h;
+}
+
+static int check_args(const struct bp_args *a, struct bp_bus **out)
+{
+	if (!a || !out || !a->job || !a->job[0] || strnlen(a->job, BP_JOB_MAX) >= BP_JOB_MAX)
+		return -EINVAL;
+	if (a->local_nranks == 0 || a->local_nranks > BP_MAX_LOCAL ||
+	    a->local_rank >= a->local_nranks)
+		return -EINVAL;
+	if (a->record_size == 0 || a->record_size > BP_MAX_RECORD)
+		return -EINVAL;
+	return 0;
+}
+
+static int bus_alloc(const struct bp_args *a, struct bp_bus **out)
+{
+	struct bp_bus *bus = calloc(1, sizeof(*bus));
+	int rc;
+
+	if (!bus)
+		return -ENOMEM;
+	bus->local_rank = a->local_rank;
+	bus->local_nranks = a->local_nranks;
+	bus->record_size = a->record_size;
+	snprintf(bus->job, sizeof(bus->job), "%s", a->job);
+	bus->cookie = bp__job_cookie(bus->job);
+	/* Spin only when every rank can have a CPU of its own; otherwise sleep at once. */
+	bus->spin_ns = a->local_nranks <= bp__cpus_usable() ? BP_SPIN_NS : 0;
+	bus->op_timeout_ns = (uint64_t)a->op_timeout_ms * 1000000u;
+	rc = bp__peers_init(&bus->peers, a->local_nranks - 1);
+	if (rc) {
+		free(bus);
+		return rc;
+	}
+	*out = bus;
+	return 0;
+}
+
+static void bus_free(struct bp_bus *bus)
+{
+	bp__peers_fini(&bus->peers);
+	bp__shm_unmap(bus);
+	free(bus);
+}
+
+static uint64_t join_deadline(const struct bp_args *a, uint64_t start)
+{
+	uint32_t ms = a->join_timeout_ms ? a->join_timeout_ms : BP_JOIN_TIMEOUT_MS;
+
+	return start + (uint64_t)ms * 1000000u;
+}
+
+/* The join barrier (collective 0), bounded by the join deadline rather than op_timeout_ms. */
+static int join_barrier(struct bp_bus *bus, uint64_t deadline_ns)
+{
+	uint64_t op_timeout = bus->op_timeout_ns, now = bp__now_ns();
+	int rc;
+
+	bus->op_timeout_ns = deadline_ns > now ? deadline_ns - now : 1;
+	rc = bp__sync(bus, 0);
+	bus->op_timeout_ns = op_timeout;
+	bus->seq = 1;
+	return rc;
+}
+
+/* Leave a bus we mapped but cannot use: the others get -EPIPE, not a hang. */
+static void leave(struct bp_bus *bus)
+{
+	if (bus->hung_up)
+		return;
+	bus->hung_up = true;
+	/* Ensure LEFT is visible before the failure it explains (seq_cst store, then the CAS in
+	 * bp__bus_fail): a watcher that sees us exit reads LEFT and reports a hang-up. */
+	atomic_store_explicit(&bus->members[bus->local_rank].state, BP_MEMBER_LEFT,
+			      memory_order_seq_cst);
+	bp__bus_fail(bus, BP_FAIL_HANGUP, bus->local_rank);
+}
+
+int bp_create(const struct bp_args *args, struct bp_bus **out)
+{
+	uint64_t start = bp__now_ns();
+	struct bp_bus *bus = NULL;
+	int memfd = -1, lfd = -1, rc;
+
+	rc = check_args(args, out);
+	if (!rc && args->local_rank != 0)
+		rc = -EINVAL; /* the leader is local rank 0 */
+	if (rc)
+		goto out;
+	rc = bus_alloc(args, &bus);
+	if (rc)
+		goto out;
+	rc = bp__shm_create(bus, &memfd);
+	if (rc)
+		goto out_free_bus;
+	rc = bp__join_listen(bus->job, &lfd);
+	if (rc)
+		goto out_close_memfd;
+	rc = bp__join_admit(bus, lfd, memfd, join_deadline(args, start));
+	/* The name is released now: the bus is complete (or failed). */
+	close(lfd);
+	close(memfd); /* the mapping keeps the memory; the peers have their own fds */
+	memfd = -1;
+	if (!rc)
+		rc = join_barrier(bus, join_deadline(args, start));
+	if (rc)
+		goto out_leave;
+	*out = bus;
+	goto out;
+
+out_leave:
+	leave(bus); /* peers may hold the memfd already */
+out_close_memfd:
+	if (memfd >= 0)
+		close(memfd);
+out_free_bus:
+	bus_free(bus);
+out:
+	enc_tp(bananaphone, create, args && args->job ? args->job : "",
+	       args && args->job ? bp__job_cookie(args->job) : 0, args ? args->local_nranks : 0,
+	       args ? args->record_size : 0, rc, bp__now_ns() - start);
+	return rc;
+}
+
+/* Peer: watch the leader (through its socket too) and every other member. */
+static int watch_members(struct bp_bus *bus, int sock, pid_t leader_pid)
+{
+	int rc, pidfd = bp__sock_peer_pidfd(sock);
+
+	rc = bp__peers_add(&bus->peers, 0, leader_pid, bus->members[0].starttime,
+			   pidfd < 0 ? -1 : pidfd, sock);
+	if (rc == -ESRCH)
+		bp__bus_member_gone(bus, 0); /* the join barrier reports it */
+	else if (rc)
+		return rc;
+	for (uint32_t r = 1; r < bus->local_nranks; r++) {
+		if (r == bus->local_rank)
+			continue;
+		rc = bp__peers_add(&bus->peers, r, bus->members[r].pid, bus->members[r].starttime,
+				   -1, -1);
+		if (rc == -ESRCH)
+			bp__bus_member_gone(bus, r);
+		else if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int bp_connect(const struct bp_args *args, struct bp_bus **out)
+{
+	uint64_t start = bp__now_ns();
+	struct bp_bus *bus = NULL;
+	int memfd = -1, sock = -1, rc;
+	pid_t leader_pid;
+
+	rc = check_args(args, out);
+	if (!rc && args->local_rank == 0)
+		rc = -EINVAL; /* rank 0 creates the bus */
+	if (rc)
+		goto out;
+	rc = bus_alloc(args, &bus);
+	if (rc)
+		goto out;
+	rc = bp__join_request(bus, join_deadline(args, start), &memfd, &sock, &leader_pid);
+	if (rc)
+		goto out_free_bus;
+	rc = bp__shm_attach(bus, memfd);
+	close(memfd);
+	if (rc)
+		goto out_close_sock;
+	/* Pids are compared across processes: only sound inside one pid namespace. */
+	if (bus->members[bus->local_rank].pid != getpid() ||
+	    bus->shm->hdr.leader_pid != leader_pid) {
+		rc = -EXDEV;
+		goto out_close_sock;
+	}
+	rc = watch_members(bus, sock, leader_pid); /* the socket belongs to the watch list now */
+	sock = -1;
+	if (!rc)
+		rc = join_barrier(bus, join_deadline(args, start));
+	if (rc)
+		goto out_leave;
+	*out = bus;
+	goto out;
+
+out_close_sock:
+	if (sock >= 0)
+		close(sock);
+out_leave:
+	if (bus->shm)
+		leave(bus);
+out_free_bus:
+	bus_free(bus);
+out:
+	enc_tp(bananaphone, connect, args && args->job ? args->job : "",
+	       args && args->job ? bp__job_cookie(args->job) : 0, args ? args->local_rank : 0,
+	       args ? args->local_nranks : 0, args ? args->record_size : 0, rc,
+	       bp__now_ns() - start);
+	return rc;
+}
+
+int bp_hangup(struct bp_bus *bus)
+{
+	if (!bus)
+		return -EINVAL;
+	if (bus->hung_up)
+		return -ESHUTDOWN;
+	leave(bus);
+	enc_tp(bananaphone, hangup, bus->cookie, bus->local_rank, bus->seq);
+	return 0;
+}
+
+void bp_cleanup(struct bp_bus *bus)
+{
+	if (!bus)
+		return;
+	bp_hangup(bus);
+	enc_tp(bananaphone, cleanup, bus->cookie, bus->local_rank);
+	bus_free(bus);
+}
+
+int bp__bus_error(struct bp_bus *bus)
+{
+	/* Acquire: pairs with the CAS in bp__bus_fail (made before the abort bit we saw). */
+	uint32_t f = atomic_load_explicit(&bus->shm->ctrl.failure, memory_order_acquire);
+	uint32_t reason = f >> 16, rank = (f & 0xffffu) - 1;
+
+	if (bus->hung_up)
+		return -ESHUTDOWN;
+	if (reason == BP_FAIL_DIED && !bus->failure_seen && rank < bus->local_nranks) {
+		bus->failure_seen = true;
+		enc_tp(bananaphone, peer_dead, bus->cookie, bus->local_rank, rank,
+		       bus->members[rank].pid, bp__ring_is_torn(bus, rank), 0);
+		enc_warn("bananaphone %s: local rank %u (pid %d) died", bus->job, rank,
+			 (int)bus->members[rank].pid);
+	}
+	switch (reason) {
+	case BP_FAIL_DIED:
+		return -ESRCH;
+	case BP_FAIL_HANGUP:
+		return -EPIPE;
+	case BP_FAIL_TIMEOUT:
+		return -ETIMEDOUT;
+	case BP_FAIL_CORRUPT:
+		return -EBADMSG;
+	default:
+		return -EIO; /* unreachable: the reason is stored before the abort bit */
+	}
+}
+
+uint32_t bp_bus_local_rank(const struct bp_bus *bus)
+{
+	return bus->local_rank;
+}
+
+uint32_t bp_bus_local_nranks(const struct bp_bus *bus)
+{
+	return bus->local_nranks;
+}
+
+uint32_t bp_bus_record_size(const struct bp_bus *bus)
+{
+	return bus->record_size;
+}
+
+int bp_bus_failed_rank(const struct bp_bus *bus)
+{
+	/* Acquire: pairs with the CAS in bp__bus_fail. */
+	uint32_t f = atomic_load_explicit(&bus->shm->ctrl.failure, memory_order_acquire);
+
+	return f ? (int)(f & 0xffffu) - 1 : -1;
+}
+
+const char *bp_strerror(int err)
+{
+	switch (err < 0 ? -err : err) {
+	case 0: return "success";
+	case EINVAL: return "invalid argument (job, rank, rank count or record size)";
+	case ENOENT: return "no bus of that name appeared before the join deadline";
+	case EADDRINUSE: return "a bus of that name already exists";
+	case EEXIST: return "another process already claimed this local rank";
+	case EMSGSIZE: return "record size or local rank count differs from the bus's";
+	case EPROTO: return "the other side speaks another bananaphone version";
+	case EACCES: return "the other side runs as another user";
+	case EXDEV: return "the leader is in another pid namespace";
+	case ETIMEDOUT: return "timed out (a rank did not join, or a collective deadline passed)";
+	case ESRCH: return "a member process died";
+	case EPIPE: return "a member hung up";
+	case ESHUTDOWN: return "this process hung up the bus";
+	case EBADMSG: return "a record failed its sequence check";
+	default: return "system error";
+	}
+}
