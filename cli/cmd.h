@@ -17,5 +17,11 @@ extern const struct cmd cli_commands[];
 
 int cmd_run(int argc, char **argv);
 int cmd_record(int argc, char **argv);
+/* The reports, one file each. */
+int cmd_report(int argc, char **argv);
+int cmd_timeline(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
+int cmd_watchdog(int argc, char **argv);
+int cmd_export(int argc, char **argv); /* cmd_export.c (PROXYSCOPE_HAVE_CMD_EXPORT) */
 
 #endif /* PROXYSCOPE_CLI_CMD_H */

@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -81,41 +80,6 @@ static bool cmd_runnable(const char *cmd, char *err, size_t errlen)
 	}
 	snprintf(err, errlen, "cannot run '%s': command not found", cmd);
 	return false;
-}
-
-/* Create @dir if needed; it must end up an empty, writable directory. Its absolute path. */
-static int prepare_output(const char *dir, char *abs, size_t abslen, char *err, size_t errlen)
-{
-	struct stat st;
-	char *real;
-
-	if (mkdir(dir, 0755) && errno != EEXIST) {
-		snprintf(err, errlen, "cannot create '%s': %s", dir, strerror(errno));
-		return -errno;
-	}
-	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
-		snprintf(err, errlen, "'%s' is not a directory", dir);
-		return -ENOTDIR;
-	}
-	if (access(dir, W_OK | X_OK)) {
-		snprintf(err, errlen, "cannot write to '%s': %s", dir, strerror(errno));
-		return -EACCES;
-	}
-	if (rmdir(dir) == 0) {
-		/* It was empty: LTTng creates it again. */
-	} else if (errno == ENOTEMPTY || errno == EEXIST) {
-		snprintf(err, errlen, "'%s' already exists and is not empty", dir);
-		return -EEXIST;
-	}
-	real = realpath(".", NULL);
-	if (!real)
-		return -errno;
-	if (dir[0] == '/')
-		snprintf(abs, abslen, "%s", dir);
-	else
-		snprintf(abs, abslen, "%s/%s", real, dir);
-	free(real);
-	return 0;
 }
 
 /* Run CMD and wait; Ctrl-C and SIGTERM reach CMD (same process group) but not us. */
@@ -201,7 +165,7 @@ int cmd_record(int argc, char **argv)
 		output = defdir;
 	}
 	if (lt_tools_check(err, sizeof(err)) || !cmd_runnable(argv[split + 1], err, sizeof(err)) ||
-	    prepare_output(output, s.output, sizeof(s.output), err, sizeof(err))) {
+	    lt_output_prepare(output, s.output, sizeof(s.output), err, sizeof(err))) {
 		cli_error("%s", err);
 		return CLI_EXIT_USAGE;
 	}

@@ -1,6 +1,9 @@
 /*
- * `proxyscope run`: run the ring-exchange workload (lib/workload) through the real driver with
- * simulated devices and the loop backend, then report what happened, as text or as --json.
+ * `proxyscope run`: the main job. Run the ring-exchange workload (lib/workload) through the real
+ * driver with simulated devices and the loop backend, recorded with the `record` machinery into
+ * a trace directory (run_trace.c), then report what happened - the workload's own counters, and
+ * the trace's overview and watchdog root cause - as text or as --json, with the chrome and html
+ * timelines written next to the trace. --no-trace runs the workload alone.
  *
  * Design choice: every decision about the run (defaults, validation of the combination of
  * values, fault ranks) belongs to the library; this file only turns the command line into
@@ -20,6 +23,7 @@
 #include "cmd.h"
 #include "progress.h"
 #include "run_output.h"
+#include "run_trace.h"
 
 enum {
 	OPT_RANKS = 1,
@@ -35,6 +39,9 @@ enum {
 	OPT_INJECT,
 	OPT_JSON,
 	OPT_QUIET,
+	OPT_OUTPUT,
+	OPT_NO_TRACE,
+	OPT_LOGLEVEL,
 	OPT_HELP,
 };
 
@@ -52,6 +59,9 @@ static const struct cli_opt run_opts[] = {
 	{ "inject", 0, true, OPT_INJECT },
 	{ "json", 0, false, OPT_JSON },
 	{ "quiet", 'q', false, OPT_QUIET },
+	{ "output", 'o', true, OPT_OUTPUT },
+	{ "no-trace", 0, false, OPT_NO_TRACE },
+	{ "loglevel", 0, true, OPT_LOGLEVEL },
 	{ "help", 'h', false, OPT_HELP },
 	{ NULL, 0, false, 0 },
 };
@@ -62,13 +72,23 @@ static const struct cli_opt run_opts[] = {
 #define NS_PER_MS UINT64_C(1000000)
 
 static const char run_usage[] =
-	"usage: proxyscope run [<options>]\n"
+	"usage: proxyscope run [-o DIR] [--no-trace] [<options>]\n"
 	"\n"
 	"Run the ring-exchange workload through the proxy driver, in this process: R ranks (threads)\n"
 	"with simulated devices, K ranks per proxy worker, the in-process loop network backend.\n"
 	"Every exec, each rank sends SIZE bytes to the next rank, receives from the previous one and\n"
-	"checks the bytes it received. This version runs the workload and prints its result;\n"
-	"recording a trace and the report arrive with the trace commands.\n"
+	"checks the bytes it received. The run is recorded with LTTng into DIR; then its result is\n"
+	"printed, followed by the trace's overview and the watchdog report, which names the root\n"
+	"cause of a stall across ranks; the timeline is written next to the trace as\n"
+	"DIR/timeline.json (chrome://tracing, ui.perfetto.dev) and DIR/timeline.html (a browser).\n"
+	"\n"
+	"Recording:\n"
+	"    -o, --output DIR      where the trace goes: a new or empty directory\n"
+	"                          (default: ./proxyscope-run-YYYYMMDD-HHMMSS)\n"
+	"    --loglevel LEVEL      err, warning, info or debug (default info); debug adds the\n"
+	"                          per-poll events (every B2 call, trigger read and status poll)\n"
+	"    --no-trace            run the workload without recording (no LTTng needed); only\n"
+	"                          the workload's own result is printed\n"
 	"\n"
 	"Workload:\n"
 	"    --ranks R             rank threads, 1..128 (default 4)\n"
@@ -88,25 +108,32 @@ static const char run_usage[] =
 	"                            slow-progress:rank=R,us=U\n"
 	"\n"
 	"Output:\n"
-	"    --json                print one JSON object on stdout instead of the summary\n"
-	"    -q, --quiet           no summary and no progress line; failure lines only\n"
+	"    --json                print one JSON object on stdout instead of the text\n"
+	"    -q, --quiet           no summary and no progress line; failure lines and the\n"
+	"                          watchdog report of a stall only\n"
 	"    -h, --help            show this help\n"
 	"\n"
 	"DURATION is a number and a unit: us, ms, s or m (500ms, 2s, 1.5s, 100us, 1m); a bare\n"
 	"number is rejected. SIZE is bytes (4096, 4096B) or a binary multiple: k/K/KiB, M/MiB,\n"
 	"G/GiB (64k = 64KiB = 65536).\n"
 	"\n"
-	"On a failure the first failure recorded is printed as \"stall: rank R exec E <stage> ...\"\n"
-	"(\"failure:\" when it is not a timeout), then the counts. In a ring the neighbours of a\n"
-	"stalled rank time out in the same window, so the rank named may be such a neighbour.\n"
-	"Library warnings (the driver's \"Timeout exceeded\" watchdog line) go to stderr. A progress\n"
-	"line is drawn on stderr when it is a terminal.\n"
+	"On a failure the first failure the workload recorded is printed as \"stall: rank R exec E\n"
+	"<stage> ...\" (\"failure:\" when it is not a timeout), then the counts. In a ring the\n"
+	"neighbours of a stalled rank time out in the same window, so the rank named there may be\n"
+	"such a neighbour; the watchdog report, built from the trace, names the root cause\n"
+	"(\"root cause: rank R ...\"). Library warnings (the driver's \"Timeout exceeded\" watchdog\n"
+	"line) go to stderr. A progress line is drawn on stderr when it is a terminal. Ctrl-C ends\n"
+	"the recording and keeps the trace recorded so far.\n"
 	"\n"
-	"Exit status: 0 every exec completed with no mismatch, 1 the run failed (a stall, a task\n"
-	"error, a mismatch), 2 usage error.\n";
+	"Exit status: 0 every exec completed with no mismatch and the trace shows no stall, 1 the run\n"
+	"failed (a stall, a task error, a mismatch) or its trace could not be read, 2 usage error\n"
+	"(LTTng missing included).\n";
 
 struct run_cli {
 	struct enc_wl_args args;
+	const char *output;
+	const char *level;
+	bool no_trace;
 	bool json;
 	bool quiet;
 	bool help;
@@ -201,6 +228,15 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 		case OPT_QUIET:
 			c->quiet = true;
 			break;
+		case OPT_OUTPUT:
+			c->output = value;
+			break;
+		case OPT_LOGLEVEL:
+			c->level = value;
+			break;
+		case OPT_NO_TRACE:
+			c->no_trace = true;
+			break;
 		case OPT_HELP: /* like git: -h wins over whatever follows it */
 			c->help = true;
 			return -1;
@@ -213,13 +249,34 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 	return -1;
 }
 
+/* Check the recording options on their own; returns -1 to go on, or the exit code. */
+static int trace_args(const struct run_cli *c, enum lt_level *level)
+{
+	*level = LT_LEVEL_INFO;
+	if (c->no_trace) {
+		if (c->output)
+			return cli_usage_error("run", "--output: there is no trace with --no-trace");
+		if (c->level)
+			return cli_usage_error("run", "--loglevel: there is no trace with --no-trace");
+		return -1;
+	}
+	if (c->level && lt_level_parse(c->level, level))
+		return cli_usage_error("run", "--loglevel: '%s' is not a level (err, warning, info, "
+				       "debug)", c->level);
+	return -1;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct enc_wl_result res;
+	enum lt_level level;
+	struct cli_json j;
 	struct run_cli c;
 	char label[64];
 	bool progress;
-	int rc;
+	struct run_trace_opts topts;
+	struct run_trace rt;
+	int rc, code;
 
 	rc = run_parse(argc, argv, &c);
 	if (rc >= 0)
@@ -227,6 +284,15 @@ int cmd_run(int argc, char **argv)
 	if (c.help) {
 		fputs(run_usage, stdout);
 		return CLI_EXIT_OK;
+	}
+	rc = trace_args(&c, &level);
+	if (rc >= 0)
+		return rc;
+	if (!c.no_trace) {
+		topts = (struct run_trace_opts){ .output = c.output, .level = level };
+		rc = run_trace_begin(&rt, &topts);
+		if (rc)
+			return rc;
 	}
 
 	progress = !c.quiet && isatty(STDERR_FILENO);
@@ -237,18 +303,43 @@ int cmd_run(int argc, char **argv)
 	enc_log_set_hook(progress ? progress_log_hook : enc_log_stderr, NULL, ENC_LOG_WARN);
 	rc = enc_wl_run(&c.args, &res);
 	progress_stop();
+	enc_log_set_hook(enc_log_stderr, NULL, ENC_LOG_WARN);
 
-	if (rc == -EINVAL)
+	code = CLI_EXIT_OK;
+	if (!c.no_trace && run_trace_end(&rt))
+		code = CLI_EXIT_FAILURE;
+	if (rc == -EINVAL) {
+		/* The library's own checks (a fault on a rank out of range) come only with the run:
+		 * a usage error leaves no trace directory behind. */
+		if (!c.no_trace)
+			run_trace_discard(&rt);
 		return cli_usage_error("run", "%s", res.err);
+	}
 	if (rc) {
 		cli_error("cannot run the workload: %s", res.err[0] ? res.err : strerror(-rc));
 		return CLI_EXIT_FAILURE;
 	}
-	if (c.json)
-		run_print_json(&c.args, &res);
-	else if (!c.quiet)
+	if (!enc_wl_result_is_ok(&c.args, &res))
+		code = CLI_EXIT_FAILURE;
+	if (c.json) {
+		cli_json_init(&j, stdout);
+		cli_json_begin_object(&j);
+		run_json_members(&j, &c.args, &res);
+	} else if (!c.quiet) {
 		run_print_summary(&c.args, &res);
+	}
 	if (!c.json)
 		run_print_failures(&c.args, &res);
-	return enc_wl_result_is_ok(&c.args, &res) ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
+	if (!c.no_trace) {
+		struct run_report_opts ropts = { .json = c.json, .quiet = c.quiet, .j = &j };
+
+		fflush(stdout);
+		if (run_trace_report(&rt, &ropts) != CLI_EXIT_OK)
+			code = CLI_EXIT_FAILURE;
+	}
+	if (c.json) {
+		cli_json_end_object(&j);
+		cli_json_finish(&j);
+	}
+	return code;
 }

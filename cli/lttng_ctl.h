@@ -38,6 +38,13 @@ struct lt_session {
 int lt_level_parse(const char *s, enum lt_level *out);
 const char *lt_level_str(enum lt_level level);
 
+/*
+ * Where a session writes: create @dir if needed; it must be an empty, writable directory (an
+ * empty one is removed again, LTTng creates it). Its absolute path goes to @abs. Returns 0 or a
+ * negative errno with a one-line reason naming @dir.
+ */
+int lt_output_prepare(const char *dir, char *abs, size_t abslen, char *err, size_t errlen);
+
 /* 0 when the lttng client and lttng-sessiond are installed, else -ENOENT with a reason. */
 int lt_tools_check(char *err, size_t errlen);
 
@@ -56,6 +63,13 @@ void lt_sessiond_release(struct lt_session *s);
  * mode, and start. On failure everything done so far is undone.
  */
 int lt_session_begin(struct lt_session *s, char *err, size_t errlen);
+
+/*
+ * Wait until process @pid is registered with the session daemon (it is listed by
+ * `lttng list -u`), at most @timeout_ms. For a process that was already running when the
+ * daemon started: its LTTng-UST registers asynchronously. Returns 0 or -ETIMEDOUT.
+ */
+int lt_wait_registered(pid_t pid, unsigned timeout_ms);
 
 /* Record a snapshot (snapshot mode). */
 int lt_session_snapshot(struct lt_session *s, char *err, size_t errlen);

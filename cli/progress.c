@@ -24,6 +24,9 @@ static bool shown;                 /* mtx: the line is on the terminal */
 static const char *label;          /* immutable while started */
 static struct timespec t0;         /* immutable while started */
 static struct enc_proxy_stats base; /* immutable while started */
+static const _Atomic uint64_t *count; /* immutable while started; NULL: the driver's tasks */
+static const char *unit;           /* immutable while started */
+static double delay_s;             /* immutable while started */
 
 static double elapsed_s(const struct timespec *now)
 {
@@ -48,11 +51,21 @@ static void *progress_main(void *arg)
 	pthread_mutex_lock(&mtx);
 	while (!stop) {
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		enc_proxy_stats_get(&st);
-		fprintf(stderr, "\r\033[K%c %s: %.1fs, %llu tasks enqueued", spinner[tick++ % 4],
-			label, elapsed_s(&now),
-			(unsigned long long)(st.tasks_enqueued - base.tasks_enqueued));
-		shown = true;
+		if (elapsed_s(&now) < delay_s) {
+			/* not yet: a short call shows nothing */
+		} else if (count) {
+			fprintf(stderr, "\r\033[K%c %s: %.1fs, %llu %s", spinner[tick++ % 4], label,
+				elapsed_s(&now),
+				(unsigned long long)atomic_load_explicit(count, memory_order_relaxed),
+				unit);
+			shown = true;
+		} else {
+			enc_proxy_stats_get(&st);
+			fprintf(stderr, "\r\033[K%c %s: %.1fs, %llu tasks enqueued",
+				spinner[tick++ % 4], label, elapsed_s(&now),
+				(unsigned long long)(st.tasks_enqueued - base.tasks_enqueued));
+			shown = true;
+		}
 		deadline = now;
 		deadline.tv_nsec += TICK_NS;
 		if (deadline.tv_nsec >= 1000000000L) {
@@ -67,12 +80,33 @@ static void *progress_main(void *arg)
 	return NULL;
 }
 
+static bool start(const char *what);
+
 bool progress_start(const char *what)
+{
+	if (started)
+		return true;
+	count = NULL;
+	unit = NULL;
+	delay_s = 0;
+	return start(what);
+}
+
+bool progress_start_count(const char *what, const char *what_unit, const _Atomic uint64_t *counter,
+			  unsigned delay_ms)
+{
+	if (started)
+		return true;
+	count = counter;
+	unit = what_unit;
+	delay_s = delay_ms / 1000.0;
+	return start(what);
+}
+
+static bool start(const char *what)
 {
 	pthread_condattr_t attr;
 
-	if (started)
-		return true;
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	pthread_cond_init(&cv, &attr);

@@ -18,7 +18,14 @@
 
 const struct cmd cli_commands[] = {
 	{ "record", cmd_record, "Trace a command with the project's tracepoints (LTTng)" },
-	{ "run", cmd_run, "Run the ring-exchange workload through the driver and report the result" },
+	{ "run", cmd_run, "Run the ring-exchange workload, record it and report the result" },
+	{ "report", cmd_report, "Overview, latency summary and stall root causes of a trace" },
+	{ "timeline", cmd_timeline, "One row per task of a trace: latency, time per state, seam calls" },
+	{ "stats", cmd_stats, "p50/p90/p99/max of a trace's state durations, seam calls, latency" },
+	{ "watchdog", cmd_watchdog, "The stalled tasks of a trace and their root cause across ranks" },
+#if PROXYSCOPE_HAVE_CMD_EXPORT
+	{ "export", cmd_export, "Write a trace's timeline as chrome JSON, CSV or a browser page" },
+#endif
 	{ NULL, NULL, NULL },
 };
 

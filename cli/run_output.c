@@ -149,52 +149,58 @@ static void json_failure(struct cli_json *j, const struct enc_wl_result *r)
 
 void run_print_json(const struct enc_wl_args *a, const struct enc_wl_result *r)
 {
-	const struct enc_proxy_stats *s = &r->stats;
 	struct cli_json j;
 
 	cli_json_init(&j, stdout);
 	cli_json_begin_object(&j);
-	cli_json_key(&j, "command");
-	cli_json_string(&j, "run");
-	json_args(&j, a);
-
-	cli_json_key(&j, "result");
-	cli_json_begin_object(&j);
-	cli_json_key(&j, "ok");
-	cli_json_bool(&j, enc_wl_result_is_ok(a, r));
-	cli_json_key(&j, "job");
-	cli_json_string(&j, r->job);
-	json_u64_member(&j, "execs_total", (uint64_t)a->ranks * a->ops);
-	json_u64_member(&j, "execs_completed", r->execs_completed_total);
-	cli_json_key(&j, "execs_completed_per_rank");
-	cli_json_begin_array(&j);
-	for (uint32_t i = 0; i < r->ranks && i < ENC_WL_MAX_RANKS; i++)
-		cli_json_u64(&j, r->execs_completed[i]);
-	cli_json_end_array(&j);
-	json_u64_member(&j, "bytes_verified", r->bytes_verified);
-	json_u64_member(&j, "mismatches", r->mismatches);
-	json_u64_member(&j, "failures", r->failures);
-	json_u64_member(&j, "timeouts", r->timeouts);
-	json_u64_member(&j, "wall_ns", r->wall_ns);
-	cli_json_key(&j, "throughput_gbps");
-	cli_json_double(&j, per_second(r->bytes_verified, r->wall_ns) / 1e9);
-	cli_json_key(&j, "execs_per_s");
-	cli_json_double(&j, per_second(r->execs_completed_total, r->wall_ns));
-	json_failure(&j, r);
-	cli_json_end_object(&j);
-
-	cli_json_key(&j, "stats");
-	cli_json_begin_object(&j);
-	json_u64_member(&j, "workers_started", s->workers_started);
-	json_u64_member(&j, "tasks_enqueued", s->tasks_enqueued);
-	json_u64_member(&j, "tasks_recycled", s->tasks_recycled);
-	json_u64_member(&j, "steps", s->steps);
-	json_u64_member(&j, "seam_start", s->seam_start);
-	json_u64_member(&j, "seam_progress", s->seam_progress);
-	json_u64_member(&j, "seam_stop", s->seam_stop);
-	json_u64_member(&j, "trigger_reads", s->trigger_reads);
-	json_u64_member(&j, "watchdog_timeouts", s->watchdog_timeouts);
-	cli_json_end_object(&j);
+	run_json_members(&j, a, r);
 	cli_json_end_object(&j);
 	cli_json_finish(&j);
+}
+
+void run_json_members(struct cli_json *j, const struct enc_wl_args *a, const struct enc_wl_result *r)
+{
+	const struct enc_proxy_stats *s = &r->stats;
+
+	cli_json_key(j, "command");
+	cli_json_string(j, "run");
+	json_args(j, a);
+
+	cli_json_key(j, "result");
+	cli_json_begin_object(j);
+	cli_json_key(j, "ok");
+	cli_json_bool(j, enc_wl_result_is_ok(a, r));
+	cli_json_key(j, "job");
+	cli_json_string(j, r->job);
+	json_u64_member(j, "execs_total", (uint64_t)a->ranks * a->ops);
+	json_u64_member(j, "execs_completed", r->execs_completed_total);
+	cli_json_key(j, "execs_completed_per_rank");
+	cli_json_begin_array(j);
+	for (uint32_t i = 0; i < r->ranks && i < ENC_WL_MAX_RANKS; i++)
+		cli_json_u64(j, r->execs_completed[i]);
+	cli_json_end_array(j);
+	json_u64_member(j, "bytes_verified", r->bytes_verified);
+	json_u64_member(j, "mismatches", r->mismatches);
+	json_u64_member(j, "failures", r->failures);
+	json_u64_member(j, "timeouts", r->timeouts);
+	json_u64_member(j, "wall_ns", r->wall_ns);
+	cli_json_key(j, "throughput_gbps");
+	cli_json_double(j, per_second(r->bytes_verified, r->wall_ns) / 1e9);
+	cli_json_key(j, "execs_per_s");
+	cli_json_double(j, per_second(r->execs_completed_total, r->wall_ns));
+	json_failure(j, r);
+	cli_json_end_object(j);
+
+	cli_json_key(j, "stats");
+	cli_json_begin_object(j);
+	json_u64_member(j, "workers_started", s->workers_started);
+	json_u64_member(j, "tasks_enqueued", s->tasks_enqueued);
+	json_u64_member(j, "tasks_recycled", s->tasks_recycled);
+	json_u64_member(j, "steps", s->steps);
+	json_u64_member(j, "seam_start", s->seam_start);
+	json_u64_member(j, "seam_progress", s->seam_progress);
+	json_u64_member(j, "seam_stop", s->seam_stop);
+	json_u64_member(j, "trigger_reads", s->trigger_reads);
+	json_u64_member(j, "watchdog_timeouts", s->watchdog_timeouts);
+	cli_json_end_object(j);
 }

@@ -7,6 +7,8 @@
 
 #include <proxyscope/workload.h>
 
+#include "cli_util.h"
+
 /* The configuration line, the injected faults, the result and the driver counters, on stdout. */
 void run_print_summary(const struct enc_wl_args *a, const struct enc_wl_result *r);
 
@@ -22,5 +24,8 @@ void run_print_failures(const struct enc_wl_args *a, const struct enc_wl_result 
  * or null}, "stats": {...}}.
  */
 void run_print_json(const struct enc_wl_args *a, const struct enc_wl_result *r);
+
+/* The members of that object ("command", "args", "result", "stats") into the open object @j. */
+void run_json_members(struct cli_json *j, const struct enc_wl_args *a, const struct enc_wl_result *r);
 
 #endif /* PROXYSCOPE_CLI_RUN_OUTPUT_H */

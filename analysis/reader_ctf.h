@@ -1,0 +1,171 @@
+/*
+ * The CTF reader's private pieces:
+ *   reader_ctf_find.c   the trace directory search;
+ *   reader_ctf_graph.c  one lane: a graph (source.ctf.fs per trace → filter.utils.muxer →
+ *                       simple sink) reading a share of the traces' streams, and babeltrace2's
+ *                       errors reduced to one line;
+ *   reader_ctf_sink.c   the lane's sink: messages → items (struct psa_event / psa_discard);
+ *   reader_ctf_queue.c  the lane's queue of item batches to the caller's thread;
+ *   reader_ctf.c        psa_read_ctf: lanes in threads, merged by time on the caller's thread.
+ *
+ * Threads: libbabeltrace2 objects are not thread-safe (plain reference counts), so every graph
+ * is built and destroyed on the caller's thread, and a lane's thread only runs its own graph
+ * (which touches no object of another graph). A lane's queue is its only shared state.
+ */
+#ifndef PROXYSCOPE_ANALYSIS_READER_CTF_H
+#define PROXYSCOPE_ANALYSIS_READER_CTF_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <babeltrace2/babeltrace.h>
+
+#include <proxyscope/psa_event.h>
+
+/* The trace directories found (each holds a `metadata` file), in the order found. */
+struct psa_trace_dirs {
+	char **dir;  /* as reached from the path given (for messages) */
+	char **real; /* realpath(), to read a directory only once */
+	size_t n;
+	size_t cap;
+};
+
+void psa__trace_dirs_init(struct psa_trace_dirs *l);
+void psa__trace_dirs_fini(struct psa_trace_dirs *l);
+
+/*
+ * Add every trace directory under @path (itself, when it is one; its parent when it is a
+ * `metadata` file). Returns 0, -ENOENT (missing), -ENOTDIR (not a directory), -EINVAL (no trace
+ * under it), -ENOMEM or another negative errno, with a one-line reason naming @path in @err.
+ */
+int psa__trace_dirs_find(struct psa_trace_dirs *l, const char *path, char *err, size_t errlen);
+
+/* What a lane hands to the caller's thread: an event or a discard, with its merge key. */
+struct psa_ctf_item {
+	uint64_t ts; /* the event's time; a discard's beginning (what the muxer orders it by) */
+	bool is_discard;
+	uint64_t raw_count; /* a discard's count as babeltrace2 gave it (see sane_count()) */
+	union {
+		struct psa_event ev;
+		struct psa_discard d;
+	} u;
+};
+
+#define PSA_CTF_BATCH 256 /* items per batch */
+#define PSA_CTF_BATCHES 4 /* batches per lane: the most a lane gets ahead of the caller */
+
+struct psa_ctf_batch {
+	size_t n;
+	struct psa_ctf_item item[PSA_CTF_BATCH];
+};
+
+/*
+ * A single-producer (the lane's thread), single-consumer (the caller's thread) queue of
+ * batches. Fields: M: mtx; P: producer only; C: consumer only; I: immutable while shared.
+ */
+struct psa_ctf_queue {
+	pthread_mutex_t mtx;
+	pthread_cond_t cond;                             /* any change of the M fields */
+	struct psa_ctf_batch *storage;                   /* I: PSA_CTF_BATCHES batches */
+	struct psa_ctf_batch *full[PSA_CTF_BATCHES];     /* M: filled, in order from full_head */
+	unsigned full_head, full_n;                      /* M */
+	struct psa_ctf_batch *free[PSA_CTF_BATCHES];     /* M */
+	unsigned free_n;                                 /* M */
+	bool done;                                       /* M: the producer has finished */
+	bool cancel;                                     /* M: the consumer wants no more */
+	struct psa_ctf_batch *prod;                      /* P: the batch being filled */
+	struct psa_ctf_batch *cons;                      /* C: the batch being read */
+	size_t cons_pos;                                 /* C */
+};
+
+int psa__queue_init(struct psa_ctf_queue *q);
+void psa__queue_fini(struct psa_ctf_queue *q);
+/* Producer: the next item to fill (blocks while the consumer is behind); NULL if cancelled. */
+struct psa_ctf_item *psa__queue_slot(struct psa_ctf_queue *q);
+/* Producer: the slot is filled. */
+void psa__queue_commit(struct psa_ctf_queue *q);
+/* Producer: no more items (publishes what is left). */
+void psa__queue_end(struct psa_ctf_queue *q);
+/* Consumer: the next item (blocks until one comes); NULL once the producer has ended. */
+const struct psa_ctf_item *psa__queue_peek(struct psa_ctf_queue *q);
+/* Consumer: done with the item peek returned. */
+void psa__queue_pop(struct psa_ctf_queue *q);
+/* Consumer: stop the producer (its slot calls return NULL from now on). */
+void psa__queue_cancel(struct psa_ctf_queue *q);
+
+struct psa_ctf_class; /* what the sink resolved once per bt_event_class */
+
+/*
+ * A lane's sink state (W: the lane's thread only, once running). Memory is the event-class
+ * cache, bounded by the traces' metadata, and the queue: never the number of events.
+ */
+struct psa_ctf_sink {
+	struct psa_ctf_queue *q;
+	const struct psa_trace_dirs *dirs;
+
+	/* event class -> resolution, open addressing on the pointer; cap is a power of two */
+	struct psa_ctf_class **classes;
+	size_t classes_n;
+	size_t classes_cap;
+	const bt_event_class *last_ec;
+	struct psa_ctf_class *last_class;
+
+	/* trace -> hostname */
+	const bt_trace *last_trace;
+	const char *last_host;
+	size_t last_host_len;
+
+	int failed;            /* a negative errno when the sink failed on its own */
+	char err[PSA_ERR_MAX]; /* its reason */
+};
+
+/* Each source's trace is named PSA_CTF_TRACE_NAME "<index in the directory list>". */
+#define PSA_CTF_TRACE_NAME "psa-trace-"
+
+void psa__ctf_sink_init(struct psa_ctf_sink *s, const struct psa_trace_dirs *dirs,
+			struct psa_ctf_queue *q);
+void psa__ctf_sink_fini(struct psa_ctf_sink *s);
+/* Convert one message into the queue (events and discards; others are ignored). */
+int psa__ctf_sink_message(struct psa_ctf_sink *s, const bt_message *msg);
+
+/* One lane: a graph reading the output ports p (over all traces, in order) with p % n == i. */
+struct psa_ctf_lane {
+	unsigned i, n;                        /* I */
+	const struct psa_trace_dirs *dirs;    /* I */
+	bt_graph *graph;                      /* built and destroyed by the caller's thread */
+	const bt_component_source **src;      /* one per trace directory */
+	uint64_t ports;                       /* connected to this lane's muxer */
+	uint64_t ports_total;                 /* of all the sources */
+	struct psa_ctf_sink sink;             /* W */
+	struct psa_ctf_queue q;
+	pthread_t thread;
+	bool started;
+	int rc;                               /* W until the queue says done */
+	char err[PSA_ERR_MAX];
+};
+
+/* The plugins every lane's graph instantiates (found once, on the caller's thread). */
+struct psa_ctf_plugins {
+	const bt_plugin *ctf, *utils;
+	const bt_component_class_source *fs;
+	const bt_component_class_filter *muxer;
+};
+
+int psa__ctf_plugins_get(struct psa_ctf_plugins *p, char *err, size_t errlen);
+void psa__ctf_plugins_put(struct psa_ctf_plugins *p);
+
+/*
+ * Build lane @l's graph: its sources (all the trace directories: the caller learns
+ * ports_total from lane 0), then, with @l->n set, its muxer, sink and connections.
+ */
+int psa__ctf_lane_add_sources(struct psa_ctf_lane *l, const struct psa_ctf_plugins *p,
+			      char *err, size_t errlen);
+int psa__ctf_lane_connect(struct psa_ctf_lane *l, const struct psa_ctf_plugins *p, char *err,
+			  size_t errlen);
+/* The lane's thread: runs the graph, sets rc/err, ends the queue. */
+void *psa__ctf_lane_run(void *arg);
+void psa__ctf_lane_destroy(struct psa_ctf_lane *l);
+
+#endif /* PROXYSCOPE_ANALYSIS_READER_CTF_H */

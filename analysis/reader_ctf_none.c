@@ -1,0 +1,17 @@
+/*
+ * psa_read_ctf without libbabeltrace2 (-DWITH_ANALYSIS=OFF): the text reader still works
+ * (`babeltrace2 TRACE | proxyscope report -`), reading CTF says why it cannot.
+ */
+#include <errno.h>
+
+#include "event_internal.h"
+
+int psa_read_ctf(const char *const *paths, size_t paths_n, const struct psa_sink *sink,
+		 struct psa_read_stats *stats, void (*progress)(uint64_t events, void *arg),
+		 void *progress_arg, char *err, size_t errlen)
+{
+	if (stats)
+		*stats = (struct psa_read_stats){ 0 };
+	psa__errf(err, errlen, "built without babeltrace2 (-DWITH_ANALYSIS=OFF)");
+	return -ENOTSUP;
+}

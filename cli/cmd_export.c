@@ -1,0 +1,382 @@
+/*
+ * `proxyscope export --format chrome|csv|html -o FILE [--json] TRACE...`: write the timeline of
+ * recorded traces as a file another tool opens (Perfetto / chrome://tracing, a spreadsheet, a
+ * browser).
+ *
+ * Design choice: one streaming pass - the reader feeds the model, the model feeds the exporter,
+ * the exporter writes - into FILE.tmp, renamed to FILE only once everything is written and
+ * flushed, so a failure (bad input half-way, a full disk) never leaves a half-written FILE.
+ * Every input problem is found before the output is created where it can be (a path that does
+ * not exist, mixing text and CTF input); the rest (a corrupt trace, text that is not
+ * babeltrace2 output, no proxyscope event) removes FILE.tmp and exits 2.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdio_ext.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <proxyscope/psa_event.h>
+#include <proxyscope/psa_export.h>
+#include <proxyscope/psa_model.h>
+
+#include "cli_util.h"
+#include "cmd.h"
+
+enum { OPT_FORMAT = 1, OPT_OUTPUT, OPT_JSON, OPT_HELP };
+
+static const struct cli_opt export_opts[] = {
+	{ "format", 0, true, OPT_FORMAT },
+	{ "output", 'o', true, OPT_OUTPUT },
+	{ "json", 0, false, OPT_JSON },
+	{ "help", 'h', false, OPT_HELP },
+	{ NULL, 0, false, 0 },
+};
+
+static const char export_usage[] =
+	"usage: proxyscope export --format FORMAT -o FILE [--json] TRACE...\n"
+	"\n"
+	"Write the task timeline of the traces as FORMAT:\n"
+	"    chrome   Trace Event JSON for Perfetto (ui.perfetto.dev) and chrome://tracing: a\n"
+	"             process per traced process, a track per task with its state slices and\n"
+	"             seam calls, trigger fire / watchdog / failure instants, and flow arrows\n"
+	"             from each enqueue to the worker that took the task\n"
+	"    csv      one row per task state interval\n"
+	"    html     one self-contained page that draws the timeline (no network access)\n"
+	"\n"
+	"    --format FORMAT     chrome, csv or html (required)\n"
+	"    -o, --output FILE   the file to write (required; - for standard output). It is\n"
+	"                        written as FILE.tmp and renamed once complete\n"
+	"    --json              print a JSON summary on stdout instead of the summary line\n"
+	"    -h, --help          show this help\n"
+	"\n"
+	"TRACE is a CTF trace directory, or a directory above several (every trace found below\n"
+	"is read, merged by time); a file of babeltrace2 text output (`babeltrace2 DIR > FILE`);\n"
+	"or - for babeltrace2 text output on standard input. Text input is one file at a time,\n"
+	"not mixed with CTF traces.\n"
+	"\n"
+	"Times are relative to the trace start (the first task event).\n"
+	"\n"
+	"Exit status: 0 written, 1 the output could not be written, 2 usage error or bad input\n"
+	"(not a trace, not babeltrace2 output, no proxyscope events).\n";
+
+struct export_cli {
+	enum psa_export_format format;
+	bool have_format;
+	const char *output;
+	bool json;
+	const char **traces; /* argv entries */
+	size_t traces_n;
+	bool text;           /* the one trace is babeltrace2 text */
+};
+
+/* A trace argument is babeltrace2 text unless it is a directory or a CTF metadata file. */
+static int classify(const char *path, bool *text)
+{
+	struct stat st;
+	const char *base;
+
+	if (!strcmp(path, "-")) {
+		*text = true;
+		return 0;
+	}
+	if (stat(path, &st)) {
+		cli_error("cannot open '%s': %s", path, strerror(errno));
+		return CLI_EXIT_USAGE;
+	}
+	base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	*text = !S_ISDIR(st.st_mode) && strcmp(base, "metadata") != 0;
+	return 0;
+}
+
+/* Fill @c from the command line; returns -1 to go on, or the exit code. */
+static int export_parse(int argc, char **argv, struct export_cli *c)
+{
+	char err[CLI_ERR_MAX];
+	const char *name, *value;
+	struct cli_opts p;
+	size_t text_n = 0;
+	int id;
+
+	memset(c, 0, sizeof(*c));
+	c->traces = calloc((size_t)argc, sizeof(*c->traces));
+	if (!c->traces) {
+		cli_error("out of memory");
+		return CLI_EXIT_FAILURE;
+	}
+	cli_opts_init(&p, export_opts, argc, argv);
+	while ((id = cli_opts_next(&p, &name, &value, err, sizeof(err))) != 0) {
+		switch (id) {
+		case CLI_OPT_ERROR:
+			return cli_usage_error("export", "%s", err);
+		case CLI_OPT_POSITIONAL:
+			c->traces[c->traces_n++] = value;
+			break;
+		case OPT_FORMAT:
+			if (psa_export_format_parse(value, &c->format))
+				return cli_usage_error("export", "%s: '%s' is not a format (chrome, csv "
+					"or html)", name, value);
+			c->have_format = true;
+			break;
+		case OPT_OUTPUT:
+			if (!value[0])
+				return cli_usage_error("export", "%s: empty file name", name);
+			c->output = value;
+			break;
+		case OPT_JSON:
+			c->json = true;
+			break;
+		case OPT_HELP:
+			fputs(export_usage, stdout);
+			return CLI_EXIT_OK;
+		}
+	}
+	if (!c->have_format)
+		return cli_usage_error("export", "--format is required (chrome, csv or html)");
+	if (!c->output)
+		return cli_usage_error("export", "-o FILE is required");
+	if (!c->traces_n)
+		return cli_usage_error("export", "no trace given");
+	if (c->json && !strcmp(c->output, "-"))
+		return cli_usage_error("export", "--json prints on standard output: it cannot go "
+			"with -o -");
+	for (size_t i = 0; i < c->traces_n; i++) {
+		bool text;
+		int rc = classify(c->traces[i], &text);
+
+		if (rc)
+			return rc;
+		text_n += text;
+	}
+	if (text_n && c->traces_n > 1)
+		return cli_usage_error("export", "babeltrace2 text input is read alone: give one text "
+			"file (or -) and no other trace");
+	c->text = text_n == 1;
+	return -1;
+}
+
+/* "'a', 'b'" for messages. */
+static void traces_str(const struct export_cli *c, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < c->traces_n && off < len; i++) {
+		int n = snprintf(buf + off, len - off, "%s'%s'", i ? ", " : "", c->traces[i]);
+
+		if (n < 0)
+			break;
+		off += (size_t)n;
+	}
+}
+
+static bool g_progress_drawn;
+
+static void progress(uint64_t events, void *arg)
+{
+	fprintf(stderr, "\rreading: %" PRIu64 " events", events);
+	g_progress_drawn = true;
+}
+
+static void progress_clear(void)
+{
+	if (g_progress_drawn)
+		fputs("\r\033[K", stderr);
+	g_progress_drawn = false;
+}
+
+/* Read the traces into @m. Returns 0 or the exit code (the message printed). */
+static int read_traces(const struct export_cli *c, struct psa_model *m, struct psa_read_stats *rs)
+{
+	char err[PSA_ERR_MAX];
+	struct psa_sink sink;
+	int rc;
+
+	psa_model_sink(m, &sink);
+	if (c->text) {
+		const char *path = c->traces[0];
+		FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+
+		if (!f) {
+			cli_error("cannot open '%s': %s", path, strerror(errno));
+			return CLI_EXIT_USAGE;
+		}
+		rc = psa_read_text(f, path, &sink, rs, err, sizeof(err));
+		if (f != stdin)
+			fclose(f);
+	} else {
+		bool tty = isatty(STDERR_FILENO);
+
+		rc = psa_read_ctf(c->traces, c->traces_n, &sink, rs, tty ? progress : NULL, NULL, err,
+				  sizeof(err));
+		progress_clear();
+	}
+	if (!rc)
+		return 0;
+	cli_error("%s", err[0] ? err : strerror(-rc));
+	return rc == -ENOMEM ? CLI_EXIT_FAILURE : CLI_EXIT_USAGE;
+}
+
+static void summary(const struct export_cli *c, const struct psa_model *m)
+{
+	const char *fmt = psa_export_format_str(c->format);
+	struct psa_model_totals t;
+	struct cli_json j;
+
+	psa_model_totals(m, &t);
+	if (!c->json) {
+		if (strcmp(c->output, "-"))
+			printf("%s: %s timeline of %" PRIu64 " tasks (%" PRIu64 " unfinished) in %" PRIu32
+			       " process%s, from %" PRIu64 " events\n",
+			       c->output, fmt, t.tasks, t.tasks - t.tasks_done, t.procs,
+			       t.procs == 1 ? "" : "es", t.our_events);
+		return;
+	}
+	cli_json_init(&j, stdout);
+	cli_json_begin_object(&j);
+	cli_json_key(&j, "format");
+	cli_json_string(&j, fmt);
+	cli_json_key(&j, "output");
+	cli_json_string(&j, c->output);
+	cli_json_key(&j, "events");
+	cli_json_u64(&j, t.our_events);
+	cli_json_key(&j, "tasks");
+	cli_json_u64(&j, t.tasks);
+	cli_json_key(&j, "tasks_unfinished");
+	cli_json_u64(&j, t.tasks - t.tasks_done);
+	cli_json_key(&j, "processes");
+	cli_json_u64(&j, t.procs);
+	cli_json_key(&j, "discarded_events");
+	cli_json_u64(&j, t.discarded_events);
+	cli_json_key(&j, "discarded_packets");
+	cli_json_u64(&j, t.discarded_packets);
+	cli_json_end_object(&j);
+	cli_json_finish(&j);
+}
+
+/* Read, model and export into @out. Returns 0 or the exit code (the message printed). */
+static int export_run(const struct export_cli *c, FILE *out, const char *out_name,
+		      struct psa_model *m)
+{
+	struct psa_model_totals t;
+	struct psa_read_stats rs;
+	struct psa_observer obs;
+	struct psa_export *e;
+	char names[512];
+	int rc;
+
+	rc = psa_export_create(c->format, out, &e);
+	if (rc) {
+		cli_error("cannot start the export: %s", strerror(-rc));
+		return CLI_EXIT_FAILURE;
+	}
+	psa_export_observer(e, &obs);
+	rc = psa_model_add_observer(m, &obs);
+	if (rc) {
+		cli_error("cannot start the export: %s", strerror(-rc));
+		rc = CLI_EXIT_FAILURE;
+		goto out_destroy;
+	}
+	rc = read_traces(c, m, &rs);
+	if (rc)
+		goto out_destroy;
+	psa_model_totals(m, &t);
+	if (!t.our_events) {
+		traces_str(c, names, sizeof(names));
+		cli_error("no proxyscope events in %s", names);
+		rc = CLI_EXIT_USAGE;
+		goto out_destroy;
+	}
+	psa_model_finish(m);
+	psa_model_totals(m, &t);
+	errno = 0;
+	rc = psa_export_finish(e, m);
+	if (rc == -EIO) {
+		/* the failed flush's errno (ENOSPC, EPIPE, ...) when it set one */
+		cli_error("cannot write '%s': %s", out_name, strerror(errno ? errno : EIO));
+		rc = CLI_EXIT_FAILURE;
+	} else if (rc) {
+		cli_error("export failed: %s", strerror(-rc));
+		rc = CLI_EXIT_FAILURE;
+	}
+	if (!rc && (t.discarded_events || t.discarded_packets))
+		fprintf(stderr, "warning: the tracer discarded %" PRIu64 " events and %" PRIu64
+			" packets: the timeline has gaps\n", t.discarded_events, t.discarded_packets);
+out_destroy:
+	psa_export_destroy(e);
+	return rc;
+}
+
+/* Export into FILE.tmp, then rename it to FILE. */
+static int export_to_file(const struct export_cli *c, struct psa_model *m)
+{
+	size_t len = strlen(c->output) + 5;
+	char *tmp = malloc(len);
+	FILE *out;
+	int rc;
+
+	if (!tmp) {
+		cli_error("out of memory");
+		return CLI_EXIT_FAILURE;
+	}
+	snprintf(tmp, len, "%s.tmp", c->output);
+	out = fopen(tmp, "w");
+	if (!out) {
+		cli_error("cannot create '%s': %s", tmp, strerror(errno));
+		free(tmp);
+		return CLI_EXIT_FAILURE;
+	}
+	rc = export_run(c, out, tmp, m);
+	if (!rc && (fsync(fileno(out)) != 0 && errno != EINVAL)) {
+		cli_error("cannot write '%s': %s", tmp, strerror(errno));
+		rc = CLI_EXIT_FAILURE;
+	}
+	if (fclose(out) != 0 && !rc) {
+		cli_error("cannot write '%s': %s", tmp, strerror(errno));
+		rc = CLI_EXIT_FAILURE;
+	}
+	if (!rc && rename(tmp, c->output) != 0) {
+		cli_error("cannot rename '%s' to '%s': %s", tmp, c->output, strerror(errno));
+		rc = CLI_EXIT_FAILURE;
+	}
+	if (rc)
+		unlink(tmp);
+	free(tmp);
+	return rc;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	struct export_cli c;
+	struct psa_model *m;
+	int rc;
+
+	rc = export_parse(argc, argv, &c);
+	if (rc >= 0)
+		goto out_free;
+	if (psa_model_create(&m)) {
+		cli_error("out of memory");
+		rc = CLI_EXIT_FAILURE;
+		goto out_free;
+	}
+	if (strcmp(c.output, "-")) {
+		rc = export_to_file(&c, m);
+	} else {
+		rc = export_run(&c, stdout, "standard output", m);
+		if (rc) {
+			/* already reported: drop what is left so main's flush does not say it again */
+			__fpurge(stdout);
+			clearerr(stdout);
+		}
+	}
+	if (!rc)
+		summary(&c, m);
+	psa_model_destroy(m);
+out_free:
+	free(c.traces);
+	return rc;
+}

@@ -1,0 +1,318 @@
+/*
+ * Reading the inputs of a report (see report_input.h).
+ *
+ * Design choice: every argument is classified before anything is read - `-` and regular files
+ * are babeltrace2 text, directories (and a `metadata` file) are CTF - and checked the way a
+ * user would describe the problem ("cannot open", "is not a trace"), so the messages are the
+ * same whatever the reader would have said; then the whole input is read once, into one model
+ * that every report observes. CTF directories are muxed by time in one reader call; text input
+ * is one stream (babeltrace2 already merged its traces), so the two are never mixed.
+ */
+#include <errno.h>
+#include <ftw.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli_util.h"
+#include "progress.h"
+#include "report_input.h"
+
+#define PROGRESS_DELAY_MS 500
+#define TEXT_PROGRESS_EVERY 65536
+
+int report_ctx_init(struct report_ctx *c, unsigned parts, const struct psa_timeline_filter *filter,
+		    const struct psa_watchdog_opts *wopts)
+{
+	struct psa_observer obs;
+	int rc = 0;
+
+	memset(c, 0, sizeof(*c));
+	rc = psa_model_create(&c->m);
+	if (!rc && (parts & REPORT_OVERVIEW) && !(rc = psa_overview_create(&c->overview))) {
+		psa_overview_observer(c->overview, &obs);
+		rc = psa_model_add_observer(c->m, &obs);
+	}
+	if (!rc && (parts & REPORT_STATS) && !(rc = psa_stats_create(&c->stats))) {
+		psa_stats_observer(c->stats, &obs);
+		rc = psa_model_add_observer(c->m, &obs);
+	}
+	if (!rc && (parts & REPORT_TIMELINE) && !(rc = psa_timeline_create(filter, &c->timeline))) {
+		psa_timeline_observer(c->timeline, &obs);
+		rc = psa_model_add_observer(c->m, &obs);
+	}
+	if (!rc && (parts & REPORT_WATCHDOG) && !(rc = psa_watchdog_create(wopts, &c->wd))) {
+		psa_watchdog_observer(c->wd, &obs);
+		rc = psa_model_add_observer(c->m, &obs);
+	}
+	if (rc) {
+		cli_error("cannot set up the analysis: %s", strerror(-rc));
+		report_ctx_fini(c);
+		return CLI_EXIT_FAILURE;
+	}
+	return 0;
+}
+
+int report_ctx_add_observer(struct report_ctx *c, const struct psa_observer *obs)
+{
+	int rc = psa_model_add_observer(c->m, obs);
+
+	if (rc) {
+		cli_error("cannot set up the analysis: %s", strerror(-rc));
+		return CLI_EXIT_FAILURE;
+	}
+	return 0;
+}
+
+void report_ctx_fini(struct report_ctx *c)
+{
+	psa_watchdog_destroy(c->wd);
+	psa_timeline_destroy(c->timeline);
+	psa_stats_destroy(c->stats);
+	psa_overview_destroy(c->overview);
+	psa_model_destroy(c->m);
+	memset(c, 0, sizeof(*c));
+}
+
+char **report_paths_new(int argc)
+{
+	char **v = calloc(argc > 0 ? (size_t)argc : 1, sizeof(*v));
+
+	if (!v)
+		cli_error("out of memory");
+	return v;
+}
+
+/* --- classifying the arguments ------------------------------------------------------------- */
+
+static bool g_found_metadata; /* nftw's callback has no argument; the CLI is single-threaded */
+
+static int find_metadata(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	if (flag == FTW_F && !strcmp(path + ftw->base, "metadata")) {
+		g_found_metadata = true;
+		return FTW_STOP;
+	}
+	return FTW_CONTINUE;
+}
+
+/* Is @path text (true) or CTF (false)? Returns 0, or CLI_EXIT_USAGE after an "error:" line. */
+static int classify(const char *path, bool *text)
+{
+	struct stat st;
+
+	if (!strcmp(path, "-")) {
+		*text = true;
+		return 0;
+	}
+	if (stat(path, &st)) {
+		cli_error("cannot open '%s': %s", path, strerror(errno));
+		return CLI_EXIT_USAGE;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		g_found_metadata = false;
+		nftw(path, find_metadata, 16, FTW_PHYS | FTW_ACTIONRETVAL);
+		if (!g_found_metadata) {
+			cli_error("'%s' is not a trace (no metadata under it)", path);
+			return CLI_EXIT_USAGE;
+		}
+		*text = false;
+		return 0;
+	}
+	if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !S_ISCHR(st.st_mode)) {
+		cli_error("'%s' is not a trace (neither a directory nor a file)", path);
+		return CLI_EXIT_USAGE;
+	}
+	if (access(path, R_OK)) {
+		cli_error("cannot open '%s': %s", path, strerror(errno));
+		return CLI_EXIT_USAGE;
+	}
+	/* A CTF trace's own metadata file stands for its directory. */
+	*text = strcmp(strrchr(path, '/') ? strrchr(path, '/') + 1 : path, "metadata") != 0;
+	return 0;
+}
+
+/* --- the pass ------------------------------------------------------------------------------- */
+
+/* Between the reader and the model: the process filter and the text reader's progress count. */
+struct feed {
+	struct psa_sink model;
+	uint32_t only_vpid;
+	uint64_t seen;
+	uint64_t filtered;
+	bool count_progress;
+	_Atomic uint64_t progress;
+};
+
+static void feed_event(void *arg, const struct psa_event *ev)
+{
+	struct feed *f = arg;
+
+	if (f->count_progress && ++f->seen % TEXT_PROGRESS_EVERY == 0)
+		atomic_store_explicit(&f->progress, f->seen, memory_order_relaxed);
+	if (f->only_vpid && ev->vpid && ev->vpid != f->only_vpid) {
+		f->filtered++;
+		return;
+	}
+	f->model.event(f->model.arg, ev);
+}
+
+static void feed_discard(void *arg, const struct psa_discard *d)
+{
+	struct feed *f = arg;
+
+	f->model.discard(f->model.arg, d);
+}
+
+static void ctf_progress(uint64_t events, void *arg)
+{
+	struct feed *f = arg;
+
+	atomic_store_explicit(&f->progress, events, memory_order_relaxed);
+}
+
+static int read_text(struct report_ctx *c, const char *path, struct feed *f,
+		     const struct psa_sink *sink, char *err, size_t errlen)
+{
+	FILE *in = stdin;
+	int rc;
+
+	if (strcmp(path, "-")) {
+		in = fopen(path, "r");
+		if (!in) {
+			snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+			return -ENOENT;
+		}
+	}
+	f->count_progress = true;
+	rc = psa_read_text(in, path, sink, &c->in.rs, err, errlen);
+	if (!rc && ferror(in)) {
+		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+		rc = -EIO;
+	}
+	if (in != stdin)
+		fclose(in);
+	return rc;
+}
+
+/* "X:12: not babeltrace2 output: <the parser's reason>", whatever the parser's wording. */
+static void text_error(const char *name, uint64_t line, const char *err)
+{
+	char prefix[PSA_ERR_MAX];
+	const char *why = err;
+	size_t len;
+
+	snprintf(prefix, sizeof(prefix), "%s:%" PRIu64 ": ", name, line);
+	len = strlen(prefix);
+	if (!strncmp(err, prefix, len))
+		why = err + len;
+	if (!strncmp(why, "not babeltrace2", 15) || !strncmp(why, "babeltrace2 ", 12))
+		cli_error("%s%s", prefix, why);
+	else
+		cli_error("%snot babeltrace2 output: %s", prefix, why[0] ? why : "parse error");
+}
+
+static void describe(struct report_input *in, char *const *paths, size_t n)
+{
+	if (in->text)
+		snprintf(in->desc, sizeof(in->desc), "babeltrace2 text from '%s'", paths[0]);
+	else
+		snprintf(in->desc, sizeof(in->desc), "%u CTF trace%s under '%s'%s", in->rs.traces,
+			 in->rs.traces == 1 ? "" : "s", paths[0], n > 1 ? " and more" : "");
+}
+
+int report_ctx_read(struct report_ctx *c, char *const *paths, size_t n,
+		    const struct report_read_opts *opts)
+{
+	struct report_read_opts none = { 0 };
+	struct feed f = { .only_vpid = 0 };
+	struct psa_model_totals tot;
+	struct psa_sink sink = { feed_event, feed_discard, &f };
+	char err[PSA_ERR_MAX];
+	size_t texts = 0;
+	bool progress;
+	int rc;
+
+	if (!opts)
+		opts = &none;
+	for (size_t i = 0; i < n; i++) {
+		bool text;
+
+		rc = classify(paths[i], &text);
+		if (rc)
+			return rc;
+		texts += text;
+	}
+	if (texts && texts != n) {
+		cli_error("cannot mix babeltrace2 text and CTF trace directories in one report");
+		return CLI_EXIT_USAGE;
+	}
+	if (texts > 1) {
+		cli_error("give one babeltrace2 text input (babeltrace2 merges several traces itself)");
+		return CLI_EXIT_USAGE;
+	}
+	c->in.text = texts != 0;
+	c->in.first = paths[0];
+	c->in.paths_n = n;
+	psa_model_sink(c->m, &f.model);
+	f.only_vpid = opts->only_vpid;
+	atomic_init(&f.progress, 0);
+
+	progress = !opts->quiet && isatty(STDERR_FILENO) &&
+		   progress_start_count("reading the trace", "events", &f.progress, PROGRESS_DELAY_MS);
+	if (c->in.text)
+		rc = read_text(c, paths[0], &f, &sink, err, sizeof(err));
+	else
+		rc = psa_read_ctf((const char *const *)paths, n, &sink, &c->in.rs, ctf_progress, &f,
+				  err, sizeof(err));
+	if (progress)
+		progress_stop();
+	c->in.filtered = f.filtered;
+	if (rc == -ENOMEM) {
+		cli_error("%s", err[0] ? err : "out of memory");
+		return CLI_EXIT_FAILURE;
+	}
+	if (rc == -EINVAL && c->in.text) {
+		text_error(paths[0], c->in.rs.lines, err);
+		return CLI_EXIT_USAGE;
+	}
+	if (rc) {
+		cli_error("%s", err[0] ? err : strerror(-rc));
+		return CLI_EXIT_USAGE;
+	}
+	describe(&c->in, paths, n);
+
+	psa_model_finish(c->m);
+	psa_model_totals(c->m, &tot);
+	if (!tot.our_events) {
+		if (n > 1)
+			cli_error("no proxyscope events in '%s' (nor in the %zu other path%s)", paths[0],
+				  n - 1, n > 2 ? "s" : "");
+		else
+			cli_error("no proxyscope events in '%s'", paths[0]);
+		return CLI_EXIT_USAGE;
+	}
+	if (c->wd && psa_watchdog_analyze(c->wd, c->m)) {
+		cli_error("cannot analyze the stalls: out of memory");
+		return CLI_EXIT_FAILURE;
+	}
+	report_warn_discards(c->m);
+	return 0;
+}
+
+void report_warn_discards(const struct psa_model *m)
+{
+	struct psa_model_totals tot;
+
+	psa_model_totals(m, &tot);
+	if (!tot.discarded_events && !tot.discarded_packets && !tot.discards)
+		return;
+	fprintf(stderr, "warning: the tracer lost %" PRIu64 " event%s and %" PRIu64 " packet%s "
+		"(%" PRIu32 " report%s): conclusions resting on those windows are marked uncertain\n",
+		tot.discarded_events, tot.discarded_events == 1 ? "" : "s", tot.discarded_packets,
+		tot.discarded_packets == 1 ? "" : "s", tot.discards, tot.discards == 1 ? "" : "s");
+}

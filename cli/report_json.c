@@ -1,0 +1,427 @@
+/*
+ * The reports as JSON (see report_json.h and docs/json-schema.md).
+ *
+ * Design choice: numbers are integers in ns and timestamps are ns since the Unix epoch as the
+ * trace gives them (no rebasing, no float), an unknown value is null rather than 0, and enums
+ * are the names the human reports print (states, kinds) or snake_case words (causes); so a
+ * script can join a stall to a timeline row by (pid, task_id) and both agree with the text.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "report_json.h"
+
+static const char *const seam_short[PSA_SEAM_NR] = { "B1", "B2", "B3" };
+
+static void u64_member(struct cli_json *j, const char *key, uint64_t v)
+{
+	cli_json_key(j, key);
+	cli_json_u64(j, v);
+}
+
+static void i64_member(struct cli_json *j, const char *key, int64_t v)
+{
+	cli_json_key(j, key);
+	cli_json_i64(j, v);
+}
+
+static void str_member(struct cli_json *j, const char *key, const char *v)
+{
+	cli_json_key(j, key);
+	cli_json_string(j, v);
+}
+
+static void bool_member(struct cli_json *j, const char *key, bool v)
+{
+	cli_json_key(j, key);
+	cli_json_bool(j, v);
+}
+
+/* A value that may be unknown: null when !known. */
+static void opt_u64_member(struct cli_json *j, const char *key, bool known, uint64_t v)
+{
+	cli_json_key(j, key);
+	if (known)
+		cli_json_u64(j, v);
+	else
+		cli_json_null(j);
+}
+
+static const struct psa_proc *proc_by_id(const struct psa_model *m, unsigned id)
+{
+	size_t n;
+	const struct psa_proc *const *p = psa_model_procs(m, &n);
+
+	return id < n ? p[id] : NULL;
+}
+
+static void discards(struct cli_json *j, const struct psa_model *m)
+{
+	struct psa_model_totals tot;
+	size_t n;
+	const struct psa_discard *d = psa_model_discards(m, &n);
+
+	psa_model_totals(m, &tot);
+	cli_json_key(j, "lost");
+	cli_json_begin_object(j);
+	u64_member(j, "events", tot.discarded_events);
+	u64_member(j, "packets", tot.discarded_packets);
+	cli_json_key(j, "reports");
+	cli_json_begin_array(j);
+	for (size_t i = 0; i < n; i++) {
+		cli_json_begin_object(j);
+		str_member(j, "what", d[i].packets ? "packets" : "events");
+		u64_member(j, "count", d[i].count);
+		opt_u64_member(j, "begin_ts", d[i].begin_ns != 0, d[i].begin_ns);
+		opt_u64_member(j, "end_ts", d[i].end_ns != 0, d[i].end_ns);
+		str_member(j, "host", d[i].host);
+		str_member(j, "trace", d[i].trace);
+		cli_json_end_object(j);
+	}
+	cli_json_end_array(j);
+	cli_json_end_object(j);
+}
+
+void report_json_input(struct cli_json *j, const struct report_ctx *c, char *const *paths,
+		       size_t n)
+{
+	cli_json_key(j, "input");
+	cli_json_begin_object(j);
+	str_member(j, "format", c->in.text ? "babeltrace2-text" : "ctf");
+	cli_json_key(j, "paths");
+	cli_json_begin_array(j);
+	for (size_t i = 0; i < n; i++)
+		cli_json_string(j, paths[i]);
+	cli_json_end_array(j);
+	opt_u64_member(j, "traces", !c->in.text, c->in.rs.traces);
+	opt_u64_member(j, "lines", c->in.text, c->in.rs.lines);
+	u64_member(j, "events", c->in.rs.events);
+	u64_member(j, "unknown_events", c->in.rs.unknown_events);
+	u64_member(j, "other_process_events", c->in.filtered);
+	discards(j, c->m);
+	cli_json_end_object(j);
+}
+
+static void procs(struct cli_json *j, const struct psa_model *m)
+{
+	size_t n;
+	const struct psa_proc *const *p = psa_model_procs(m, &n);
+
+	cli_json_key(j, "processes");
+	cli_json_begin_array(j);
+	for (size_t i = 0; i < n; i++) {
+		cli_json_begin_object(j);
+		u64_member(j, "proc", p[i]->id);
+		u64_member(j, "pid", p[i]->vpid);
+		str_member(j, "host", p[i]->host);
+		str_member(j, "procname", p[i]->procname);
+		cli_json_end_object(j);
+	}
+	cli_json_end_array(j);
+}
+
+static void workers(struct cli_json *j, const struct psa_model *m)
+{
+	size_t n;
+	const struct psa_worker *const *w = psa_model_workers(m, &n);
+	char name[32];
+
+	cli_json_key(j, "workers");
+	cli_json_begin_array(j);
+	for (size_t i = 0; i < n; i++) {
+		psa_worker_name(w[i], name, sizeof(name));
+		cli_json_begin_object(j);
+		str_member(j, "name", name);
+		u64_member(j, "proc", w[i]->proc->id);
+		u64_member(j, "pid", w[i]->proc->vpid);
+		u64_member(j, "tid", w[i]->vtid);
+		u64_member(j, "gid", w[i]->gid);
+		u64_member(j, "active_ns", w[i]->active_ns);
+		u64_member(j, "idle_ns", w[i]->idle_ns);
+		u64_member(j, "sleep_ns", w[i]->sleep_ns);
+		u64_member(j, "begin_ts", w[i]->begin_ts);
+		opt_u64_member(j, "end_ts", w[i]->end_ts != 0, w[i]->end_ts);
+		u64_member(j, "events", w[i]->steps_seen);
+		cli_json_end_object(j);
+	}
+	cli_json_end_array(j);
+}
+
+static void groups(struct cli_json *j, const struct report_ctx *c)
+{
+	size_t n;
+	const struct psa_group *const *g = psa_model_groups(c->m, &n);
+	uint32_t ranks[PSA_OVERVIEW_RANKS];
+
+	cli_json_key(j, "groups");
+	cli_json_begin_array(j);
+	for (size_t i = 0; i < n; i++) {
+		size_t nr = psa_overview_group_ranks(c->overview, g[i]->proc->id, g[i]->gid, ranks,
+						     PSA_OVERVIEW_RANKS);
+
+		cli_json_begin_object(j);
+		u64_member(j, "gid", g[i]->gid);
+		u64_member(j, "proc", g[i]->proc->id);
+		u64_member(j, "pid", g[i]->proc->vpid);
+		u64_member(j, "comms_max", g[i]->refcnt_max);
+		u64_member(j, "comms_at_end", g[i]->refcnt);
+		u64_member(j, "creates", g[i]->creates);
+		u64_member(j, "shares", g[i]->shares);
+		u64_member(j, "releases", g[i]->releases);
+		u64_member(j, "destroys", g[i]->destroys);
+		cli_json_key(j, "ranks");
+		cli_json_begin_array(j);
+		for (size_t k = 0; k < nr && k < PSA_OVERVIEW_RANKS; k++)
+			cli_json_u64(j, ranks[k]);
+		cli_json_end_array(j);
+		cli_json_end_object(j);
+	}
+	cli_json_end_array(j);
+}
+
+void report_json_overview(struct cli_json *j, const struct report_ctx *c)
+{
+	struct psa_model_totals tot;
+
+	psa_model_totals(c->m, &tot);
+	cli_json_key(j, "overview");
+	cli_json_begin_object(j);
+	u64_member(j, "first_ts", tot.first_ts);
+	u64_member(j, "last_ts", tot.last_ts);
+	u64_member(j, "span_ns", tot.last_ts > tot.first_ts ? tot.last_ts - tot.first_ts : 0);
+	procs(j, c->m);
+	cli_json_key(j, "events");
+	cli_json_begin_object(j);
+	u64_member(j, "read", tot.events);
+	u64_member(j, "proxyscope", tot.our_events);
+	bool_member(j, "debug_level", tot.debug_events);
+	u64_member(j, "lost_events", tot.discarded_events);
+	u64_member(j, "lost_packets", tot.discarded_packets);
+	cli_json_end_object(j);
+	cli_json_key(j, "tasks");
+	cli_json_begin_object(j);
+	u64_member(j, "seen", tot.tasks);
+	u64_member(j, "done", tot.tasks_done);
+	u64_member(j, "open", tot.tasks - tot.tasks_done);
+	cli_json_end_object(j);
+	workers(j, c->m);
+	groups(j, c);
+	cli_json_end_object(j);
+}
+
+static void hist(struct cli_json *j, const char *key, const struct psa_hist *h)
+{
+	bool any = !psa_hist_is_empty(h);
+
+	cli_json_key(j, key);
+	cli_json_begin_object(j);
+	u64_member(j, "count", h->count);
+	opt_u64_member(j, "min_ns", any, h->min);
+	opt_u64_member(j, "p50_ns", any, psa_hist_quantile(h, 0.50));
+	opt_u64_member(j, "p90_ns", any, psa_hist_quantile(h, 0.90));
+	opt_u64_member(j, "p99_ns", any, psa_hist_quantile(h, 0.99));
+	opt_u64_member(j, "max_ns", any, h->max);
+	opt_u64_member(j, "mean_ns", any, psa_hist_mean(h));
+	u64_member(j, "sum_ns", h->sum);
+	cli_json_end_object(j);
+}
+
+void report_json_stats(struct cli_json *j, const struct psa_stats *s, bool per_rank)
+{
+	size_t n = psa_stats_rank_count(s);
+
+	cli_json_key(j, "stats");
+	cli_json_begin_object(j);
+	cli_json_key(j, "relative_error");
+	cli_json_double(j, PSA_HIST_REL_ERROR);
+	u64_member(j, "open_intervals", psa_stats_open_intervals(s));
+	cli_json_key(j, "overall");
+	cli_json_begin_object(j);
+	for (int m = 0; m < PSA_METRIC_NR; m++)
+		hist(j, psa_metric_str((enum psa_metric)m), psa_stats_overall(s, (enum psa_metric)m));
+	cli_json_end_object(j);
+	cli_json_key(j, "ranks");
+	cli_json_begin_array(j);
+	for (size_t i = 0; per_rank && i < n; i++) {
+		uint32_t rank = psa_stats_rank_at(s, i);
+
+		cli_json_begin_object(j);
+		u64_member(j, "rank", rank);
+		for (int m = 0; m < PSA_METRIC_NR; m++)
+			hist(j, psa_metric_str((enum psa_metric)m),
+			     psa_stats_rank(s, rank, (enum psa_metric)m));
+		cli_json_end_object(j);
+	}
+	cli_json_end_array(j);
+	cli_json_end_object(j);
+}
+
+static void filter_json(struct cli_json *j, const struct psa_timeline_filter *f)
+{
+	cli_json_key(j, "filter");
+	cli_json_begin_object(j);
+	opt_u64_member(j, "rank", f->has_rank, f->rank);
+	opt_u64_member(j, "gid", f->has_gid, f->gid);
+	opt_u64_member(j, "exec_id", f->has_exec, f->exec_id);
+	cli_json_key(j, "kind");
+	if (f->has_kind)
+		cli_json_string(j, psa_kind_str(f->kind));
+	else
+		cli_json_null(j);
+	cli_json_end_object(j);
+}
+
+static void row_json(struct cli_json *j, const struct psa_model *m, const struct psa_timeline_row *r)
+{
+	const struct psa_proc *p = proc_by_id(m, r->proc);
+	uint64_t lat = 0;
+	bool has_lat = psa_timeline_row_latency(r, &lat);
+
+	cli_json_begin_object(j);
+	u64_member(j, "proc", r->proc);
+	u64_member(j, "pid", p ? p->vpid : 0);
+	u64_member(j, "rank", r->rank);
+	u64_member(j, "gid", r->gid);
+	u64_member(j, "exec_id", r->exec_id);
+	str_member(j, "kind", psa_kind_str(r->kind));
+	u64_member(j, "task_id", r->task_id);
+	u64_member(j, "first_ts", r->first_ts);
+	opt_u64_member(j, "enqueue_ts", r->enqueue_ts != 0, r->enqueue_ts);
+	opt_u64_member(j, "done_ts", r->done_ts != 0, r->done_ts);
+	opt_u64_member(j, "latency_ns", has_lat, lat);
+	cli_json_key(j, "state_ns");
+	cli_json_begin_object(j);
+	for (int s = 0; s < PSA_TIMELINE_STATES; s++)
+		u64_member(j, psa_state_str((uint32_t)s), r->state_ns[s]);
+	cli_json_end_object(j);
+	cli_json_key(j, "seam_calls");
+	cli_json_begin_object(j);
+	for (int s = 0; s < PSA_SEAM_NR; s++)
+		u64_member(j, seam_short[s], r->seam_n[s]);
+	cli_json_end_object(j);
+	opt_u64_member(j, "trigger_wait_ns", r->flags & PSA_ROW_TRIGGERED, r->trigger_wait_ns);
+	i64_member(j, "status", r->status);
+	str_member(j, "state", psa_state_str(r->state));
+	bool_member(j, "done", r->flags & PSA_ROW_DONE);
+	bool_member(j, "failed", r->flags & PSA_ROW_FAILED);
+	bool_member(j, "watchdog_fired", r->flags & PSA_ROW_WATCHDOG);
+	bool_member(j, "truncated", r->flags & PSA_ROW_TRUNCATED);
+	cli_json_end_object(j);
+}
+
+void report_json_timeline(struct cli_json *j, const struct report_ctx *c,
+			  const struct psa_timeline_filter *f)
+{
+	size_t n;
+	const struct psa_timeline_row *rows = psa_timeline_rows(c->timeline, &n);
+
+	cli_json_key(j, "timeline");
+	cli_json_begin_object(j);
+	filter_json(j, f);
+	u64_member(j, "tasks_seen", psa_timeline_tasks_seen(c->timeline));
+	u64_member(j, "tasks_shown", n);
+	bool_member(j, "complete", psa_timeline_status(c->timeline) == 0);
+	cli_json_key(j, "tasks");
+	cli_json_begin_array(j);
+	for (size_t i = 0; i < n; i++)
+		row_json(j, c->m, &rows[i]);
+	cli_json_end_array(j);
+	cli_json_end_object(j);
+}
+
+static void u32_array(struct cli_json *j, const char *key, const uint32_t *v, size_t n)
+{
+	cli_json_key(j, key);
+	cli_json_begin_array(j);
+	for (size_t i = 0; i < n; i++)
+		cli_json_u64(j, v[i]);
+	cli_json_end_array(j);
+}
+
+static void stall_json(struct cli_json *j, const struct psa_stall *st, const struct psa_stall *all)
+{
+	uint32_t streams[PSA_STREAMS_MAX];
+	size_t ns = 0;
+
+	for (uint32_t s = 0; s < PSA_STREAMS_MAX; s++)
+		if (st->streams_pending & (1u << s))
+			streams[ns++] = s;
+	cli_json_begin_object(j);
+	u64_member(j, "rank", st->rank);
+	u64_member(j, "gid", st->gid);
+	u64_member(j, "exec_id", st->exec_id);
+	u64_member(j, "task_id", st->task_id);
+	str_member(j, "kind", psa_kind_str(st->kind));
+	str_member(j, "state", psa_state_str(st->state));
+	u64_member(j, "duration_ns", st->duration_ns);
+	str_member(j, "cause", psa_cause_str(st->cause));
+	u32_array(j, "streams_pending", streams, ns);
+	u32_array(j, "waiting_on", st->waiting_on, st->waiting_on_n);
+	bool_member(j, "root_cause", st->root_cause);
+	bool_member(j, "uncertain", st->uncertain);
+	cli_json_key(j, "root");
+	if (st->root >= 0)
+		cli_json_u64(j, (uint64_t)st->root);
+	else
+		cli_json_null(j);
+	cli_json_key(j, "root_task_id");
+	if (st->root >= 0)
+		cli_json_u64(j, all[st->root].task_id);
+	else if (st->root_cause)
+		cli_json_u64(j, st->task_id);
+	else
+		cli_json_null(j);
+	str_member(j, "detail", st->detail);
+	cli_json_key(j, "last_seam");
+	if (st->last_seam >= 0 && st->last_seam < PSA_SEAM_NR) {
+		cli_json_begin_object(j);
+		str_member(j, "call", seam_short[st->last_seam]);
+		i64_member(j, "rc", st->last_seam_rc);
+		u64_member(j, "ago_ns", st->last_seam_ago_ns);
+		cli_json_end_object(j);
+	} else {
+		cli_json_null(j);
+	}
+	cli_json_key(j, "trigger_words");
+	cli_json_begin_array(j);
+	for (uint32_t s = 0; s < PSA_STREAMS_MAX; s++) {
+		if (st->trigger_last[s] == PSA_TRIGGER_UNREAD)
+			continue;
+		cli_json_begin_object(j);
+		u64_member(j, "stream", s);
+		u64_member(j, "last_read", st->trigger_last[s]);
+		bool_member(j, "sentinel", st->trigger_last[s] == 0xFFFFFFFFu);
+		cli_json_end_object(j);
+	}
+	cli_json_end_array(j);
+	u64_member(j, "proc", st->proc);
+	u64_member(j, "pid", st->vpid);
+	str_member(j, "host", st->host);
+	bool_member(j, "done", st->done);
+	bool_member(j, "watchdog_fired", st->watchdog_fired);
+	i64_member(j, "status", st->status);
+	cli_json_end_object(j);
+}
+
+void report_json_watchdog(struct cli_json *j, const struct report_ctx *c, uint64_t threshold_ns)
+{
+	size_t n;
+	const struct psa_stall *s = psa_watchdog_stalls(c->wd, &n);
+
+	cli_json_key(j, "watchdog");
+	cli_json_begin_object(j);
+	bool_member(j, "stall_found", psa_watchdog_found(c->wd));
+	opt_u64_member(j, "threshold_ns", threshold_ns != 0, threshold_ns);
+	cli_json_key(j, "root_causes");
+	cli_json_begin_array(j);
+	for (size_t i = 0; i < n; i++)
+		if (s[i].root_cause)
+			cli_json_u64(j, i);
+	cli_json_end_array(j);
+	cli_json_key(j, "stalls");
+	cli_json_begin_array(j);
+	for (size_t i = 0; i < n; i++)
+		stall_json(j, &s[i], s);
+	cli_json_end_array(j);
+	cli_json_end_object(j);
+}

@@ -1,0 +1,31 @@
+/*
+ * The --json renderings of the reports (documented in docs/json-schema.md). Each writes one
+ * member (a key and its value) into the object the caller has open, so a command composes its
+ * document from the parts it printed: {"command", "input", "overview", "stats", ...}.
+ */
+#ifndef PROXYSCOPE_CLI_REPORT_JSON_H
+#define PROXYSCOPE_CLI_REPORT_JSON_H
+
+#include <stdbool.h>
+
+#include "cli_util.h"
+#include "report_input.h"
+
+/* "input": what was read (format, paths, traces, events, lost data). */
+void report_json_input(struct cli_json *j, const struct report_ctx *c, char *const *paths,
+		       size_t n);
+
+/* "overview": span, processes, events, tasks, workers, groups. */
+void report_json_overview(struct cli_json *j, const struct report_ctx *c);
+
+/* "stats": the metrics overall and (with @per_rank) per rank. */
+void report_json_stats(struct cli_json *j, const struct psa_stats *s, bool per_rank);
+
+/* "timeline": the filter, the counts and one object per row. */
+void report_json_timeline(struct cli_json *j, const struct report_ctx *c,
+			  const struct psa_timeline_filter *f);
+
+/* "watchdog": whether a stall was found, the threshold, the root causes and every stall. */
+void report_json_watchdog(struct cli_json *j, const struct report_ctx *c, uint64_t threshold_ns);
+
+#endif /* PROXYSCOPE_CLI_REPORT_JSON_H */

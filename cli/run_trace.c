@@ -1,0 +1,342 @@
+/*
+ * `proxyscope run`'s recording and report (see run_trace.h).
+ *
+ * Design choice: the workload runs in this process, so this process is the traced one: its
+ * LTTng-UST registered with the session daemon when the probe library was loaded at start-up
+ * (or, when we start the daemon ourselves, shortly after - we wait until `lttng list -u` shows
+ * our pid), and the session is started before the first task is enqueued. Everything is
+ * checked before the session exists, so a usage problem leaves nothing behind. The trace is
+ * read back filtered on our pid: any other process with the probes loaded records into the
+ * session while it is active.
+ *
+ * Signals: from run_trace_begin to run_trace_end SIGINT and SIGTERM are blocked in every thread
+ * (the workload's threads inherit the mask) and taken by one thread with sigwait(), which ends
+ * the session and exits; `mtx` makes that teardown and the normal one mutually exclusive.
+ */
+#include <errno.h>
+#include <ftw.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <proxyscope/psa_export.h>
+
+#include "report_input.h"
+#include "report_json.h"
+#include "run_trace.h"
+
+/* lib/common/trace.c: whether the constructor found and loaded libproxyscope-tp.so. */
+bool enc__trace_probes_loaded(void);
+
+#define REGISTER_TIMEOUT_MS 5000
+
+static void sigset_run(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGUSR2); /* run_trace_end's "stop waiting" */
+}
+
+static void *sig_main(void *arg)
+{
+	struct run_trace *rt = arg;
+	char err[LT_ERR_MAX];
+	sigset_t set;
+	int sig = 0;
+
+	sigset_run(&set);
+	for (;;) {
+		if (sigwait(&set, &sig))
+			return NULL;
+		if (sig != SIGUSR2)
+			break;
+		pthread_mutex_lock(&rt->mtx);
+		if (!rt->active) { /* run_trace_end: the session is over, stop waiting */
+			pthread_mutex_unlock(&rt->mtx);
+			return NULL;
+		}
+		pthread_mutex_unlock(&rt->mtx);
+	}
+	pthread_mutex_lock(&rt->mtx);
+	if (rt->active) {
+		/* A fresh line: the progress line may be on the terminal (its thread is left alone). */
+		fputs("\n", stderr);
+		if (lt_session_end(&rt->s, err, sizeof(err)))
+			fprintf(stderr, "error: %s\n", err);
+		lt_sessiond_release(&rt->s);
+		rt->active = false;
+		fprintf(stderr, "proxyscope: interrupted; the trace recorded so far is kept in %s\n",
+			rt->s.output);
+	}
+	_exit(128 + sig);
+}
+
+/* DIR, or a fresh ./proxyscope-run-YYYYMMDD-HHMMSS[-N]. */
+static int output_prepare(struct run_trace *rt, const char *output, char *err, size_t errlen)
+{
+	char dir[96], stamp[64];
+	time_t t = time(NULL);
+	struct tm tm;
+	int rc = -EEXIST;
+
+	if (output)
+		return lt_output_prepare(output, rt->s.output, sizeof(rt->s.output), err, errlen);
+	localtime_r(&t, &tm);
+	strftime(stamp, sizeof(stamp), "proxyscope-run-%Y%m%d-%H%M%S", &tm);
+	for (int i = 1; i < 100 && rc == -EEXIST; i++) {
+		if (i == 1)
+			snprintf(dir, sizeof(dir), "%s", stamp);
+		else
+			snprintf(dir, sizeof(dir), "%s-%d", stamp, i);
+		rc = lt_output_prepare(dir, rt->s.output, sizeof(rt->s.output), err, errlen);
+	}
+	return rc;
+}
+
+int run_trace_begin(struct run_trace *rt, const struct run_trace_opts *opts)
+{
+	char err[LT_ERR_MAX];
+	sigset_t set;
+
+	memset(rt, 0, sizeof(*rt));
+	pthread_mutex_init(&rt->mtx, NULL);
+	rt->s.level = opts->level;
+	if (lt_tools_check(err, sizeof(err))) {
+		cli_error("%s; or run without recording: proxyscope run --no-trace", err);
+		return CLI_EXIT_USAGE;
+	}
+	if (!enc__trace_probes_loaded()) {
+		cli_error("the tracepoint probes (libproxyscope-tp.so) are not loaded, so nothing "
+			  "would be recorded (ENC_TRACE=0, or a build without LTTng); run with --no-trace");
+		return CLI_EXIT_USAGE;
+	}
+	if (output_prepare(rt, opts->output, err, sizeof(err))) {
+		cli_error("%s", err);
+		return CLI_EXIT_USAGE;
+	}
+	if (lt_sessiond_ensure(&rt->s, err, sizeof(err))) {
+		cli_error("%s", err);
+		return CLI_EXIT_USAGE;
+	}
+	if (lt_session_begin(&rt->s, err, sizeof(err))) {
+		cli_error("%s", err);
+		lt_sessiond_release(&rt->s);
+		return CLI_EXIT_USAGE;
+	}
+	rt->active = true;
+	if (lt_wait_registered(getpid(), REGISTER_TIMEOUT_MS)) {
+		cli_error("this process did not register with lttng-sessiond within %u ms: nothing "
+			  "would be recorded; run with --no-trace", REGISTER_TIMEOUT_MS);
+		run_trace_end(rt);
+		return CLI_EXIT_USAGE;
+	}
+	sigset_run(&set);
+	pthread_sigmask(SIG_BLOCK, &set, &rt->old_mask);
+	rt->sig_started = pthread_create(&rt->sig_thread, NULL, sig_main, rt) == 0;
+	return 0;
+}
+
+int run_trace_end(struct run_trace *rt)
+{
+	char err[LT_ERR_MAX];
+	int rc = 0;
+
+	pthread_mutex_lock(&rt->mtx);
+	if (rt->active) {
+		if (lt_session_end(&rt->s, err, sizeof(err))) {
+			cli_error("%s", err);
+			rc = CLI_EXIT_FAILURE;
+		}
+		lt_sessiond_release(&rt->s);
+		rt->active = false;
+	}
+	pthread_mutex_unlock(&rt->mtx);
+	if (rt->sig_started) {
+		pthread_kill(rt->sig_thread, SIGUSR2);
+		pthread_join(rt->sig_thread, NULL);
+		rt->sig_started = false;
+		pthread_sigmask(SIG_SETMASK, &rt->old_mask, NULL); /* a pending Ctrl-C lands now */
+	}
+	return rc;
+}
+
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	remove(path);
+	return 0;
+}
+
+void run_trace_discard(struct run_trace *rt)
+{
+	if (rt->s.output[0])
+		nftw(rt->s.output, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* --- the report ----------------------------------------------------------------------------- */
+
+struct timeline_file {
+	const char *fmt_name;
+	char path[PATH_MAX + 32];
+	FILE *f;
+	struct psa_export *e;
+	bool ok;
+};
+
+#if PROXYSCOPE_HAVE_EXPORT
+static int exports_open(struct report_ctx *c, struct run_trace *rt, struct timeline_file *tf)
+{
+	static const struct {
+		enum psa_export_format fmt;
+		const char *file;
+	} outs[2] = { { PSA_EXPORT_CHROME, "timeline.json" }, { PSA_EXPORT_HTML, "timeline.html" } };
+	struct psa_observer obs;
+
+	for (int i = 0; i < 2; i++) {
+		snprintf(tf[i].path, sizeof(tf[i].path), "%s/%s", rt->s.output, outs[i].file);
+		tf[i].fmt_name = psa_export_format_str(outs[i].fmt);
+		tf[i].f = fopen(tf[i].path, "w");
+		if (!tf[i].f) {
+			cli_error("cannot create '%s': %s", tf[i].path, strerror(errno));
+			return CLI_EXIT_FAILURE;
+		}
+		if (psa_export_create(outs[i].fmt, tf[i].f, &tf[i].e)) {
+			cli_error("cannot create the %s export: out of memory", tf[i].fmt_name);
+			return CLI_EXIT_FAILURE;
+		}
+		psa_export_observer(tf[i].e, &obs);
+		if (report_ctx_add_observer(c, &obs))
+			return CLI_EXIT_FAILURE;
+	}
+	return 0;
+}
+
+static void exports_finish(struct report_ctx *c, struct timeline_file *tf, bool read_ok)
+{
+	for (int i = 0; i < 2; i++) {
+		if (!tf[i].f)
+			continue;
+		tf[i].ok = read_ok && tf[i].e && psa_export_finish(tf[i].e, c->m) == 0;
+		if (fclose(tf[i].f))
+			tf[i].ok = false;
+		tf[i].f = NULL;
+		if (!tf[i].ok) {
+			remove(tf[i].path);
+			if (read_ok)
+				cli_error("cannot write '%s'", tf[i].path);
+		}
+	}
+}
+
+static void exports_destroy(struct timeline_file *tf)
+{
+	for (int i = 0; i < 2; i++) {
+		if (tf[i].f) {
+			fclose(tf[i].f);
+			remove(tf[i].path);
+		}
+		psa_export_destroy(tf[i].e);
+	}
+}
+#else
+/*
+ * EXPORT CALL SITE: proxyscope_export (analysis/export/) is not built yet. Once it is, cmake
+ * defines PROXYSCOPE_HAVE_EXPORT and the functions above write DIR/timeline.json (chrome) and
+ * DIR/timeline.html in the same pass as the report.
+ */
+static int exports_open(struct report_ctx *c, struct run_trace *rt, struct timeline_file *tf)
+{
+	return 0;
+}
+
+static void exports_finish(struct report_ctx *c, struct timeline_file *tf, bool read_ok)
+{
+}
+
+static void exports_destroy(struct timeline_file *tf)
+{
+}
+#endif
+
+static void print_files(const struct run_trace *rt, const struct timeline_file *tf)
+{
+	printf("trace:       %s\n", rt->s.output);
+	if (tf[0].ok || tf[1].ok)
+		printf("timeline:    %s%s%s%s%s\n", tf[0].ok ? tf[0].path : "",
+		       tf[0].ok ? " (chrome://tracing, ui.perfetto.dev)" : "",
+		       tf[0].ok && tf[1].ok ? ", " : "", tf[1].ok ? tf[1].path : "",
+		       tf[1].ok ? " (a browser)" : "");
+	else
+		printf("timeline:    not written (this proxyscope was built without the exporter)\n");
+}
+
+static void json_trace(struct cli_json *j, const struct run_trace *rt, const struct timeline_file *tf)
+{
+	cli_json_key(j, "trace");
+	cli_json_begin_object(j);
+	cli_json_key(j, "dir");
+	cli_json_string(j, rt->s.output);
+	cli_json_key(j, "level");
+	cli_json_string(j, lt_level_str(rt->s.level));
+	cli_json_key(j, "timeline_chrome");
+	if (tf[0].ok)
+		cli_json_string(j, tf[0].path);
+	else
+		cli_json_null(j);
+	cli_json_key(j, "timeline_html");
+	if (tf[1].ok)
+		cli_json_string(j, tf[1].path);
+	else
+		cli_json_null(j);
+	cli_json_end_object(j);
+}
+
+int run_trace_report(struct run_trace *rt, const struct run_report_opts *opts)
+{
+	struct report_read_opts ropts = { .only_vpid = (uint32_t)getpid(), .quiet = opts->quiet };
+	struct timeline_file tf[2];
+	char *paths[1] = { rt->s.output };
+	struct report_ctx c;
+	int rc;
+
+	memset(tf, 0, sizeof(tf));
+	rc = report_ctx_init(&c, REPORT_OVERVIEW | REPORT_STATS | REPORT_WATCHDOG, NULL, NULL);
+	if (rc)
+		return CLI_EXIT_FAILURE;
+	rc = exports_open(&c, rt, tf);
+	if (!rc)
+		rc = report_ctx_read(&c, paths, 1, &ropts);
+	exports_finish(&c, tf, rc == 0);
+	if (rc) {
+		/* The run happened; its trace could not be read: a runtime failure, not usage. */
+		rc = CLI_EXIT_FAILURE;
+		goto out;
+	}
+	if (opts->json) {
+		json_trace(opts->j, rt, tf);
+		cli_json_key(opts->j, "report");
+		cli_json_begin_object(opts->j);
+		report_json_input(opts->j, &c, paths, 1);
+		report_json_overview(opts->j, &c);
+		report_json_stats(opts->j, c.stats, true);
+		report_json_watchdog(opts->j, &c, 0);
+		cli_json_end_object(opts->j);
+	} else if (!opts->quiet) {
+		fputc('\n', stdout);
+		print_files(rt, tf);
+		fputc('\n', stdout);
+		psa_overview_print(c.overview, c.m, &c.in.rs, c.in.desc, stdout);
+		fputc('\n', stdout);
+		psa_watchdog_print(c.wd, c.m, stdout);
+	} else if (psa_watchdog_found(c.wd)) {
+		psa_watchdog_print(c.wd, c.m, stdout);
+	}
+	rc = psa_watchdog_found(c.wd) ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
+out:
+	exports_destroy(tf);
+	report_ctx_fini(&c);
+	return rc;
+}

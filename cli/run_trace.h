@@ -1,0 +1,60 @@
+/*
+ * The recording half of `proxyscope run`: before the workload, a session of the `record`
+ * machinery writing into DIR (this process's own tracepoints); after it, the session is ended,
+ * the trace is read back in one pass and the report printed (overview + watchdog root cause),
+ * with the chrome and html timelines written next to the trace.
+ *
+ *	run_trace_begin(&rt, &opts)    checks, DIR, session started, this process registered
+ *	enc_wl_run(...)
+ *	run_trace_end(&rt)             the trace is complete on disk
+ *	run_trace_report(&rt, ...)     read, report, timeline files
+ *
+ * Ctrl-C or SIGTERM while the session is active ends the session (the trace so far is kept) and
+ * exits 130: the workload cannot be interrupted, and a session must never outlive us.
+ */
+#ifndef PROXYSCOPE_CLI_RUN_TRACE_H
+#define PROXYSCOPE_CLI_RUN_TRACE_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+
+#include "cli_util.h"
+#include "lttng_ctl.h"
+
+struct run_trace_opts {
+	const char *output;  /* DIR; NULL: a new ./proxyscope-run-YYYYMMDD-HHMMSS */
+	enum lt_level level; /* the providers' log level */
+};
+
+struct run_trace {
+	struct lt_session s;   /* s.output: the absolute trace directory */
+	pthread_mutex_t mtx;   /* guards `active` between the main and the signal thread */
+	bool active;           /* mtx: the session is started and not yet ended */
+	pthread_t sig_thread;
+	bool sig_started;
+	sigset_t old_mask;
+};
+
+/* Returns 0, or CLI_EXIT_USAGE after an "error:" line (LTTng missing, DIR unusable, ...). */
+int run_trace_begin(struct run_trace *rt, const struct run_trace_opts *opts);
+
+/* Stop and destroy the session, release the daemon we started. 0 or CLI_EXIT_FAILURE. */
+int run_trace_end(struct run_trace *rt);
+
+/* After run_trace_end: remove the trace directory (the run did not happen: a usage error). */
+void run_trace_discard(struct run_trace *rt);
+
+struct run_report_opts {
+	bool json;    /* write "trace" and "report" members into @j */
+	bool quiet;   /* print only the watchdog's report, and only when it found a stall */
+	struct cli_json *j;
+};
+
+/*
+ * Read the trace back (this process's events only) and report. Returns CLI_EXIT_OK when no
+ * stall was found, CLI_EXIT_FAILURE when one was (or the trace could not be read).
+ */
+int run_trace_report(struct run_trace *rt, const struct run_report_opts *opts);
+
+#endif /* PROXYSCOPE_CLI_RUN_TRACE_H */

@@ -1,0 +1,216 @@
+#!/bin/sh
+# `proxyscope run`, the main job, recorded with LTTng through the real driver, and its trace read
+# back by the report commands: a healthy run reports no stall and its timeline matches what the
+# driver itself counted; a device stall, a lost message and a slow but finishing rank are each
+# named correctly (root cause, cause word, ranks) by the trace-based watchdog; Ctrl-C keeps the
+# trace and leaves no session behind; a truncated or corrupt CTF trace is a one-line error.
+#
+#   sh test_report_scenarios.sh path/to/proxyscope
+# Exit 77 (skip) only when lttng is not installed.
+set -eu
+
+bin=${1:?usage: test_report_scenarios.sh PROXYSCOPE}
+bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
+if ! command -v lttng >/dev/null 2>&1 || ! command -v lttng-sessiond >/dev/null 2>&1; then
+	echo "skip: lttng is not installed"
+	exit 77
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+out=$tmp/out
+err=$tmp/err
+failed=0
+cd "$tmp"
+
+fail() {
+	echo "FAIL: $*" >&2
+	echo "--- stdout:" >&2
+	head -60 "$out" >&2
+	echo "--- stderr:" >&2
+	tail -20 "$err" >&2
+	failed=$((failed + 1))
+}
+
+run() {
+	expected=$1
+	shift
+	status=0
+	"$bin" "$@" >"$out" 2>"$err" || status=$?
+	if [ "$status" -ne "$expected" ]; then
+		fail "proxyscope $*: exit $status, expected $expected"
+		return 1
+	fi
+	return 0
+}
+
+# py FILE... <<PY: run python checks with j[0], j[1], ... = the JSON documents in the files.
+py() {
+	python3 -c '
+import json, sys
+j = [json.load(open(p)) for p in sys.argv[1:]]
+exec(sys.stdin.read())
+' "$@"
+}
+
+# The timeline of DIR against the run's own counters in RUN_JSON (tasks enqueued = rows seen,
+# B1 / B3 calls = the driver's seam_start / seam_stop, DONE tasks = 2 per completed exec (at
+# least that many on a failed run), network rows = seam_start on a healthy one).
+counts_check() {
+	dir=$1
+	run_json=$2
+	healthy=$3
+	"$bin" timeline --json "$dir" >"$tmp/tl.json" 2>"$err" || { fail "timeline $dir"; return 0; }
+	HEALTHY=$healthy py "$run_json" "$tmp/tl.json" <<'EOF' || fail "counts of $dir"
+import os
+run, tl, healthy = j[0], j[1]["timeline"], os.environ["HEALTHY"] == "1"
+st, res = run["stats"], run["result"]
+rows = tl["tasks"]
+done = [r for r in rows if r["done"]]
+net = [r for r in rows if r["kind"] == "NETWORK"]
+assert tl["tasks_seen"] == st["tasks_enqueued"], (tl["tasks_seen"], st)
+assert sum(r["seam_calls"]["B1"] for r in rows) == st["seam_start"], st
+assert sum(r["seam_calls"]["B3"] for r in rows) == st["seam_stop"], st
+if healthy:
+    assert len(done) == 2 * res["execs_completed"] == len(rows), (len(done), res)
+    assert len(net) == st["seam_start"] == res["execs_completed"], (len(net), st)
+    assert all(r["latency_ns"] is not None and r["latency_ns"] > 0 for r in rows)
+else:
+    assert len(done) >= 2 * res["execs_completed"], (len(done), res)
+EOF
+}
+
+# --- healthy: exit 0, no stall, the files, the default directory --------------------------------
+if run 0 run --ops 20; then
+	dir=$(ls -d proxyscope-run-* 2>/dev/null | head -1)
+	[ -n "$dir" ] && [ -d "$dir" ] || fail "healthy: no ./proxyscope-run-* directory"
+	grep -q '^result: *ok' "$out" || fail "healthy: result is not ok"
+	grep -q '^watchdog: no stall' "$out" || fail "healthy: no 'watchdog: no stall' line"
+	grep -q '^tasks: *160 seen, 160 done, 0 open' "$out" || fail "healthy: not 160 tasks done"
+	grep -q "^trace: .*/$dir\$" "$out" || fail "healthy: the trace directory is not printed"
+	if grep -q '^timeline: .*timeline.json' "$out"; then
+		[ -s "$dir/timeline.json" ] && [ -s "$dir/timeline.html" ] ||
+			fail "healthy: timeline.json / timeline.html missing"
+		py "$dir/timeline.json" </dev/null || fail "healthy: timeline.json does not parse"
+	else
+		echo "note: this build has no exporter (timeline files not checked)" >&2
+	fi
+fi
+if run 0 run --ops 30 --ranks 4 -o healthy --json; then
+	cp "$out" healthy.json
+	py healthy.json <<'EOF' || fail "healthy --json"
+d = j[0]
+assert d["result"]["ok"] is True and d["trace"]["dir"].endswith("/healthy")
+w = d["report"]["watchdog"]
+assert w["stall_found"] is False and w["stalls"] == []
+assert d["report"]["overview"]["tasks"]["done"] == 240
+assert d["report"]["input"]["lost"]["events"] == 0
+EOF
+	counts_check healthy healthy.json 1
+	run 0 report healthy || true
+	run 0 watchdog healthy || true
+fi
+
+# --- device stall: the trace names rank 1 exec 2 -------------------------------------------------
+if run 1 run --ops 5 --inject device-stall:rank=1,exec=2 --timeout 500ms -o stall --json; then
+	cp "$out" stall.json
+	counts_check stall stall.json 0
+fi
+if run 1 run --ops 5 --inject device-stall:rank=1,exec=2 --timeout 500ms -o stall-text; then
+	grep -q '^root cause: rank 1 .*exec 2' "$out" ||
+		fail "device stall: no root cause line naming rank 1 and exec 2"
+	[ "$(grep -c '^root cause:' "$out")" -eq 1 ] || fail "device stall: not one root cause"
+	grep -q '^result: *FAILED' "$out" || fail "device stall: result is not FAILED"
+fi
+if run 1 watchdog --json stall; then
+	cp "$out" wd.json
+	py wd.json <<'EOF' || fail "device stall: watchdog --json"
+w = j[0]["watchdog"]
+roots = [w["stalls"][i] for i in w["root_causes"]]
+assert len(roots) == 1, roots
+r = roots[0]
+assert (r["rank"], r["exec_id"], r["kind"]) == (1, 2, "NETWORK"), r
+assert r["cause"] == "device_no_trigger" and r["streams_pending"] == [0], r
+assert all(s["root"] == w["root_causes"][0] for s in w["stalls"] if not s["root_cause"])
+EOF
+fi
+
+# --- a lost message: rank 0's send to rank 1 ----------------------------------------------------
+if run 1 run --ops 5 --inject net-drop:rank=0,exec=2 --timeout 500ms -o drop; then
+	grep -q "^root cause: rank 1 .*rank 0's send to rank 1 .*lost" "$out" ||
+		fail "net drop: no root cause naming rank 0's send"
+fi
+if run 1 watchdog --json drop; then
+	cp "$out" drop.json
+	py drop.json <<'EOF' || fail "net drop: watchdog --json"
+w = j[0]["watchdog"]
+roots = [w["stalls"][i] for i in w["root_causes"]]
+assert len(roots) == 1, roots
+r = roots[0]
+assert r["cause"] == "message_lost" and r["rank"] == 1 and r["exec_id"] == 2, r
+assert r["waiting_on"] == [0] and "rank 0's send" in r["detail"], r
+EOF
+fi
+
+# --- slow but finishing: no stall ----------------------------------------------------------------
+if run 0 run --ops 20 --inject slow-progress:rank=1,us=200 -o slow --json; then
+	cp "$out" slow.json
+	py slow.json <<'EOF' || fail "slow progress --json"
+d = j[0]
+assert d["result"]["ok"] is True and d["report"]["watchdog"]["stall_found"] is False
+EOF
+	counts_check slow slow.json 1
+fi
+
+# --- usage errors leave nothing behind -----------------------------------------------------------
+if run 2 run --inject device-stall:rank=9,exec=1 -o nothing; then
+	grep -q '^error: .*rank 9 out of range' "$err" || fail "rank 9: no 'out of range' error"
+	[ ! -e nothing ] || fail "rank 9: a trace directory was left behind"
+fi
+mkdir full && : >full/x
+if run 2 run --ops 1 -o full; then
+	grep -q "^error: 'full' already exists and is not empty" "$err" || fail "-o full: no error"
+fi
+
+# --- Ctrl-C: the trace so far is kept, the session is gone ---------------------------------------
+"$bin" run --ops 5 --inject device-stall:rank=1,exec=2 --timeout 20s -o intr >"$out" 2>"$err" &
+pid=$!
+sleep 2
+kill -INT "$pid"
+status=0
+wait "$pid" || status=$?
+if [ "$status" -ne 130 ]; then
+	fail "Ctrl-C: exit $status, expected 130"
+else
+	grep -q "interrupted; the trace recorded so far is kept in .*/intr" "$err" ||
+		fail "Ctrl-C: no 'interrupted' line"
+	if lttng list 2>/dev/null | grep -q "proxyscope-$pid-"; then
+		fail "Ctrl-C: the session proxyscope-$pid-* is still there"
+	fi
+	status=0
+	"$bin" watchdog intr >"$out" 2>"$err" || status=$?
+	[ "$status" -eq 1 ] && grep -q '^root cause: rank 1 ' "$out" ||
+		fail "Ctrl-C: the kept trace does not show the stall (exit $status)"
+fi
+
+# --- a truncated and a corrupt CTF trace ---------------------------------------------------------
+if [ -d healthy ]; then
+	cp -r healthy trunc
+	cp -r healthy corrupt
+	stream=$(find trunc -name 'proxyscope_0' -type f | head -1)
+	size=$(wc -c <"$stream")
+	truncate -s $((size / 2 + 3)) "$stream"
+	meta=$(find corrupt -name metadata -type f | head -1)
+	printf 'this is not CTF metadata {{{\n' >"$meta"
+	for t in trunc corrupt; do
+		if run 2 report "$t"; then
+			grep -q "^error: .*'$t" "$err" || fail "$t: the error does not name the trace"
+			[ "$(wc -l <"$err")" -eq 1 ] || fail "$t: not a one-line error"
+		fi
+	done
+fi
+
+if [ "$failed" -ne 0 ]; then
+	echo "$failed check(s) failed" >&2
+	exit 1
+fi
+echo "all report scenario checks passed"
