@@ -83,7 +83,7 @@ void psa_model_destroy(struct psa_model *m)
 	psa_hashmap_fini(&m->net_live);
 	psa_hashmap_fini(&m->net_done);
 	psa_hashmap_fini(&m->sends_done);
-	psa_hashmap_fini(&m->last_exec);
+	psa_hashmap_fini(&m->last_done);
 	psa_hashmap_fini(&m->triggers);
 	psa_hashmap_fini(&m->workers);
 	psa_hashmap_fini(&m->groups);
@@ -255,8 +255,7 @@ static void device_event(struct psa_model *m, const struct psa_proc *p, const st
 	if (ev->type == PSA_EV_encdev_trigger_write) {
 		uint64_t stream = (uint64_t)psa__f(ev, PSA_F_stream, 0);
 
-		psa_hashmap_put(&m->triggers, psa_key(psa_key((uint64_t)rank + 1, exec_id), stream + 1),
-				(void *)1);
+		psa_hashmap_put(&m->triggers, psa__trigger_key(p, rank, exec_id, stream), (void *)1);
 	} else if (ev->type == PSA_EV_encdev_fault) {
 		struct psa_device_fault f = {
 			.proc = p, .rank = rank, .exec_id = exec_id,
@@ -276,6 +275,9 @@ static void task_event(struct psa_model *m, const struct psa_proc *p, const stru
 	if (!t)
 		return;
 	t->last_ts = ev->ts_ns;
+	/* A task first seen through an encnet event (no gid there) learns it from later ones. */
+	if (psa_ev_has(ev, PSA_F_gid))
+		t->gid = (uint32_t)ev->f[PSA_F_gid];
 	switch (ev->type) {
 	case PSA_EV_encproxy_task_state:
 		psa__task_state(m, t, ev); /* may finish and free t */

@@ -29,11 +29,11 @@ struct psa_model {
 	PSA_VEC(struct psa_proc *) proc_list;
 	struct psa_hashmap tasks;      /* (proc, task_id) -> live struct psa_task * */
 	struct psa_hashmap finished;   /* (proc, task_id) -> (void *)1: finished, freed */
-	struct psa_hashmap net_live;   /* (rank, exec) -> the live network task */
-	struct psa_hashmap net_done;   /* (rank, exec) -> (void *)1: a finished network task */
-	struct psa_hashmap sends_done; /* (rank, peer, exec, tag) -> (void *)1 */
-	struct psa_hashmap last_exec;  /* rank -> exec + 1 */
-	struct psa_hashmap triggers;   /* (rank, exec, stream) -> (void *)1: device wrote it */
+	struct psa_hashmap net_live;   /* (job, rank, exec) -> the live network task */
+	struct psa_hashmap net_done;   /* (job, rank, exec) -> (void *)1: a finished network task */
+	struct psa_hashmap sends_done; /* (job, rank, peer, exec, tag) -> (void *)1 */
+	struct psa_hashmap last_done;  /* (job, rank) -> exec + 1 of its last finished network task */
+	struct psa_hashmap triggers;   /* (proc, rank, exec, stream) -> (void *)1: device wrote it */
 	struct psa_hashmap workers;    /* (proc, vtid) -> struct psa_worker * */
 	PSA_VEC(struct psa_worker *) worker_list;
 	struct psa_hashmap groups;     /* (proc, gid) -> struct psa_group * */
@@ -65,6 +65,24 @@ static inline int64_t psa__f(const struct psa_event *ev, enum psa_field f, int64
 static inline uint64_t psa__proc_key(const struct psa_proc *p, uint64_t x)
 {
 	return psa_key((uint64_t)p->id + 1, x);
+}
+
+/* The keys of the cross-rank indexes. */
+static inline uint64_t psa__exec_key(uint32_t job, uint32_t rank, uint64_t exec_id)
+{
+	return psa_key(psa_key((uint64_t)job + 1, (uint64_t)rank + 1), exec_id);
+}
+
+static inline uint64_t psa__send_key(uint32_t job, uint32_t rank, uint32_t peer, uint64_t exec_id,
+				     uint64_t tag)
+{
+	return psa_key(psa__exec_key(job, rank, exec_id), psa_key((uint64_t)peer + 1, tag));
+}
+
+static inline uint64_t psa__trigger_key(const struct psa_proc *p, uint32_t rank, uint64_t exec_id,
+					uint64_t stream)
+{
+	return psa_key(psa__proc_key(p, psa_key((uint64_t)rank + 1, exec_id)), stream + 1);
 }
 
 #endif /* PSA_MODEL_INT_H */

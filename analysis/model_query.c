@@ -46,7 +46,8 @@ void psa_model_finish(struct psa_model *m)
 				m->obs[o].task_end(m->obs[o].arg, t);
 		PSA_VEC_PUSH(m->live, t);
 	}
-	qsort(m->live.v, m->live.n, sizeof(*m->live.v), live_cmp);
+	if (m->live.n)
+		qsort(m->live.v, m->live.n, sizeof(*m->live.v), live_cmp);
 	for (size_t i = 0; i < m->worker_list.n; i++) {
 		struct psa_worker *w = m->worker_list.v[i];
 		uint64_t until = w->end_ts ? w->end_ts : end;
@@ -109,25 +110,27 @@ const struct psa_proc *const *psa_model_procs(const struct psa_model *m, size_t 
 	return (const struct psa_proc *const *)m->proc_list.v;
 }
 
-const struct psa_task *psa_model_find_network_task(const struct psa_model *m, uint32_t rank,
-						   uint64_t exec_id, bool *found_finished)
+const struct psa_task *psa_model_find_network_task(const struct psa_model *m, uint32_t job,
+						   uint32_t rank, uint64_t exec_id,
+						   bool *found_finished)
 {
-	uint64_t key = psa_key((uint64_t)rank + 1, exec_id);
+	uint64_t key = psa__exec_key(job, rank, exec_id);
 
 	*found_finished = psa_hashmap_get(&m->net_done, key) != NULL;
 	return psa_hashmap_get(&m->net_live, key);
 }
 
-bool psa_model_send_completed(const struct psa_model *m, uint32_t rank, uint32_t peer,
-			      uint64_t exec_id, uint64_t tag)
+bool psa_model_send_completed(const struct psa_model *m, uint32_t job, uint32_t rank,
+			      uint32_t peer, uint64_t exec_id, uint64_t tag)
 {
-	return psa_hashmap_get(&m->sends_done, psa_key(psa_key((uint64_t)rank + 1, (uint64_t)peer + 1),
-						       psa_key(exec_id, tag))) != NULL;
+	return psa_hashmap_get(&m->sends_done, psa__send_key(job, rank, peer, exec_id, tag)) != NULL;
 }
 
-bool psa_model_rank_last_exec(const struct psa_model *m, uint32_t rank, uint64_t *exec_id)
+bool psa_model_rank_last_done_exec(const struct psa_model *m, uint32_t job, uint32_t rank,
+				   uint64_t *exec_id)
 {
-	uint64_t v = (uint64_t)(uintptr_t)psa_hashmap_get(&m->last_exec, (uint64_t)rank + 1);
+	uint64_t v = (uint64_t)(uintptr_t)psa_hashmap_get(
+		&m->last_done, psa_key((uint64_t)job + 1, (uint64_t)rank + 1));
 
 	if (!v)
 		return false;
@@ -135,9 +138,8 @@ bool psa_model_rank_last_exec(const struct psa_model *m, uint32_t rank, uint64_t
 	return true;
 }
 
-bool psa_model_trigger_written(const struct psa_model *m, uint32_t rank, uint64_t exec_id,
-			       uint32_t stream)
+bool psa_model_trigger_written(const struct psa_model *m, const struct psa_proc *proc,
+			       uint32_t rank, uint64_t exec_id, uint32_t stream)
 {
-	return psa_hashmap_get(&m->triggers, psa_key(psa_key((uint64_t)rank + 1, exec_id),
-						     (uint64_t)stream + 1)) != NULL;
+	return psa_hashmap_get(&m->triggers, psa__trigger_key(proc, rank, exec_id, stream)) != NULL;
 }

@@ -10,14 +10,6 @@
 
 #include "model_int.h"
 
-static void index_exec(struct psa_model *m, uint32_t rank, uint64_t exec_id)
-{
-	uint64_t prev = (uint64_t)(uintptr_t)psa_hashmap_get(&m->last_exec, (uint64_t)rank + 1);
-
-	if (!prev || exec_id + 1 > prev)
-		psa_hashmap_put(&m->last_exec, (uint64_t)rank + 1, (void *)(uintptr_t)(exec_id + 1));
-}
-
 struct psa_task *psa__task_get(struct psa_model *m, const struct psa_proc *p,
 			       const struct psa_event *ev)
 {
@@ -38,6 +30,7 @@ struct psa_task *psa__task_get(struct psa_model *m, const struct psa_proc *p,
 	t->exec_id = (uint64_t)psa__f(ev, PSA_F_exec_id, 0);
 	t->rank = (uint32_t)psa__f(ev, PSA_F_rank, 0);
 	t->gid = (uint32_t)psa__f(ev, PSA_F_gid, 0);
+	t->job = (uint32_t)psa__f(ev, PSA_F_job, 0);
 	/* In encnet events `kind` is the op's kind; only network tasks post ops. */
 	t->kind = ev->type == PSA_EV_encnet_post || ev->type == PSA_EV_encnet_complete
 			  ? PSA_KIND_NETWORK
@@ -55,8 +48,7 @@ struct psa_task *psa__task_get(struct psa_model *m, const struct psa_proc *p,
 		return NULL;
 	}
 	if (t->kind == PSA_KIND_NETWORK)
-		psa_hashmap_put(&m->net_live, psa_key((uint64_t)t->rank + 1, t->exec_id), t);
-	index_exec(m, t->rank, t->exec_id);
+		psa_hashmap_put(&m->net_live, psa__exec_key(t->job, t->rank, t->exec_id), t);
 	m->totals.tasks++;
 	return t;
 }
@@ -94,11 +86,15 @@ static void finalize(struct psa_model *m, struct psa_task *t)
 	psa_hashmap_del(&m->tasks, key);
 	psa_hashmap_put(&m->finished, key, (void *)1);
 	if (t->kind == PSA_KIND_NETWORK) {
-		uint64_t nk = psa_key((uint64_t)t->rank + 1, t->exec_id);
+		uint64_t nk = psa__exec_key(t->job, t->rank, t->exec_id);
+		uint64_t rk = psa_key((uint64_t)t->job + 1, (uint64_t)t->rank + 1);
+		uint64_t prev = (uint64_t)(uintptr_t)psa_hashmap_get(&m->last_done, rk);
 
 		if (psa_hashmap_get(&m->net_live, nk) == t)
 			psa_hashmap_del(&m->net_live, nk);
 		psa_hashmap_put(&m->net_done, nk, (void *)1);
+		if (t->exec_id + 1 > prev)
+			psa_hashmap_put(&m->last_done, rk, (void *)(uintptr_t)(t->exec_id + 1));
 	}
 	m->totals.tasks_done++;
 	psa__task_free(t);
@@ -180,8 +176,7 @@ void psa__task_net(struct psa_model *m, struct psa_task *t, const struct psa_eve
 		op->status = (int)psa__f(ev, PSA_F_status, 0);
 		if (op->kind == 0 /* SEND */ && op->status == 0)
 			psa_hashmap_put(&m->sends_done,
-					psa_key(psa_key((uint64_t)t->rank + 1, (uint64_t)op->peer + 1),
-						psa_key(t->exec_id, op->tag)),
+					psa__send_key(t->job, t->rank, op->peer, t->exec_id, op->tag),
 					(void *)1);
 	}
 }

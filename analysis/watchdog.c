@@ -76,6 +76,7 @@ static void stall_from_task(struct psa_stall *s, const struct psa_task *t, uint6
 	memcpy(s->host, t->proc->host, sizeof(s->host));
 	s->rank = t->rank;
 	s->gid = t->gid;
+	s->job = t->job;
 	s->kind = t->kind;
 	s->exec_id = t->exec_id;
 	s->task_id = t->task_id;
@@ -114,6 +115,11 @@ void psa_watchdog_observer(struct psa_watchdog *w, struct psa_observer *obs)
 	memset(obs, 0, sizeof(*obs));
 	obs->task_end = on_task_end;
 	obs->arg = w;
+}
+
+size_t psa_watchdog_ignored(const struct psa_watchdog *w)
+{
+	return w->ignored;
 }
 
 bool psa_watchdog_found(const struct psa_watchdog *w)
@@ -158,15 +164,23 @@ int psa_watchdog_analyze(struct psa_watchdog *w, const struct psa_model *m)
 	w->trace_end = tot.last_ts;
 	for (size_t i = 0; i < live_n; i++) {
 		const struct psa_task *t = live[i];
-		struct psa_stall *s = stall_add(w);
+		bool lost = lost_in(m, t->state_since, tot.last_ts);
+		uint64_t last_done;
+		struct psa_stall *s;
 
+		if (lost && psa_model_rank_last_done_exec(m, t->job, t->rank, &last_done) &&
+		    last_done > t->exec_id) {
+			w->ignored++;
+			continue;
+		}
+		s = stall_add(w);
 		if (!s)
 			return -ENOMEM;
 		stall_from_task(s, t, tot.last_ts);
 		s->state = t->state;
 		s->duration_ns = tot.last_ts > t->state_since ? tot.last_ts - t->state_since : 0;
 		psa__watchdog_classify(w, m, t, s);
-		s->uncertain = t->truncated || lost_in(m, t->state_since, tot.last_ts);
+		s->uncertain = t->truncated || lost;
 	}
 	return psa__watchdog_chain(w, m, first_live);
 }

@@ -21,7 +21,7 @@ static uint32_t pending_streams(const struct psa_model *m, const struct psa_task
 			continue;
 		if (t->trigger_last[s] == 0xFFFFFFFFull ||
 		    (t->trigger_last[s] == PSA_TRIGGER_UNREAD &&
-		     !psa_model_trigger_written(m, t->rank, t->exec_id, s)))
+		     !psa_model_trigger_written(m, t->proc, t->rank, t->exec_id, s)))
 			pending |= 1u << s;
 	}
 	return pending;
@@ -56,9 +56,16 @@ static void classify_gate(const struct psa_model *m, const struct psa_task *t, s
 	const char *fault = device_fault_note(m, t);
 	char streams[32];
 
+	s->streams_pending = pending_streams(m, t);
+	if (!s->streams_pending) {
+		s->cause = PSA_CAUSE_UNKNOWN;
+		snprintf(s->detail, sizeof(s->detail),
+			 "stuck in %s although the device wrote every trigger word of exec %llu",
+			 psa_state_str(t->state), (unsigned long long)t->exec_id);
+		return;
+	}
 	s->cause = PSA_CAUSE_DEVICE_NO_TRIGGER;
 	s->root_cause = true;
-	s->streams_pending = pending_streams(m, t);
 	streams_text(s->streams_pending, streams, sizeof(streams));
 	snprintf(s->detail, sizeof(s->detail),
 		 "the device of rank %u never wrote the trigger word of stream %s of exec %llu "
@@ -122,7 +129,7 @@ static void classify_network(const struct psa_model *m, const struct psa_task *t
 			continue;
 		outstanding++;
 		if (op->kind == 1 /* RECV */ &&
-		    psa_model_send_completed(m, op->peer, t->rank, t->exec_id, op->tag)) {
+		    psa_model_send_completed(m, t->job, op->peer, t->rank, t->exec_id, op->tag)) {
 			s->cause = PSA_CAUSE_MESSAGE_LOST;
 			s->root_cause = true;
 			s->waiting_on_n = 0;
@@ -155,7 +162,8 @@ static void classify_barrier(const struct psa_model *m, const struct psa_task *t
 	const struct psa_task *const *live = psa_model_live_tasks(m, &n);
 
 	for (size_t i = 0; i < n; i++)
-		if (live[i]->rank != t->rank && live[i]->exec_id <= t->exec_id)
+		if (live[i]->job == t->job && live[i]->rank != t->rank &&
+		    live[i]->exec_id <= t->exec_id)
 			psa__stall_wait_on(s, live[i]->rank);
 	s->cause = s->waiting_on_n ? PSA_CAUSE_BARRIER_WAIT : PSA_CAUSE_UNKNOWN;
 	snprintf(s->detail, sizeof(s->detail), "%s",
@@ -182,7 +190,8 @@ void psa__watchdog_classify(struct psa_watchdog *w, const struct psa_model *m,
 		return;
 	}
 	if (t->kind == PSA_KIND_BARRIER && t->state == PSA_STATE_INIT) {
-		const struct psa_task *net = psa_model_find_network_task(m, t->rank, t->exec_id, &found);
+		const struct psa_task *net =
+			psa_model_find_network_task(m, t->job, t->rank, t->exec_id, &found);
 
 		if (net && net->state == PSA_STATE_WAITING_DEVICE_TRIGGER) {
 			s->cause = PSA_CAUSE_GATE_WAIT;
@@ -210,7 +219,7 @@ static int next_stall(const struct psa_watchdog *w, const struct psa_stall *s, u
 	for (size_t i = 0; i < w->n; i++) {
 		const struct psa_stall *o = &w->stalls[i];
 
-		if (o == s || o->done || o->rank != peer)
+		if (o == s || o->done || o->rank != peer || o->job != s->job)
 			continue;
 		if (o->exec_id == s->exec_id && (s->cause != PSA_CAUSE_GATE_WAIT || o->kind == PSA_KIND_NETWORK)) {
 			if (same < 0 || o->kind == PSA_KIND_NETWORK)

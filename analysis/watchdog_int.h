@@ -9,6 +9,7 @@ struct psa_watchdog {
 	struct psa_stall *stalls;
 	size_t n, cap;
 	uint64_t trace_end;
+	size_t ignored; /* live tasks most likely finished (see psa_watchdog_ignored) */
 };
 
 void psa__watchdog_classify(struct psa_watchdog *w, const struct psa_model *m,

@@ -77,6 +77,10 @@ void psa_watchdog_print(const struct psa_watchdog *w, const struct psa_model *m,
 	size_t roots = 0, unexplained = 0;
 
 	(void)m;
+	if (w->ignored)
+		fprintf(out, "watchdog: %zu unfinished task%s left out: events were lost around them and "
+			     "their rank finished later execs, so they most likely finished too\n",
+			w->ignored, w->ignored == 1 ? "" : "s");
 	if (!w->n) {
 		fprintf(out, "watchdog: no stall: every task reached DONE%s\n",
 			w->opts.threshold_ns ? " and no state lasted longer than the threshold" : "");

@@ -34,7 +34,8 @@ LTTNG_UST_TRACEPOINT_ENUM(encnet, op_kind,
 	lttng_ust_field_enum(encnet, op_kind, uint8_t, kind, id->kind) \
 	lttng_ust_field_integer(uint32_t, peer, id->peer)             \
 	lttng_ust_field_integer(uint64_t, bytes, id->bytes)           \
-	lttng_ust_field_integer(uint64_t, tag, id->tag)
+	lttng_ust_field_integer(uint64_t, tag, id->tag)               \
+	lttng_ust_field_integer_hex(uint32_t, job, id->job)
 
 /* The backend handed an op to its transport (a dropped send is posted too). */
 LTTNG_UST_TRACEPOINT_EVENT(encnet, post,

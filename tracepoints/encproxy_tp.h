@@ -38,7 +38,8 @@ LTTNG_UST_TRACEPOINT_ENUM(encproxy, task_kind,
 	lttng_ust_field_integer(uint32_t, rank, id->rank)             \
 	lttng_ust_field_integer(uint32_t, gid, id->gid)               \
 	lttng_ust_field_integer(uint64_t, exec_id, id->exec_id)       \
-	lttng_ust_field_enum(encproxy, task_kind, uint8_t, kind, id->kind)
+	lttng_ust_field_enum(encproxy, task_kind, uint8_t, kind, id->kind) \
+	lttng_ust_field_integer_hex(uint32_t, job, id->job)
 
 /* --- registry: gid and the node's refcount after the operation --- */
 LTTNG_UST_TRACEPOINT_EVENT_CLASS(encproxy, registry_class,

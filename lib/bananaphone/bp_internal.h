@@ -178,6 +178,7 @@ enum bp_fault_point {
 	BP_FAULT_PUBLISHED = 1,   /* the record is committed, the rank has not arrived yet */
 	BP_FAULT_ARRIVED = 2,     /* the rank's arrival is counted; it is about to wait, or, if
 				   * it came last, to open the next generation */
+	BP_FAULT_REQUESTED = 3,   /* a peer sent its HELLO and waits for the leader's answer */
 	BP_FAULT_POINT_NR
 };
 

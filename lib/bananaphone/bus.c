@@ -62,7 +62,7 @@ const char *bp__fault_point_str(enum bp_fault_point point)
 {
 	static const char *const names[BP_FAULT_POINT_NR] = {
 		[BP_FAULT_RECORD_HALF] = "half", [BP_FAULT_PUBLISHED] = "published",
-		[BP_FAULT_ARRIVED] = "arrived",
+		[BP_FAULT_ARRIVED] = "arrived", [BP_FAULT_REQUESTED] = "requested",
 	};
 
 	return BP_STR(names, point);

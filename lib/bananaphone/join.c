@@ -414,6 +414,7 @@ int bp__join_request(struct bp_bus *bus, uint64_t deadline_ns, int *memfd, int *
 	}
 	hello.starttime = bp__proc_starttime(getpid());
 	msg_send(fd, &hello, -1); /* on failure the leader's answer (or EOF) still tells why */
+	bp__fault(BP_FAULT_REQUESTED, 0);
 	pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
 	do
 		rc = poll(&pfd, 1, remaining_ms(deadline_ns));

@@ -10,6 +10,7 @@ struct enc_task_ident {
 	uint32_t rank;
 	uint32_t gid;
 	uint32_t kind; /* enum proxy_task_state_type */
+	uint32_t job;  /* a hash of the comm's job name: ranks are only comparable within a job */
 };
 
 /* What identifies one network op of a started block in the encnet events. */
@@ -24,6 +25,7 @@ struct enc_net_op_ident {
 	uint32_t stream;
 	uint32_t bb;
 	uint32_t op;     /* index within the block */
+	uint32_t job;    /* as in enc_task_ident */
 };
 
 #endif /* ENC_COMMON_IDENT_H */

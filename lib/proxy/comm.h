@@ -26,6 +26,7 @@ struct enc_comm {
 	uint32_t gid;                       /* I: rank / cfg.ranks_per_network_proxy */
 	struct enc_config cfg;              /* I */
 	char job[ENC_JOB_MAX];              /* I */
+	uint32_t job_id;                    /* I: FNV-1a of job, in every task event */
 	const struct enc_net_ops *net_ops;  /* I */
 	struct enc_net_comm *net;           /* I */
 	struct enc_proxy_queue *queue;      /* I: the shared queue (the seed's comm[+0x89ca8]) */

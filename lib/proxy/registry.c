@@ -162,6 +162,9 @@ int enc_setup_global_comm(const struct enc_comm_args *args, struct enc_comm **ou
 	comm->nranks = args->nranks;
 	comm->gid = args->rank / comm->cfg.ranks_per_network_proxy;
 	snprintf(comm->job, sizeof(comm->job), "%s", args->job);
+	comm->job_id = 2166136261u;
+	for (const char *c = comm->job; *c; c++)
+		comm->job_id = (comm->job_id ^ (unsigned char)*c) * 16777619u;
 
 	comm->net_ops = enc_net_ops_find(comm->cfg.net_backend);
 	if (!comm->net_ops) {

@@ -114,6 +114,7 @@ int enc__task_init(struct enc_proxy_task *task, const struct enc_proxy_task_ops 
 		.rank = enc_comm_rank(ctx->comm),
 		.gid = enc_comm_gid(ctx->comm),
 		.kind = ops->type,
+		.job = ctx->comm->job_id,
 	};
 	task->streams_n = ctx->streams_n;
 	for (uint32_t i = 0; i < ctx->streams_n; i++)

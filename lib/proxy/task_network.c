@@ -117,6 +117,7 @@ static int build_fifos(struct enc_network_task *nt)
 				n++;
 			}
 			f->blk.task_id = nt->base.id.task_id;
+			f->blk.job_id = nt->base.id.job;
 			f->blk.exec_id = ctx->exec_id;
 			f->blk.bb = (uint32_t)bb;
 			f->blk.stream = s;

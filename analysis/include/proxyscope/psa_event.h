@@ -40,7 +40,7 @@ enum psa_ev_type psa_ev_lookup(const char *name);
 	X(task_id) X(rank) X(gid) X(exec_id) X(kind) X(old) X(new) X(status) X(stream) X(bb) \
 	X(ops) X(rc) X(duration_ns) X(idle) X(done) X(value) X(wait_ns) X(index) X(state)    \
 	X(waited_ns) X(timeout_ms) X(refcnt) X(active) X(target) X(seen) X(reached) X(arg)   \
-	X(peer) X(op) X(bytes) X(tag) X(latency_ns) X(err) X(prov_errno) X(addr)
+	X(peer) X(op) X(bytes) X(tag) X(latency_ns) X(err) X(prov_errno) X(addr) X(job)
 
 enum psa_field {
 #define PSA_FIELD_ENUM(name) PSA_F_##name,

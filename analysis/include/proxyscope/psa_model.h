@@ -72,6 +72,7 @@ struct psa_task {
 	uint32_t rank;
 	uint32_t gid;
 	uint32_t kind;              /* PSA_KIND_* */
+	uint32_t job;               /* hash of the job name: ranks compare only within a job */
 	uint32_t worker_vtid;       /* the thread that stepped it (0: not seen) */
 
 	uint64_t first_ts;          /* first event seen */
@@ -133,8 +134,6 @@ struct psa_group {
 	uint32_t refcnt;     /* now */
 	uint32_t refcnt_max; /* the number of comms sharing it at most */
 	uint32_t creates, shares, releases, destroys;
-	uint32_t ranks_mask_lo; /* ranks < 64 seen on tasks of this gid */
-	uint64_t ranks_seen;
 };
 
 /* Device facts per (process, rank): triggers written and faults injected, for the evidence. */
@@ -204,24 +203,28 @@ const struct psa_device_fault *psa_model_device_faults(const struct psa_model *m
 const struct psa_proc *const *psa_model_procs(const struct psa_model *m, size_t *n);
 
 /*
- * The network task of (@rank, @exec_id) in the whole trace (any process), live or finished.
- * For a finished one only a summary is kept: *done_ts and whether its ops to @peer completed.
- * Returns the live task, or NULL with *found telling whether a finished one existed.
+ * Ranks are compared only within one job (the hash of the comm's job name every task event
+ * carries), so several runs merged in one report never answer for each other.
+ *
+ * The network task of (@job, @rank, @exec_id), in any process: the live task, or NULL with
+ * *found_finished telling whether a finished one existed.
  */
-const struct psa_task *psa_model_find_network_task(const struct psa_model *m, uint32_t rank,
-						   uint64_t exec_id, bool *found_finished);
+const struct psa_task *psa_model_find_network_task(const struct psa_model *m, uint32_t job,
+						   uint32_t rank, uint64_t exec_id,
+						   bool *found_finished);
 
-/* Whether rank @rank's send to @peer with @tag in exec @exec_id completed (from encnet). */
-bool psa_model_send_completed(const struct psa_model *m, uint32_t rank, uint32_t peer,
-			      uint64_t exec_id, uint64_t tag);
+/* Whether rank @rank's send to @peer with @tag in exec @exec_id of @job completed. */
+bool psa_model_send_completed(const struct psa_model *m, uint32_t job, uint32_t rank,
+			      uint32_t peer, uint64_t exec_id, uint64_t tag);
 
-/* The highest exec_id seen for @rank (any kind), and whether any was seen. */
-bool psa_model_rank_last_exec(const struct psa_model *m, uint32_t rank, uint64_t *exec_id);
+/* The highest exec_id of @rank in @job whose network task finished, and whether any did. */
+bool psa_model_rank_last_done_exec(const struct psa_model *m, uint32_t job, uint32_t rank,
+				   uint64_t *exec_id);
 
-/* Whether the trigger word of (@rank, @exec_id, @stream) was written by the device
+/* Whether the device of (@proc, @rank) wrote the trigger word of (@exec_id, @stream)
  * (encdev:trigger_write seen), for the streams_pending evidence. */
-bool psa_model_trigger_written(const struct psa_model *m, uint32_t rank, uint64_t exec_id,
-			       uint32_t stream);
+bool psa_model_trigger_written(const struct psa_model *m, const struct psa_proc *proc,
+			       uint32_t rank, uint64_t exec_id, uint32_t stream);
 
 #ifdef __cplusplus
 }

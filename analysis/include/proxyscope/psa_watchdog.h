@@ -40,6 +40,7 @@ struct psa_stall {
 	uint32_t vpid;
 	char host[PSA_HOST_MAX];
 	uint32_t rank, gid, kind, state;
+	uint32_t job;            /* hash of the job name (ranks compare within a job) */
 	uint64_t exec_id, task_id;
 	uint64_t duration_ns;    /* time in its current (or longest) state */
 	bool done;               /* finished (a threshold stall) */
@@ -77,6 +78,10 @@ void psa_watchdog_observer(struct psa_watchdog *w, struct psa_observer *obs);
 int psa_watchdog_analyze(struct psa_watchdog *w, const struct psa_model *m);
 
 const struct psa_stall *psa_watchdog_stalls(const struct psa_watchdog *w, size_t *n);
+/* Live tasks left out: lost events overlap them and their rank finished a later exec, so
+ * their DONE was most likely among the lost events. */
+size_t psa_watchdog_ignored(const struct psa_watchdog *w);
+
 /* Whether any stall was found (the command's exit status is 1 then). */
 bool psa_watchdog_found(const struct psa_watchdog *w);
 

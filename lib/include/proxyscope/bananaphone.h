@@ -38,12 +38,17 @@
  *   -ETIMEDOUT   create/connect: not every local rank joined before the join deadline (a rank
  *                that died before connecting shows up this way); a collective: some member's
  *                op_timeout_ms expired, which fails the bus for everyone
- *   -ESRCH       a member process died (bp_bus_failed_rank names it); the bus is dead
- *   -EPIPE       a member hung up (bp_hangup / bp_cleanup) while this call needed it
+ *   -ESRCH       a member process died - during the join, or later (bp_bus_failed_rank
+ *                names it); the bus is dead
+ *   -EPIPE       a member hung up (bp_hangup / bp_cleanup, or gave up after the join): the
+ *                pending collective and every later one return it
  *   -ESHUTDOWN   this process already hung up the bus
+ *   -EBADMSG     a record failed its sequence check after the barrier (written out of turn,
+ *                or half written): the bus is failed for everyone
  *   -ENOMEM, -EMFILE, ...  the kernel refused a resource (memfd, mapping, socket)
- * A member's death is reported to every other member's pending call within BP_DETECT_MS
- * (plus scheduling delay); nothing is left behind on any error path.
+ * A member's death is reported to every other member's pending call within BP_DETECT_MS plus
+ * the time it takes to be scheduled (the tests hold every survivor to 100 ms); nothing is left
+ * behind on any error path (no fd, no mapping, no name).
  *
  * Threads: calls on one bus must not run concurrently (one bus per thread, like an MPI
  * communicator); different buses are independent.

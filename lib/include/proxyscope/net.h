@@ -47,6 +47,8 @@ struct enc_net_op {
  */
 struct enc_net_block {
 	uint64_t task_id; /* the network task starting it, for tracing only (0: none) */
+	uint32_t job_id;  /* a hash of the job name, for tracing only */
+	uint32_t pad0;
 	uint64_t exec_id;
 	uint32_t bb;      /* basic-block index within the exec */
 	uint32_t stream;

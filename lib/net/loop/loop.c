@@ -155,6 +155,7 @@ static int loop_start(struct enc_net_comm *nc, const struct enc_net_block *blk,
 	req->comm = nc;
 	req->exec_id = blk->exec_id;
 	req->task_id = blk->task_id;
+	req->job_id = blk->job_id;
 	req->stream = blk->stream;
 	req->bb = blk->bb;
 	req->sema = blk->completion_sema;
@@ -195,6 +196,7 @@ static void op_ident(const struct enc_net_req *req, size_t i, struct enc_net_op_
 		.task_id = req->task_id, .exec_id = req->exec_id, .bytes = op->bytes,
 		.tag = op->tag, .rank = req->comm->rank, .peer = send ? op->dst : op->src,
 		.kind = op->kind, .stream = req->stream, .bb = req->bb, .op = (uint32_t)i,
+		.job = req->job_id,
 	};
 }
 

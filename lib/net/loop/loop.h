@@ -153,6 +153,7 @@ struct enc_net_req {
 	struct loop_link link;         /* C: on comm->reqs */
 	uint64_t exec_id;              /* I */
 	uint64_t task_id;              /* I: for the encnet events */
+	uint32_t job_id;               /* I: for the encnet events */
 	uint32_t stream;               /* I: for the encnet events */
 	uint32_t bb;                   /* I: for the encnet events */
 	uint64_t *sema;                /* I: the block's completion semaphore, may be NULL */

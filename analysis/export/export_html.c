@@ -1,0 +1,149 @@
+/*
+ * The html export: one self-contained page (export_html_page.html, embedded at build time)
+ * followed by the timeline as one JSON document inside its <script id="psdata"> element,
+ * streamed record by record (the page's comment describes the records). The page draws it on
+ * a canvas and loads nothing from the network.
+ *
+ * Size: a browser stays responsive with a few hundred thousand intervals, so at most
+ * HTML_MAX_INTERVALS closed intervals are written; the ones after that are counted and the page
+ * says how many were left out and from when. Open intervals (tasks stuck at the end - what a
+ * hang investigation looks at) and watchdog / failure marks are always written.
+ */
+#include <inttypes.h>
+
+#include "export_int.h"
+
+#define HTML_MAX_INTERVALS 200000u
+#define HTML_MAX_FIRES 100000u
+
+extern const char psa__html_page[];
+extern const size_t psa__html_page_len;
+
+enum html_mark { MARK_FIRE, MARK_WATCHDOG, MARK_FAILED, MARK_NET_ERROR };
+
+struct html {
+	struct psa_export base;
+	bool any;
+	uint64_t intervals, dropped, dropped_from, fires, fires_dropped, open;
+};
+
+static struct html *to_html(struct psa_export *e)
+{
+	return (struct html *)e;
+}
+
+static FILE *rec_begin(struct html *h)
+{
+	FILE *f = h->base.out;
+
+	fputs(h->any ? ",\n[" : "\n[", f);
+	h->any = true;
+	return f;
+}
+
+static int html_init(struct psa_export *e)
+{
+	fwrite(psa__html_page, 1, psa__html_page_len, e->out);
+	fputs("{\"ev\":[", e->out);
+	return 0;
+}
+
+static void html_task_begin(struct psa_export *e, const struct psa_task *t, struct psa_xtask *xt)
+{
+	FILE *f = rec_begin(to_html(e));
+
+	/* the task id as a string: JavaScript numbers are exact only up to 2^53 */
+	fprintf(f, "\"T\",%" PRIu64 ",%u,%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",%" PRIu32 ",\"%" PRIu64
+		   "\"]",
+		xt->seq, t->proc->id, t->rank, t->gid, t->exec_id, t->kind, t->task_id);
+}
+
+static void html_interval(struct psa_export *e, const struct psa_task *t, struct psa_xtask *xt,
+			  uint32_t state, uint64_t begin, uint64_t end, bool open)
+{
+	struct html *h = to_html(e);
+	FILE *f;
+
+	if (!open && h->intervals >= HTML_MAX_INTERVALS) {
+		if (!h->dropped++)
+			h->dropped_from = psa__export_rel(e, begin);
+		return;
+	}
+	h->intervals++;
+	h->open += open;
+	f = rec_begin(h);
+	fprintf(f, "\"I\",%" PRIu64 ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%d]", xt->seq, state,
+		psa__export_rel(e, begin), psa__export_rel(e, end > begin ? end : begin), open);
+}
+
+static void html_instant(struct psa_export *e, const struct psa_task *t, struct psa_xtask *xt,
+			 const struct psa_event *ev)
+{
+	struct html *h = to_html(e);
+	enum html_mark mark;
+
+	switch (ev->type) {
+	case PSA_EV_encproxy_trigger_fire:
+		if (h->fires >= HTML_MAX_FIRES) {
+			h->fires_dropped++;
+			return;
+		}
+		h->fires++;
+		mark = MARK_FIRE;
+		break;
+	case PSA_EV_encproxy_watchdog_timeout:
+		mark = MARK_WATCHDOG;
+		break;
+	case PSA_EV_encproxy_task_failed:
+		mark = MARK_FAILED;
+		break;
+	case PSA_EV_encnet_error:
+		mark = MARK_NET_ERROR;
+		break;
+	default:
+		return;
+	}
+	fprintf(rec_begin(h), "\"M\",%" PRIu64 ",%d,%" PRIu64 "]", xt->seq, (int)mark,
+		psa__export_rel(e, ev->ts_ns));
+}
+
+static int html_finish(struct psa_export *e, const struct psa_model *m)
+{
+	struct html *h = to_html(e);
+	struct psa_model_totals tot;
+	const struct psa_proc *const *procs;
+	size_t n;
+	FILE *f = e->out;
+
+	psa_model_totals(m, &tot);
+	procs = psa_model_procs(m, &n);
+	fputs("\n],\n\"meta\":{\"procs\":[", f);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(f, "%s[%u,%" PRIu32 ",", i ? "," : "", procs[i]->id, procs[i]->vpid);
+		psa__json_strn(f, procs[i]->host, sizeof(procs[i]->host));
+		putc(',', f);
+		psa__json_strn(f, procs[i]->procname, sizeof(procs[i]->procname));
+		putc(']', f);
+	}
+	fprintf(f, "],\"origin_ns\":\"%" PRIu64 "\",\"end_ns\":%" PRIu64 ",\"events\":%" PRIu64
+		   ",\"tasks\":%" PRIu64 ",\"tasks_open\":%" PRIu64 ",\"intervals\":%" PRIu64
+		   ",\"cap\":%u,\"dropped\":%" PRIu64 ",\"dropped_from_ns\":%" PRIu64
+		   ",\"marks_cap\":%u,\"marks_dropped\":%" PRIu64 ",\"discarded_events\":%" PRIu64
+		   ",\"discarded_packets\":%" PRIu64 ",\"clamped\":%" PRIu64 "}}\n",
+		e->origin, psa__export_rel(e, tot.last_ts), tot.our_events, tot.tasks,
+		tot.tasks - tot.tasks_done, h->intervals, HTML_MAX_INTERVALS, h->dropped,
+		h->dropped_from, HTML_MAX_FIRES, h->fires_dropped, tot.discarded_events,
+		tot.discarded_packets, e->clamped);
+	fputs("</script>\n</body>\n</html>\n", f);
+	return 0;
+}
+
+const struct psa_export_ops psa__export_html_ops = {
+	.name = "html",
+	.size = sizeof(struct html),
+	.init = html_init,
+	.task_begin = html_task_begin,
+	.interval = html_interval,
+	.instant = html_instant,
+	.finish = html_finish,
+};
