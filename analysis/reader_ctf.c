@@ -30,9 +30,14 @@
  */
 static pthread_mutex_t bt_objects_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/*
+ * One lane per online CPU, at most LANES_MAX, at most one per port. PROXYSCOPE_READ_LANES=N
+ * overrides the CPU count (benchmarks compare 1 lane with several).
+ */
 static unsigned lanes_wanted(uint64_t ports)
 {
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	const char *env = getenv("PROXYSCOPE_READ_LANES");
+	long cpus = env && *env ? strtol(env, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
 	unsigned n = cpus < 1 ? 1 : cpus > LANES_MAX ? LANES_MAX : (unsigned)cpus;
 
 	if (ports < n)

@@ -53,8 +53,11 @@ struct psa_ctf_item {
 	} u;
 };
 
-#define PSA_CTF_BATCH 256 /* items per batch */
-#define PSA_CTF_BATCHES 4 /* batches per lane: the most a lane gets ahead of the caller */
+#define PSA_CTF_BATCH 2048 /* items per batch: one lock handoff per batch */
+/* Batches per lane: how far a lane gets ahead of the caller (4096 items, 1.7 MB), enough to
+ * keep decoding while another lane's stream holds the earliest events (a thread's burst on
+ * one CPU). */
+#define PSA_CTF_BATCHES 4
 
 struct psa_ctf_batch {
 	size_t n;

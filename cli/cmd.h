@@ -22,6 +22,6 @@ int cmd_report(int argc, char **argv);
 int cmd_timeline(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_watchdog(int argc, char **argv);
-int cmd_export(int argc, char **argv); /* cmd_export.c (PROXYSCOPE_HAVE_CMD_EXPORT) */
+int cmd_export(int argc, char **argv);
 
 #endif /* PROXYSCOPE_CLI_CMD_H */

@@ -274,7 +274,7 @@ static int export_run(const struct export_cli *c, FILE *out, const char *out_nam
 		cli_error("cannot start the export: %s", strerror(-rc));
 		return CLI_EXIT_FAILURE;
 	}
-	psa_export_observer(e, &obs);
+	psa_export_observer(e, m, &obs);
 	rc = psa_model_add_observer(m, &obs);
 	if (rc) {
 		cli_error("cannot start the export: %s", strerror(-rc));

@@ -23,9 +23,7 @@ const struct cmd cli_commands[] = {
 	{ "timeline", cmd_timeline, "One row per task of a trace: latency, time per state, seam calls" },
 	{ "stats", cmd_stats, "p50/p90/p99/max of a trace's state durations, seam calls, latency" },
 	{ "watchdog", cmd_watchdog, "The stalled tasks of a trace and their root cause across ranks" },
-#if PROXYSCOPE_HAVE_CMD_EXPORT
 	{ "export", cmd_export, "Write a trace's timeline as chrome JSON, CSV or a browser page" },
-#endif
 	{ NULL, NULL, NULL },
 };
 

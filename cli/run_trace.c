@@ -186,7 +186,6 @@ struct timeline_file {
 	bool ok;
 };
 
-#if PROXYSCOPE_HAVE_EXPORT
 static int exports_open(struct report_ctx *c, struct run_trace *rt, struct timeline_file *tf)
 {
 	static const struct {
@@ -207,7 +206,7 @@ static int exports_open(struct report_ctx *c, struct run_trace *rt, struct timel
 			cli_error("cannot create the %s export: out of memory", tf[i].fmt_name);
 			return CLI_EXIT_FAILURE;
 		}
-		psa_export_observer(tf[i].e, &obs);
+		psa_export_observer(tf[i].e, c->m, &obs);
 		if (report_ctx_add_observer(c, &obs))
 			return CLI_EXIT_FAILURE;
 	}
@@ -241,25 +240,6 @@ static void exports_destroy(struct timeline_file *tf)
 		psa_export_destroy(tf[i].e);
 	}
 }
-#else
-/*
- * EXPORT CALL SITE: proxyscope_export (analysis/export/) is not built yet. Once it is, cmake
- * defines PROXYSCOPE_HAVE_EXPORT and the functions above write DIR/timeline.json (chrome) and
- * DIR/timeline.html in the same pass as the report.
- */
-static int exports_open(struct report_ctx *c, struct run_trace *rt, struct timeline_file *tf)
-{
-	return 0;
-}
-
-static void exports_finish(struct report_ctx *c, struct timeline_file *tf, bool read_ok)
-{
-}
-
-static void exports_destroy(struct timeline_file *tf)
-{
-}
-#endif
 
 static void print_files(const struct run_trace *rt, const struct timeline_file *tf)
 {
@@ -270,7 +250,7 @@ static void print_files(const struct run_trace *rt, const struct timeline_file *
 		       tf[0].ok && tf[1].ok ? ", " : "", tf[1].ok ? tf[1].path : "",
 		       tf[1].ok ? " (a browser)" : "");
 	else
-		printf("timeline:    not written (this proxyscope was built without the exporter)\n");
+		printf("timeline:    not written (see the error above)\n");
 }
 
 static void json_trace(struct cli_json *j, const struct run_trace *rt, const struct timeline_file *tf)

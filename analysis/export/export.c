@@ -5,11 +5,9 @@
  *
  * The origin: every timestamp is written relative to the trace start. The model streams, so
  * the origin must be known before the first line is written; it is taken at the first
- * callback as the earliest time known then (that task's first event, or the callback's own
- * time). Events arrive in time order and a task's first event opens its first interval, so
- * later callbacks cannot go earlier - except for a task of a truncated (flight-recorder)
- * trace whose first events were network ops, which call no observer: its times before the
- * origin are written as 0 and counted ("clamped" in the trailers).
+ * callback as the model's first event so far (events arrive in time order, so nothing later
+ * can be earlier). A time before it (none is expected) is written as 0 and counted
+ * ("clamped" in the trailers).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -51,7 +49,10 @@ static void origin_see(struct psa_export *e, const struct psa_task *t, uint64_t 
 {
 	if (e->origin_set)
 		return;
-	e->origin = t->first_ts && t->first_ts < ts ? t->first_ts : ts;
+	struct psa_model_totals tot;
+
+	psa_model_totals(e->model, &tot);
+	e->origin = tot.first_ts ? tot.first_ts : t->first_ts && t->first_ts < ts ? t->first_ts : ts;
 	e->origin_set = true;
 }
 
@@ -159,8 +160,9 @@ int psa_export_create(enum psa_export_format fmt, FILE *out, struct psa_export *
 	return 0;
 }
 
-void psa_export_observer(struct psa_export *e, struct psa_observer *obs)
+void psa_export_observer(struct psa_export *e, const struct psa_model *m, struct psa_observer *obs)
 {
+	e->model = m;
 	memset(obs, 0, sizeof(*obs));
 	obs->interval = obs_interval;
 	obs->seam = obs_seam;

@@ -4,12 +4,16 @@
  *
  * Tracks: pid = the traced process (psa_proc id + 1, so a vpid reused on another host is another
  * pid); one thread track per task, so its state slices follow each other and never overlap,
- * with the seam calls as X slices nested inside (a call is clamped to start no earlier than its
- * state slice; an unmeasured call is a 0-duration slice at its end). Real threads get tracks
- * too, for the flow arrows: the thread that enqueued a task has a 0-duration "enqueue" slice at
- * the enqueue, the worker a 0-duration "take" slice at the drain, and a flow (s, then f with
- * "bp":"e") joins them; a flow is written only once both ends are known, so every s has its f.
- * Each worker's track also has one slice for the worker's whole life.
+ * with the seam calls as X slices nested inside (a call starts strictly after its state slice
+ * does - clamped if it began earlier; an unmeasured call is a 0-duration slice at its end).
+ *
+ * Real threads get tracks too, for the flow arrows: the thread that enqueued a task has a 2 ns
+ * "enqueue" slice at the enqueue, the worker a 2 ns "take" slice at the drain, and a flow (s,
+ * then f with "bp":"e") joins them, each end 1 ns inside its slice: strictly inside, so it binds
+ * to that slice whatever order a viewer gives events with equal timestamps (a mark that would
+ * overlap the previous one on its thread is 0-duration, its flow end at its start). A flow is
+ * written once both ends are known, so every s has its f. Each worker's track also has one
+ * slice for the worker's whole life.
  *
  * tids are unique over the whole file (not only within a process) and start above any pid:
  * Perfetto tracks threads by tid, as on Linux, and would merge equal tids of two pids.
@@ -24,14 +28,21 @@
 
 #define TID_BASE 65536u /* above any pid (psa_proc id + 1) */
 
+/* A real thread's track. */
+struct thread {
+	uint64_t tid;
+	uint64_t last_end; /* the end of its last mark (abs ns) */
+};
+
 struct chrome_task {
-	uint64_t tid;          /* the task's track */
-	uint64_t producer_tid; /* the track of the thread that enqueued it (0: not seen) */
+	uint64_t tid;            /* the task's track */
+	struct thread *producer; /* the thread that enqueued it (NULL: not seen) */
+	uint64_t enqueue_at;     /* where the flow starts on the producer's track */
 };
 
 struct chrome {
 	struct psa_export base;
-	struct psa_hashmap threads; /* (proc, vtid) -> tid of that real thread's track */
+	struct psa_hashmap threads; /* (proc, vtid) -> struct thread * */
 	uint64_t next_tid;
 	bool any;                   /* an event was written (the next needs a comma) */
 	uint64_t slices, seams, instants, flows;
@@ -86,26 +97,30 @@ static void task_label(const struct psa_task *t, char *buf, size_t len)
 		 psa_kind_str(t->kind), t->task_id);
 }
 
-/* The track of a real thread, named on first use. */
-static uint64_t thread_track(struct chrome *c, const struct psa_proc *p, uint32_t vtid,
-			     const char *procname, const char *role, int64_t sort_index)
+/* The track of a real thread, named on first use (NULL: out of memory). */
+static struct thread *thread_track(struct chrome *c, const struct psa_proc *p, uint32_t vtid,
+				   const char *procname, const char *role, int64_t sort_index)
 {
 	uint64_t key = psa__export_key(p, (uint64_t)vtid + 1);
-	uint64_t tid = (uint64_t)(uintptr_t)psa_hashmap_get(&c->threads, key);
+	struct thread *th = psa_hashmap_get(&c->threads, key);
 	char name[PSA_PROCNAME_MAX + 64];
 
-	if (tid)
-		return tid;
-	tid = c->next_tid++;
-	if (psa_hashmap_put(&c->threads, key, (void *)(uintptr_t)tid))
+	if (th)
+		return th;
+	th = calloc(1, sizeof(*th));
+	if (!th || psa_hashmap_put(&c->threads, key, th)) {
+		free(th);
 		psa__export_fail(&c->base, -ENOMEM);
+		return NULL;
+	}
+	th->tid = c->next_tid++;
 	if (procname && procname[0])
 		snprintf(name, sizeof(name), "%.*s (vtid %" PRIu32 ", %s)", PSA_PROCNAME_MAX, procname,
 			 vtid, role);
 	else
 		snprintf(name, sizeof(name), "vtid %" PRIu32 " (%s)", vtid, role);
-	meta_thread(c, pid_of(p), tid, name, sort_index);
-	return tid;
+	meta_thread(c, pid_of(p), th->tid, name, sort_index);
+	return th;
 }
 
 static int chrome_init(struct psa_export *e)
@@ -136,8 +151,8 @@ static void chrome_task_begin(struct psa_export *e, const struct psa_task *t, st
 static void task_args(FILE *f, const struct psa_task *t)
 {
 	fprintf(f, "\"task_id\":%" PRIu64 ",\"rank\":%" PRIu32 ",\"gid\":%" PRIu32
-		   ",\"exec_id\":%" PRIu64 ",\"kind\":\"%s\"",
-		t->task_id, t->rank, t->gid, t->exec_id, psa_kind_str(t->kind));
+		   ",\"exec_id\":%" PRIu64 ",\"kind\":\"%s\",\"job\":%" PRIu32,
+		t->task_id, t->rank, t->gid, t->exec_id, psa_kind_str(t->kind), t->job);
 }
 
 static void chrome_interval(struct psa_export *e, const struct psa_task *t, struct psa_xtask *xt,
@@ -197,19 +212,24 @@ static void chrome_seam(struct psa_export *e, const struct psa_task *t, struct p
 	c->seams++;
 }
 
-/* A 0-duration slice on a real thread's track (a flow end binds to it). */
-static void thread_mark(struct chrome *c, const struct psa_task *t, uint64_t tid, const char *what,
-			uint64_t ts)
+/* A mark on a real thread's track at @ts; returns the time a flow end binds to it at. */
+static uint64_t thread_mark(struct chrome *c, const struct psa_task *t, struct thread *th,
+			    const char *what, uint64_t ts)
 {
+	uint64_t dur = ts >= th->last_end ? 2 : 0;
 	char label[128];
-	FILE *f = ev_begin(c, "X", pid_of(t->proc), tid);
+	FILE *f = ev_begin(c, "X", pid_of(t->proc), th->tid);
 
 	task_label(t, label, sizeof(label));
 	fprintf(f, ",\"cat\":\"queue\",\"name\":\"%s %s\"", what, label);
 	ev_ts(f, "ts", psa__export_rel(&c->base, ts));
-	fputs(",\"dur\":0.000,\"args\":{", f);
+	ev_ts(f, "dur", dur);
+	fputs(",\"args\":{", f);
 	task_args(f, t);
 	fputs("}}", f);
+	if (ts + dur > th->last_end)
+		th->last_end = ts + dur;
+	return ts + dur / 2;
 }
 
 static void flow_end(struct chrome *c, const struct psa_task *t, const char *ph, uint64_t tid,
@@ -226,14 +246,17 @@ static void flow_end(struct chrome *c, const struct psa_task *t, const char *ph,
 static void drain(struct chrome *c, const struct psa_task *t, struct chrome_task *ct,
 		  const struct psa_event *ev)
 {
-	uint64_t wtid = thread_track(c, t->proc, ev->vtid, ev->procname, "worker", -1);
+	struct thread *w = thread_track(c, t->proc, ev->vtid, ev->procname, "worker", -1);
+	uint64_t at;
 
-	thread_mark(c, t, wtid, "take", ev->ts_ns);
-	if (!ct->producer_tid || !t->enqueue_ts)
+	if (!w)
+		return;
+	at = thread_mark(c, t, w, "take", ev->ts_ns);
+	if (!ct->producer)
 		return;
 	c->flows++;
-	flow_end(c, t, "s", ct->producer_tid, c->flows, t->enqueue_ts);
-	flow_end(c, t, "f", wtid, c->flows, ev->ts_ns);
+	flow_end(c, t, "s", ct->producer->tid, c->flows, ct->enqueue_at);
+	flow_end(c, t, "f", w->tid, c->flows, at);
 }
 
 static bool is_instant(enum psa_ev_type type)
@@ -251,8 +274,9 @@ static void chrome_instant(struct psa_export *e, const struct psa_task *t, struc
 	FILE *f;
 
 	if (ev->type == PSA_EV_encproxy_task_enqueue) {
-		ct->producer_tid = thread_track(c, t->proc, ev->vtid, ev->procname, "enqueues", -2);
-		thread_mark(c, t, ct->producer_tid, "enqueue", ev->ts_ns);
+		ct->producer = thread_track(c, t->proc, ev->vtid, ev->procname, "enqueues", -2);
+		if (ct->producer)
+			ct->enqueue_at = thread_mark(c, t, ct->producer, "enqueue", ev->ts_ns);
 		return;
 	}
 	if (ev->type == PSA_EV_encproxy_task_drain) {
@@ -280,12 +304,18 @@ static void chrome_worker_end(struct psa_export *e, const struct psa_worker *w)
 {
 	struct chrome *c = to_chrome(e);
 	uint64_t end = w->end_ts ? w->end_ts : (w->mode_since > w->last_ts ? w->mode_since : w->last_ts);
-	uint64_t tid = thread_track(c, w->proc, w->vtid, NULL, "worker", -1);
+	struct thread *th = thread_track(c, w->proc, w->vtid, NULL, "worker", -1);
 	/* A worker normally starts before the first task event, the origin: its slice starts at
 	 * 0 then (not counted as clamped; begin_abs_ns says when it really began). */
-	uint64_t rb = w->begin_ts > e->origin ? w->begin_ts - e->origin : 0;
-	uint64_t re = psa__export_rel(e, end);
-	FILE *f = ev_begin(c, "X", pid_of(w->proc), tid);
+	uint64_t rb = w->begin_ts > e->origin ? w->begin_ts - e->origin : 0, re;
+	FILE *f;
+
+	if (!th)
+		return;
+	if (th->last_end > end)
+		end = th->last_end; /* enclose its last take mark */
+	re = psa__export_rel(e, end);
+	f = ev_begin(c, "X", pid_of(w->proc), th->tid);
 
 	fprintf(f, ",\"cat\":\"worker\",\"name\":\"worker gid %" PRIu32 "\"", w->gid);
 	ev_ts(f, "ts", rb);
@@ -367,7 +397,13 @@ static int chrome_finish(struct psa_export *e, const struct psa_model *m)
 
 static void chrome_fini(struct psa_export *e)
 {
-	psa_hashmap_fini(&to_chrome(e)->threads);
+	struct chrome *c = to_chrome(e);
+	uint64_t k;
+	void *v;
+
+	for (size_t i = 0; psa_hashmap_next(&c->threads, &i, &k, &v);)
+		free(v);
+	psa_hashmap_fini(&c->threads);
 }
 
 const struct psa_export_ops psa__export_chrome_ops = {

@@ -60,6 +60,7 @@ struct psa_export {
 	FILE *out;
 	struct psa_hashmap tasks; /* (proc, task_id) -> struct psa_xtask * (live tasks only) */
 	uint64_t task_seq;
+	const struct psa_model *model; /* gives the trace start */
 	uint64_t origin;    /* absolute ns that relative time 0 stands for */
 	bool origin_set;
 	uint64_t clamped;   /* timestamps before the origin, written as 0 */

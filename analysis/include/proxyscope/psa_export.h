@@ -34,15 +34,16 @@ const char *psa_export_format_str(enum psa_export_format f);
 
 struct psa_export;
 
-/* An exporter writing to @out (owned by the caller). Returns 0 or -ENOMEM. */
+/* An exporter writing to @out (owned by the caller). Returns 0, -EINVAL (unknown format, no
+ * file) or -ENOMEM. */
 int psa_export_create(enum psa_export_format fmt, FILE *out, struct psa_export **exp);
 
-/* The observer to add to the model before reading. */
-void psa_export_observer(struct psa_export *e, struct psa_observer *obs);
+/* The observer to add to @m before reading (the model gives the trace's start time). */
+void psa_export_observer(struct psa_export *e, const struct psa_model *m, struct psa_observer *obs);
 
 /* After psa_model_finish: write what remains (open intervals are already streamed; process
- * and thread names, the trailer). Returns 0, or -EIO when a write failed (then the output is
- * incomplete and must not be kept). */
+ * and thread names, the trailer). Returns 0, or -EIO when a write failed or -ENOMEM when an
+ * entry could not be allocated (either way the output is incomplete and must not be kept). */
 int psa_export_finish(struct psa_export *e, const struct psa_model *m);
 
 void psa_export_destroy(struct psa_export *e);

@@ -1,0 +1,244 @@
+/*
+ * The exports of a real recording: export_scenario (a stalled 2-rank run) recorded with
+ * `proxyscope record`, then written in every format with `proxyscope export` from the CTF trace
+ * and from babeltrace2's text dump of it. The chrome file passes every check a viewer relies on,
+ * the formats agree with each other, the text path gives the same timeline as the CTF path, and
+ * a truncated trace is an error that leaves nothing behind.
+ *
+ * The scenario is recorded once, by the group setup; if recording fails every test fails with
+ * the reason. Only a machine without `lttng` skips (exit 77). Run under RESOURCE_LOCK lttng.
+ * The session records every process that has the probes loaded, so process counts are not
+ * asserted exactly.
+ */
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "chrome_check.h"
+#include "cli_run.h"
+#include "export_files.h"
+
+#ifndef PROXYSCOPE_BIN
+#error "the build defines PROXYSCOPE_BIN (the proxyscope CLI) and EXPORT_SCENARIO_BIN"
+#endif
+
+static char g_base[CLI_PATH_MAX];
+static char g_trace[CLI_PATH_MAX + 16];
+static char g_fail[2048]; /* why the recording cannot be used, or "" */
+
+static const char *path(const char *name)
+{
+	static char bufs[16][CLI_PATH_MAX + 64];
+	static int next;
+	char *b = bufs[next++ % 16];
+
+	snprintf(b, sizeof(bufs[0]), "%s/%s", g_base, name);
+	return b;
+}
+
+static void file_text(const char *p, char *buf, size_t len)
+{
+	FILE *f = fopen(p, "r");
+
+	buf[0] = '\0';
+	if (f) {
+		buf[fread(buf, 1, len - 1, f)] = '\0';
+		fclose(f);
+	}
+}
+
+/* `proxyscope export --format FMT -o OUT TRACE`; fails the test on a non-zero exit. */
+static void export(const char *fmt, const char *out, const char *trace)
+{
+	char *argv[] = { PROXYSCOPE_BIN, "export", "--format", (char *)fmt, "-o", (char *)out,
+			 (char *)trace, NULL };
+	char err[2048];
+	int rc = cli_run(argv, NULL, path("export.stdout"), path("export.stderr"));
+
+	if (rc != 0) {
+		file_text(path("export.stderr"), err, sizeof(err));
+		fail_msg("proxyscope export --format %s %s: exit %d\n%s", fmt, trace, rc, err);
+	}
+}
+
+static void recording(void)
+{
+	if (g_fail[0])
+		fail_msg("%s", g_fail);
+}
+
+static void test_export_record__chrome_shows_the_stall(void **state)
+{
+	struct chrome_stats st;
+
+	recording();
+	export("chrome", path("t.json"), g_trace);
+	check_chrome_file(path("t.json"), &st);
+	assert_true(st.procs >= 1);
+	assert_true(st.state_slices > 0);
+	assert_true(st.watchdog_timeout >= 1); /* the consumer's watchdog caught the stall */
+	assert_true(st.open_slices >= 1);      /* the stalled tasks never finished */
+	assert_true(st.seam_slices > 0);
+	assert_true(st.trigger_fire > 0);
+	assert_true(st.flows > 0);
+}
+
+/* The rows of a csv without its last two (absolute time) columns, one string. */
+static char *csv_relative(const char *p)
+{
+	size_t len;
+	char *text = file_slurp(p, &len), *out, *w;
+
+	assert_non_null(text);
+	out = w = malloc(len + 1);
+	assert_non_null(out);
+	for (char *line = text; *line;) {
+		char *nl = strchr(line, '\n'), *cut;
+
+		if (!nl)
+			nl = line + strlen(line);
+		cut = nl;
+		for (int k = 0; k < 2; k++)
+			while (cut > line && *--cut != ',')
+				;
+		memcpy(w, line, (size_t)(cut - line));
+		w += cut - line;
+		*w++ = '\n';
+		line = *nl ? nl + 1 : nl;
+	}
+	*w = '\0';
+	free(text);
+	return out;
+}
+
+static void test_export_record__formats_and_text_dump_agree(void **state)
+{
+	char *bt[] = { "/usr/bin/env", "babeltrace2", g_trace, NULL };
+	struct chrome_stats st;
+	size_t rows, open, text_rows, text_open;
+	char *a, *b;
+
+	recording();
+	export("chrome", path("a.json"), g_trace);
+	check_chrome_file(path("a.json"), &st);
+	export("csv", path("a.csv"), g_trace);
+	rows = check_csv_file(path("a.csv"), &open);
+	assert_int_equal(rows, st.state_slices);
+	assert_int_equal(open, st.open_slices);
+	export("html", path("a.html"), g_trace);
+	assert_int_equal(check_html_file(path("a.html")), st.state_slices);
+
+	/* the same timeline from `babeltrace2 TRACE > FILE` */
+	assert_int_equal(cli_run(bt, NULL, path("trace.txt"), path("bt.stderr")), 0);
+	export("csv", path("b.csv"), path("trace.txt"));
+	text_rows = check_csv_file(path("b.csv"), &text_open);
+	assert_int_equal(text_rows, rows);
+	assert_int_equal(text_open, open);
+	a = csv_relative(path("a.csv"));
+	b = csv_relative(path("b.csv"));
+	assert_string_equal(a, b); /* same rows, same relative times to the ns */
+	free(a);
+	free(b);
+}
+
+static char g_victim[PATH_MAX];
+
+static int find_stream(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	const char *base = p + ftw->base;
+
+	if (flag == FTW_F && strcmp(base, "metadata") && !strstr(p, "/index/") &&
+	    sb->st_size > 4096 && !g_victim[0])
+		snprintf(g_victim, sizeof(g_victim), "%s", p);
+	return 0;
+}
+
+static void test_export_record__truncated_trace_is_an_error(void **state)
+{
+	char *cp[] = { "/bin/cp", "-r", g_trace, (char *)path("cut"), NULL };
+	char *argv[] = { PROXYSCOPE_BIN, "export", "--format", "chrome", "-o",
+			 (char *)path("cut.json"), (char *)path("cut"), NULL };
+	char err[2048];
+	struct stat st;
+	int rc;
+
+	recording();
+	assert_int_equal(cli_run(cp, NULL, path("cp.stdout"), path("cp.stderr")), 0);
+	g_victim[0] = '\0';
+	assert_int_equal(nftw(path("cut"), find_stream, 16, FTW_PHYS), 0);
+	assert_true(g_victim[0]);
+	assert_int_equal(stat(g_victim, &st), 0);
+	assert_int_equal(truncate(g_victim, st.st_size / 2 + 7), 0); /* mid-packet */
+	rc = cli_run(argv, NULL, path("cut.stdout"), path("cut.stderr"));
+	file_text(path("cut.stderr"), err, sizeof(err));
+	if (rc != 2 || strncmp(err, "error: ", 7) || strchr(err, '\n') != err + strlen(err) - 1)
+		fail_msg("a truncated trace: exit %d, stderr:\n%s(expected exit 2, one error line)", rc,
+			 err);
+	assert_false(file_exists(path("cut.json")));
+	assert_false(file_exists(path("cut.json.tmp")));
+}
+
+static int setup(void **state)
+{
+	char *argv[] = { PROXYSCOPE_BIN, "record", "-o", g_trace, "--", EXPORT_SCENARIO_BIN, NULL };
+	char err[1024];
+	int rc;
+
+	if (scratch_create("proxyscope-export-record", g_base))
+		return -1;
+	snprintf(g_trace, sizeof(g_trace), "%s/trace", g_base);
+	rc = cli_run(argv, NULL, path("record.stdout"), path("record.stderr"));
+	if (rc != 0) {
+		file_text(path("record.stderr"), err, sizeof(err));
+		snprintf(g_fail, sizeof(g_fail), "proxyscope record -- export_scenario: exit %d\n%s",
+			 rc, err);
+	}
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	scratch_remove(g_base);
+	return 0;
+}
+
+static bool in_path(const char *tool)
+{
+	const char *p = getenv("PATH");
+	char buf[PATH_MAX];
+
+	for (p = p ? p : "/usr/bin:/bin"; *p;) {
+		size_t len = strcspn(p, ":");
+
+		if (len && (size_t)snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, p, tool) < sizeof(buf) &&
+		    access(buf, X_OK) == 0)
+			return true;
+		p += len + (p[len] == ':');
+	}
+	return false;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_export_record__chrome_shows_the_stall),
+		cmocka_unit_test(test_export_record__formats_and_text_dump_agree),
+		cmocka_unit_test(test_export_record__truncated_trace_is_an_error),
+	};
+
+	if (!in_path("lttng")) {
+		fprintf(stderr, "skip: no 'lttng' in PATH (install lttng-tools)\n");
+		return 77;
+	}
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
