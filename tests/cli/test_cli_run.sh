@@ -87,7 +87,7 @@ if run 2; then
 fi
 
 # --- a healthy run -----------------------------------------------------------------------------
-if run 0 run --ranks 4 --ops 20; then
+if run 0 run --no-trace --ranks 4 --ops 20; then
 	grep -q '^execs: *80 / 80 completed' "$out" || fail "healthy run: not 80 / 80 execs"
 	grep -q ', 0 mismatches' "$out" || fail "healthy run: mismatches not reported as 0"
 	grep -q '^result: *ok' "$out" || fail "healthy run: result is not ok"
@@ -97,7 +97,7 @@ if run 0 run --ranks 4 --ops 20; then
 fi
 
 # --- --json ------------------------------------------------------------------------------------
-if run 0 run --ranks 4 --ops 20 --bytes 4KiB --json; then
+if run 0 run --no-trace --ranks 4 --ops 20 --bytes 4KiB --json; then
 	python3 -c '
 import json, sys
 d = json.load(sys.stdin)
@@ -114,7 +114,7 @@ fi
 
 # --- a stalled device --------------------------------------------------------------------------
 start=$(date +%s)
-if run 1 run --inject device-stall:rank=1,exec=3 --timeout 300ms --ops 10; then
+if run 1 run --no-trace --inject device-stall:rank=1,exec=3 --timeout 300ms --ops 10; then
 	elapsed=$(($(date +%s) - start))
 	[ "$elapsed" -le 10 ] || fail "stalled run: took ${elapsed}s"
 	# The stall line is the first failure recorded: every rank of the ring times out on exec 3
@@ -129,7 +129,7 @@ if run 1 run --inject device-stall:rank=1,exec=3 --timeout 300ms --ops 10; then
 	grep -q 'Timeout exceeded' "$err" || fail "stalled run: no 'Timeout exceeded' on stderr"
 	grep -q '^result: *FAILED' "$out" || fail "stalled run: result is not FAILED"
 fi
-if run 1 run --inject device-stall:rank=1,exec=3 --timeout 300ms --ops 10 --json; then
+if run 1 run --no-trace --inject device-stall:rank=1,exec=3 --timeout 300ms --ops 10 --json; then
 	python3 -c '
 import json, sys
 d = json.load(sys.stdin)
