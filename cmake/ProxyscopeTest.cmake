@@ -13,3 +13,17 @@ function(proxyscope_add_test name)
   set_tests_properties(${name} PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT}
                        SKIP_RETURN_CODE 77)
 endfunction()
+
+# proxyscope_quiet_tests(): called at the end of every tests/<dir>/CMakeLists.txt. A recording
+# session records every process that loads the probe library, so that the tests that record
+# (RESOURCE_LOCK lttng) see only their own processes, every other test of the directory runs
+# with the probe library off (ENC_TRACE=0).
+function(proxyscope_quiet_tests)
+  get_property(_tests DIRECTORY PROPERTY TESTS)
+  foreach(_t ${_tests})
+    get_test_property(${_t} RESOURCE_LOCK _lock)
+    if(NOT _lock MATCHES "lttng")
+      set_property(TEST ${_t} APPEND PROPERTY ENVIRONMENT ENC_TRACE=0)
+    endif()
+  endforeach()
+endfunction()

@@ -15,7 +15,7 @@ jobs=$(nproc)
 scripts/install-deps.sh
 
 # The driver's tests: everything labelled with a lib/ component.
-driver_labels='proxy|net|device|workload'
+driver_labels='proxy|net|device|workload|bananaphone'
 
 run_preset() {
   local preset=$1; shift

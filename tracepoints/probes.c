@@ -7,6 +7,7 @@
  * (proxyscope/trace_events.h): an event missing from a provider header fails the build here.
  */
 #define LTTNG_UST_TRACEPOINT_CREATE_PROBES
+#include "bananaphone_tp.h"
 #include "encdev_tp.h"
 #include "encnet_tp.h"
 #include "encproxy_tp.h"

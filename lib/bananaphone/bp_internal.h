@@ -11,6 +11,8 @@
  *
  * Field legend, for every struct below:
  *   I: written by the leader before any peer receives the memfd, immutable afterwards
+ *   M: written by the member itself before it arrives at the join barrier, read by the others
+ *      after it (the barrier orders them), immutable afterwards
  *   A: atomic in shared memory; each access names its ordering and its pair
  *   O: process-local, touched only by the thread calling into the bus (calls on one bus
  *      never run concurrently)
@@ -44,6 +46,7 @@ _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "bananaphone needs lock-free 64-bit 
 #define BP_GEN_MASK 0x7fffffffu
 #define BP_SPIN_NS 20000u                /* time-bounded spin before FUTEX_WAIT */
 #define BP_SPIN_RETRY 63u                /* waits without spinning after a spin that failed */
+#define BP_CPU_WORDS 14u                 /* CPUs 0..895 in a member's affinity bitmap */
 
 /* Why a bus failed (the high half of ctrl.failure). */
 enum bp_fail_reason {
@@ -105,6 +108,7 @@ struct bp_shm_member {
 	 * hangup (seq_cst store before its failure CAS), read by a watcher that saw it exit. */
 	_Atomic uint32_t state;
 	uint64_t starttime;            /* I: /proc/<pid>/stat field 22 (0 = unknown) */
+	uint64_t cpus[BP_CPU_WORDS];   /* M: the CPUs the member may run on (its affinity) */
 };
 
 /* One ring slot: the record of collective n while seq == 2n+2; seq is odd while being written. */
@@ -141,7 +145,7 @@ struct bp_bus {
 	uint32_t record_size;             /* W */
 	uint32_t slot_stride;             /* W */
 	uint64_t cookie;                  /* W */
-	uint64_t spin_ns;                 /* W: 0 = never spin (more ranks than CPUs) */
+	uint64_t spin_ns;                 /* W: 0 = never spin (more ranks than the job's CPUs) */
 	uint64_t op_timeout_ns;           /* W: 0 = none */
 	char job[BP_JOB_MAX];             /* W */
 	struct bp_peers peers;            /* W/O */
@@ -239,7 +243,6 @@ int bp__futex_wait(_Atomic uint32_t *word, uint32_t expect, uint64_t timeout_ns)
 void bp__futex_wake_all(_Atomic uint32_t *word);
 /* Spin (bounded by time) then FUTEX_WAIT until ctrl.gen leaves @gen; watches the members. */
 int bp__wait_gen(struct bp_bus *bus, uint32_t gen, uint32_t seq);
-unsigned bp__cpus_usable(void);
 
 /* ---- liveness.c ------------------------------------------------------------------------ */
 int bp__peers_init(struct bp_peers *p, uint32_t capacity);

@@ -14,6 +14,7 @@
  * has no name: it disappears with the last mapping.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,8 +120,7 @@ static int bus_alloc(const struct bp_args *a, struct bp_bus **out)
 	bus->record_size = a->record_size;
 	snprintf(bus->job, sizeof(bus->job), "%s", a->job);
 	bus->cookie = bp__job_cookie(bus->job);
-	/* Spin only when every rank can have a CPU of its own; otherwise sleep at once. */
-	bus->spin_ns = a->local_nranks <= bp__cpus_usable() ? BP_SPIN_NS : 0;
+	bus->spin_ns = 0; /* decided after the join (job_cpus) */
 	bus->op_timeout_ns = (uint64_t)a->op_timeout_ms * 1000000u;
 	rc = bp__peers_init(&bus->peers, a->local_nranks - 1);
 	if (rc) {
@@ -145,16 +145,55 @@ static uint64_t join_deadline(const struct bp_args *a, uint64_t start)
 	return start + (uint64_t)ms * 1000000u;
 }
 
-/* The join barrier (collective 0), bounded by the join deadline rather than op_timeout_ms. */
+/* Publish the CPUs this process may run on, for job_cpus() in every member. */
+static void publish_cpus(struct bp_bus *bus)
+{
+	struct bp_shm_member *m = &bus->members[bus->local_rank];
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set)) {
+		CPU_ZERO(&set);
+		for (long c = 0; c < online && c < CPU_SETSIZE; c++)
+			CPU_SET((int)c, &set);
+	}
+	for (unsigned c = 0; c < BP_CPU_WORDS * 64 && c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &set))
+			m->cpus[c / 64] |= 1ull << (c % 64);
+}
+
+/* The CPUs the job's members may run on together (after the join barrier). */
+static unsigned job_cpus(const struct bp_bus *bus)
+{
+	unsigned n = 0;
+
+	for (unsigned w = 0; w < BP_CPU_WORDS; w++) {
+		uint64_t any = 0;
+
+		for (uint32_t r = 0; r < bus->local_nranks; r++)
+			any |= bus->members[r].cpus[w];
+		n += (unsigned)__builtin_popcountll(any);
+	}
+	return n;
+}
+
+/*
+ * The join barrier (collective 0), bounded by the join deadline rather than op_timeout_ms.
+ * After it every member has published its CPUs: spin only when every rank can have a CPU of
+ * its own, otherwise sleep at once.
+ */
 static int join_barrier(struct bp_bus *bus, uint64_t deadline_ns)
 {
 	uint64_t op_timeout = bus->op_timeout_ns, now = bp__now_ns();
 	int rc;
 
+	publish_cpus(bus);
 	bus->op_timeout_ns = deadline_ns > now ? deadline_ns - now : 1;
 	rc = bp__sync(bus, 0);
 	bus->op_timeout_ns = op_timeout;
 	bus->seq = 1;
+	if (!rc)
+		bus->spin_ns = bus->local_nranks <= job_cpus(bus) ? BP_SPIN_NS : 0;
 	return rc;
 }
 

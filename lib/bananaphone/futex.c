@@ -5,7 +5,9 @@
  * Main design choices:
  *  - Shared futexes (FUTEX_WAIT / FUTEX_WAKE without FUTEX_PRIVATE_FLAG). The private ones key
  *    the wait queue on (mm, address) and silently lose every wake-up across processes.
- *  - Spin only when the bus has no more ranks than this process can use CPUs, and only for
+ *  - Spin only when the bus has no more ranks than its members can use CPUs (the union of
+ *    their affinity masks, published at the join: a cpuset, or ranks pinned one per CPU, count
+ *    right where the number of online CPUs would not), and only for
  *    BP_SPIN_NS of wall time (the cost of `pause` varies ~10x between CPUs, so an iteration
  *    count is no bound). An oversubscribed rank that spins steals the CPU of the rank it waits
  *    for; it sleeps at once instead. The same happens without oversubscription when the
@@ -23,7 +25,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
-#include <sched.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -56,19 +57,6 @@ int bp__futex_wait(_Atomic uint32_t *word, uint32_t expect, uint64_t timeout_ns)
 void bp__futex_wake_all(_Atomic uint32_t *word)
 {
 	syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
-}
-
-unsigned bp__cpus_usable(void)
-{
-	cpu_set_t set;
-	long online = sysconf(_SC_NPROCESSORS_ONLN);
-	unsigned n = online > 0 ? (unsigned)online : 1;
-
-	/* The CPUs this process may run on (a cpuset or taskset can allow fewer than online). */
-	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0 &&
-	    (unsigned)CPU_COUNT(&set) < n)
-		n = (unsigned)CPU_COUNT(&set);
-	return n;
 }
 
 /* Spin until the word leaves @gen or BP_SPIN_NS pass; returns the last value read. */

@@ -16,6 +16,7 @@
 
 #if ENC_WITH_LTTNG
 
+#include "bananaphone_tp.h"
 #include "encdev_tp.h"
 #include "encnet_tp.h"
 #include "encproxy_tp.h"

@@ -30,8 +30,18 @@ struct enc_comm {
 	const struct enc_net_ops *net_ops;  /* I */
 	struct enc_net_comm *net;           /* I */
 	struct enc_proxy_queue *queue;      /* I: the shared queue (the seed's comm[+0x89ca8]) */
+	struct bp_bus *bp;                  /* I: the host bootstrap bus (NULL: alone on the host) */
 	uint64_t barrier_seq;               /* A: relaxed; next barrier number for this comm */
 };
+
+/* The record each process publishes on the bootstrap bus (room for a network address). */
+#define ENC_BP_RECORD_SIZE 256
+
+/* Bootstrap (bootstrap.c): join the job's bus on this host (shared by the process's comms of
+ * the job); the last put hangs up. No bus when local_nranks <= 1. */
+struct bp_bus;
+int enc__bootstrap_get(struct enc_comm *comm, uint32_t local_rank, uint32_t local_nranks);
+void enc__bootstrap_put(struct enc_comm *comm);
 
 /* Registry (registry.c): share or create the queue of @gid; release it. */
 int enc__registry_get(uint32_t gid, const struct enc_config *cfg, struct enc_proxy_queue **out);

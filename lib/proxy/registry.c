@@ -166,20 +166,28 @@ int enc_setup_global_comm(const struct enc_comm_args *args, struct enc_comm **ou
 	for (const char *c = comm->job; *c; c++)
 		comm->job_id = (comm->job_id ^ (unsigned char)*c) * 16777619u;
 
+	if (args->local_nranks > 1 && args->local_rank >= args->local_nranks) {
+		rc = -EINVAL;
+		goto out_free;
+	}
+	/* enc_setup_global_comm_bananaphones: meet the job's other processes on this host first
+	 * (the network backend exchanges its addresses over this bus). */
+	rc = enc__bootstrap_get(comm, args->local_rank, args->local_nranks);
+	if (rc)
+		goto out_free;
 	comm->net_ops = enc_net_ops_find(comm->cfg.net_backend);
 	if (!comm->net_ops) {
 		enc_err("no network backend named '%s'", comm->cfg.net_backend);
 		rc = -ENODEV;
-		goto out_free;
+		goto out_bootstrap;
 	}
 	open_args = (struct enc_net_open_args){ .job = comm->job, .rank = comm->rank,
 						.nranks = comm->nranks };
 	rc = comm->net_ops->open(&open_args, &comm->net);
 	if (rc) {
 		enc_err("[rank %u] %s backend open failed: %d", comm->rank, comm->net_ops->name, rc);
-		goto out_free;
+		goto out_bootstrap;
 	}
-	/* The bananaphone rendezvous (bp_create / bp_connect) joins here with its issue. */
 	rc = enc__registry_get(comm->gid, &comm->cfg, &comm->queue);
 	if (rc)
 		goto out_close_net;
@@ -188,6 +196,8 @@ int enc_setup_global_comm(const struct enc_comm_args *args, struct enc_comm **ou
 
 out_close_net:
 	comm->net_ops->close(comm->net);
+out_bootstrap:
+	enc__bootstrap_put(comm);
 out_free:
 	free(comm);
 	return rc;
@@ -201,6 +211,7 @@ void enc_free_global_comm(struct enc_comm *comm)
 	enc__queue_detach_comm(comm->queue, comm);
 	comm->net_ops->close(comm->net);
 	enc__registry_put(comm->gid);
+	enc__bootstrap_put(comm); /* the last comm of the job hangs up (bp_hangup, bp_cleanup) */
 	free(comm);
 }
 

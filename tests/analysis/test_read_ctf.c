@@ -1,6 +1,7 @@
 /*
  * The CTF reader on traces recorded here, through the real driver: `proxyscope record` runs
- * `proxyscope run --ranks 2 --ops 3 -q` (and a second, smaller run), then psa_read_ctf must
+ * `proxyscope run --ranks 2 --ops 3 -q` (and a second, smaller run, plus one in snapshot mode),
+ * then psa_read_ctf must
  * deliver exactly what `babeltrace2 TRACE` prints, field for field what the text reader reads
  * from `babeltrace2 --clock-seconds --no-delta TRACE`, find traces from any directory above
  * them, mux several traces by time, and fail cleanly, with one line naming the file, on bad
@@ -41,6 +42,7 @@ static char good[PATH_MAX];     /* tmp/good: the two good traces */
 static char run1[PATH_MAX];     /* tmp/good/run1: --ranks 2 --ops 3 */
 static char run2[PATH_MAX];     /* tmp/good/run2: --ranks 2 --ops 2 */
 static char empty[PATH_MAX];    /* tmp/empty: `record -- true` */
+static char snap[PATH_MAX];     /* tmp/snap: `record --snapshot`, DIR/snapshot-<n>-<date>/ust/... */
 static char trace1[PATH_MAX];   /* run1's trace directory (the one holding `metadata`) */
 static long run1_pid;           /* the traced `proxyscope run` of run1 */
 
@@ -119,18 +121,26 @@ static void path_join(char *out, const char *a, const char *b)
 	assert_true(n > 0 && n < PATH_MAX);
 }
 
-static void record(const char *dir, char *const cmd[])
+static void record_opt(const char *dir, const char *opt, char *const cmd[])
 {
-	char *argv[16] = { PROXYSCOPE_BIN, "record", "-o", (char *)dir, "--" };
+	char *argv[16] = { PROXYSCOPE_BIN, "record", "-o", (char *)dir };
 	char log[PATH_MAX];
-	size_t n = 5;
+	size_t n = 4;
 
+	if (opt)
+		argv[n++] = (char *)opt;
+	argv[n++] = "--";
 	for (size_t i = 0; cmd[i]; i++)
 		argv[n++] = cmd[i];
 	argv[n] = NULL;
 	snprintf(log, sizeof(log), "%s.log", dir);
 	if (run(argv, log, NULL) != 0)
 		fail_msg("proxyscope record failed, see %s", log);
+}
+
+static void record(const char *dir, char *const cmd[])
+{
+	record_opt(dir, NULL, cmd);
 }
 
 /* The lines `babeltrace2 [opt] DIR` prints, into @out (a file) when not NULL. */
@@ -207,6 +217,7 @@ static int setup(void **state)
 	path_join(run1, good, "run1");
 	path_join(run2, good, "run2");
 	path_join(empty, tmp, "empty");
+	path_join(snap, tmp, "snap");
 	if (mkdir(good, 0755))
 		return -1;
 	path_join(pidfile, tmp, "run1.pid");
@@ -219,6 +230,7 @@ static int setup(void **state)
 	fclose(f);
 	record(run2, run_b);
 	record(empty, run_true);
+	record_opt(snap, "--snapshot", run_b);
 	find_trace_dir(run1, trace1);
 	return 0;
 }
@@ -416,6 +428,23 @@ static void test_read_ctf__paths(void **state)
 	events_fini(&e);
 }
 
+/* Snapshot mode writes DIR/snapshot-<n>-<date>/ust/uid/<uid>/64-bit: found from DIR. */
+static void test_read_ctf__snapshot_layout(void **state)
+{
+	struct psa_read_stats st;
+	char err[PSA_ERR_MAX];
+	struct events e;
+	size_t n = babeltrace2(snap, NULL, NULL, NULL);
+
+	events_init(&e);
+	if (read_ctf1(snap, &e, &st, err) != 0)
+		fail_msg("%s", err);
+	assert_int_equal(st.traces, 1);
+	assert_int_equal(st.events, n);
+	assert_true(n > 0);
+	events_fini(&e);
+}
+
 static void expect_error(const char *path, int rc_expected, const char *needle1,
 			 const char *needle2)
 {
@@ -586,6 +615,7 @@ int main(void)
 		cmocka_unit_test(test_read_ctf__matches_babeltrace2),
 		cmocka_unit_test(test_read_ctf__text_path_agrees),
 		cmocka_unit_test(test_read_ctf__paths),
+		cmocka_unit_test(test_read_ctf__snapshot_layout),
 		cmocka_unit_test(test_read_ctf__not_a_trace),
 		cmocka_unit_test(test_read_ctf__truncated_stream),
 		cmocka_unit_test(test_read_ctf__corrupt_metadata),

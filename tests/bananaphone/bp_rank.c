@@ -22,8 +22,8 @@
  * peer's HELLO is sent, "joined ns=<t>" once create/connect returned 0, "dying ns=<t>" just
  * before a planned death, and one "result rc=<n> iter=<i> joined_ns=<t> err_ns=<t> fd_leak=<n>
  * map_leak=<n> torn=<0|1> failed_rank=<r>" line at the end (times: CLOCK_MONOTONIC, the same
- * clock in every process; joined = create/connect returned, err = the failing call returned). The exit status is 0 unless the program itself
- * broke (bad usage, a record mismatch: 3).
+ * clock in every process; joined = create/connect returned, err = the failing call returned).
+ * The exit status is 0 unless the program itself broke (bad usage: 2, a record mismatch: 3).
  */
 #include <errno.h>
 #include <signal.h>

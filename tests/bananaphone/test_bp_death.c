@@ -5,9 +5,16 @@
  * itself, and at a random moment from outside. Every survivor's pending call must return the
  * error (-ESRCH after the join, the join deadline's -ETIMEDOUT before it) within 100 ms of the
  * death, never hang, and leave no fd and no mapping behind; the bus name must be gone.
+ *
+ * The 100 ms are the library's: a canary thread of the test sleeps 1 ms at a time meanwhile,
+ * and if the machine did not run it for longer than that (a loaded CI box, a stolen vCPU),
+ * the stall is added to the bound instead of failing the library for it.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -16,6 +23,53 @@
 #include "bp_test.h"
 
 #define DETECT_BOUND_NS 100000000ull /* the bound: 100 ms */
+
+/* The canary: the longest time the machine kept a 1 ms sleeper waiting beyond its 1 ms. */
+static struct {
+	pthread_t thread;
+	_Atomic bool stop;
+	_Atomic uint64_t max_stall_ns;
+} g_canary;
+
+static void *canary(void *arg)
+{
+	while (!atomic_load(&g_canary.stop)) {
+		uint64_t t0 = bp_now_ns(), slept, late;
+
+		bp_sleep_ms(1);
+		slept = bp_now_ns() - t0;
+		late = slept > 1000000u ? slept - 1000000u : 0;
+		if (late > atomic_load(&g_canary.max_stall_ns))
+			atomic_store(&g_canary.max_stall_ns, late);
+	}
+	return arg;
+}
+
+static int canary_start(void **state)
+{
+	atomic_store(&g_canary.stop, false);
+	atomic_store(&g_canary.max_stall_ns, 0);
+	return pthread_create(&g_canary.thread, NULL, canary, NULL);
+}
+
+static int canary_stop(void **state)
+{
+	atomic_store(&g_canary.stop, true);
+	return pthread_join(g_canary.thread, NULL);
+}
+
+/* Did the error reach the survivor within the bound (plus any stall of the machine)? */
+static bool soon_enough(uint64_t death_ns, uint64_t err_ns, unsigned rank, const char *out)
+{
+	uint64_t stall = atomic_load(&g_canary.max_stall_ns);
+	bool ok = err_ns > death_ns && err_ns - death_ns < DETECT_BOUND_NS + stall;
+
+	if (!ok || err_ns - death_ns >= DETECT_BOUND_NS)
+		fprintf(stderr, "rank %u noticed the death after %.1f ms (machine stall %.1f ms); "
+				"it printed:\n%s", rank, (double)(err_ns - death_ns) / 1e6,
+			(double)stall / 1e6, out);
+	return ok;
+}
 
 /* Survivors of @victim's death: -ESRCH naming it, soon enough, nothing leaked. */
 static void expect_survivors(struct bp_proc *p, unsigned n, unsigned victim, uint64_t death_ns,
@@ -29,10 +83,7 @@ static void expect_survivors(struct bp_proc *p, unsigned n, unsigned victim, uin
 		bp_expect(&p[r], -ESRCH);
 		assert_int_equal(bp_proc_field(&p[r], "result", "failed_rank", -1), victim);
 		err_ns = (uint64_t)bp_proc_field(&p[r], "result", "err_ns", 0);
-		if (err_ns - death_ns >= DETECT_BOUND_NS)
-			print_message("rank %u noticed the death after %.1f ms\n", r,
-				      (double)(err_ns - death_ns) / 1e6);
-		assert_true(err_ns > death_ns && err_ns - death_ns < DETECT_BOUND_NS);
+		assert_true(soon_enough(death_ns, err_ns, r, p[r].buf));
 		if (want_torn >= 0)
 			assert_int_equal(bp_proc_field(&p[r], "result", "torn", -1), want_torn);
 	}
@@ -151,23 +202,25 @@ static void test_death__while_the_leader_is_still_admitting(void **state)
 
 		bp_expect(&p[r], -ESRCH);
 		err_ns = (uint64_t)bp_proc_field(&p[r], "result", "err_ns", 0);
-		assert_true(err_ns > death_ns && err_ns - death_ns < DETECT_BOUND_NS);
+		assert_true(soon_enough(death_ns, err_ns, r, p[r].buf));
 	}
 	assert_false(bp_bus_name_exists(job));
 }
 
+#define DEATH_TEST(fn) cmocka_unit_test_setup_teardown(fn, canary_start, canary_stop)
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_death__during_allgather),
-		cmocka_unit_test(test_death__inside_a_barrier_after_its_arrival_counted),
-		cmocka_unit_test(test_death__while_writing_its_ring_slot),
-		cmocka_unit_test(test_death__of_the_leader),
-		cmocka_unit_test(test_death__with_8_ranks),
-		cmocka_unit_test(test_death__seen_through_proc_where_pidfd_is_missing),
-		cmocka_unit_test(test_death__sigkill_from_outside_at_a_random_moment),
-		cmocka_unit_test(test_death__before_connect_fails_the_join_at_its_deadline),
-		cmocka_unit_test(test_death__while_the_leader_is_still_admitting),
+		DEATH_TEST(test_death__during_allgather),
+		DEATH_TEST(test_death__inside_a_barrier_after_its_arrival_counted),
+		DEATH_TEST(test_death__while_writing_its_ring_slot),
+		DEATH_TEST(test_death__of_the_leader),
+		DEATH_TEST(test_death__with_8_ranks),
+		DEATH_TEST(test_death__seen_through_proc_where_pidfd_is_missing),
+		DEATH_TEST(test_death__sigkill_from_outside_at_a_random_moment),
+		DEATH_TEST(test_death__before_connect_fails_the_join_at_its_deadline),
+		DEATH_TEST(test_death__while_the_leader_is_still_admitting),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

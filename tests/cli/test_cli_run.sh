@@ -79,7 +79,7 @@ usage_error "'12XB'" run --bytes 12XB
 usage_error "'forever'" run --timeout forever
 usage_error "'2' has no unit" run --timeout 2
 usage_error "'bogus'" run --inject bogus:rank=1
-usage_error "rank 9 out of range" run --ranks 4 --inject device-stall:rank=9,exec=1
+usage_error "rank 9 out of range" run --no-trace --ranks 4 --inject device-stall:rank=9,exec=1
 usage_error "requires a value" run --ops
 usage_error "unexpected argument 'extra'" run extra
 if run 2; then

@@ -60,6 +60,11 @@ struct enc_comm_args {
 	uint32_t rank;
 	uint32_t nranks;
 	const struct enc_config *cfg; /* NULL: enc_config_default() + enc_config_from_env() */
+	/* The host bootstrap: this process's index among the job's processes on this host, and
+	 * their number. With local_nranks > 1 the processes meet on the bananaphone bus during
+	 * setup (local_rank 0 creates it); 0 or 1: no bus. */
+	uint32_t local_rank;
+	uint32_t local_nranks;
 };
 
 /*
@@ -76,6 +81,10 @@ ENC_API void enc_free_global_comm(struct enc_comm *comm);
 ENC_API uint32_t enc_comm_rank(const struct enc_comm *comm);
 ENC_API uint32_t enc_comm_nranks(const struct enc_comm *comm);
 ENC_API uint32_t enc_comm_gid(const struct enc_comm *comm);
+
+struct bp_bus;
+/* The comm's host bootstrap bus (proxyscope/bananaphone.h), or NULL when alone on the host. */
+ENC_API struct bp_bus *enc_comm_bus(const struct enc_comm *comm);
 
 /* One basic block of an exec: its ops over all streams (split per stream by the network task). */
 struct enc_bb {

@@ -2,6 +2,7 @@
 #ifndef PROXYSCOPE_H
 #define PROXYSCOPE_H
 
+#include <proxyscope/bananaphone.h>
 #include <proxyscope/config.h>
 #include <proxyscope/device.h>
 #include <proxyscope/log.h>

@@ -59,13 +59,28 @@
 	X(encnet, error, ENC_TP_LEVEL_ERR)        \
 	X(encnet, av_insert, ENC_TP_LEVEL_INFO)
 
+#define ENC_TP_BANANAPHONE_EVENTS(X)                     \
+	X(bananaphone, create, ENC_TP_LEVEL_INFO)            \
+	X(bananaphone, connect, ENC_TP_LEVEL_INFO)           \
+	X(bananaphone, publish, ENC_TP_LEVEL_INFO)           \
+	X(bananaphone, wait_begin, ENC_TP_LEVEL_INFO)        \
+	X(bananaphone, wait_end, ENC_TP_LEVEL_INFO)          \
+	X(bananaphone, allgather_begin, ENC_TP_LEVEL_INFO)   \
+	X(bananaphone, allgather_end, ENC_TP_LEVEL_INFO)     \
+	X(bananaphone, barrier_begin, ENC_TP_LEVEL_INFO)     \
+	X(bananaphone, barrier_end, ENC_TP_LEVEL_INFO)       \
+	X(bananaphone, peer_dead, ENC_TP_LEVEL_WARNING)      \
+	X(bananaphone, hangup, ENC_TP_LEVEL_INFO)            \
+	X(bananaphone, cleanup, ENC_TP_LEVEL_INFO)
+
 /* Every event of the project. */
-#define ENC_TP_ALL_EVENTS(X) ENC_TP_ENCPROXY_EVENTS(X) ENC_TP_ENCDEV_EVENTS(X) ENC_TP_ENCNET_EVENTS(X)
+#define ENC_TP_ALL_EVENTS(X) ENC_TP_ENCPROXY_EVENTS(X) ENC_TP_ENCDEV_EVENTS(X) \
+	ENC_TP_ENCNET_EVENTS(X) ENC_TP_BANANAPHONE_EVENTS(X)
 
 /* "provider:event", the name babeltrace2 prints. */
 #define ENC_EV_NAME(provider, event) #provider ":" #event
 
 /* The providers, for `lttng enable-event -u 'encproxy:*'`. */
-#define ENC_TP_PROVIDERS { "encproxy", "encdev", "encnet" }
+#define ENC_TP_PROVIDERS { "encproxy", "encdev", "encnet", "bananaphone" }
 
 #endif /* PROXYSCOPE_TRACE_EVENTS_H */
