@@ -53,10 +53,13 @@ struct psa_ctf_item {
 	} u;
 };
 
-#define PSA_CTF_BATCH 2048 /* items per batch: one lock handoff per batch */
-/* Batches per lane: how far a lane gets ahead of the caller (4096 items, 1.7 MB), enough to
- * keep decoding while another lane's stream holds the earliest events (a thread's burst on
- * one CPU). */
+/*
+ * A lane hands items over in batches, one lock handoff per batch: under CPU contention every
+ * handoff can cost a scheduler time slice, so batches are big. A lane gets at most
+ * PSA_CTF_BATCHES batches ahead of the caller (8192 items, 3.6 MB), which also lets it go on
+ * decoding while another lane's stream holds the earliest events (a thread's burst on one CPU).
+ */
+#define PSA_CTF_BATCH 2048
 #define PSA_CTF_BATCHES 4
 
 struct psa_ctf_batch {

@@ -157,7 +157,6 @@ static struct psa_ctf_class *class_resolve(struct psa_ctf_sink *s, const bt_even
 	const bt_stream_class *sc = bt_event_class_borrow_stream_class_const(ec);
 	const bt_field_class *pkt = bt_stream_class_borrow_packet_context_field_class_const(sc);
 	struct psa_ctf_class *c = calloc(1, sizeof(*c));
-	struct member cpu;
 
 	if (!c)
 		return NULL;
@@ -171,16 +170,18 @@ static struct psa_ctf_class *class_resolve(struct psa_ctf_sink *s, const bt_even
 				   true, c->ctx, PSA_CTX_NR);
 	c->cpu_index = -1;
 	if (pkt && bt_field_class_get_type(pkt) == BT_FIELD_CLASS_TYPE_STRUCTURE) {
-		const bt_field_class_structure_member *m =
-			bt_field_class_structure_borrow_member_by_name_const(pkt, "cpu_id");
+		uint64_t n = bt_field_class_structure_get_member_count(pkt);
 
-		if (m && member_kind_of(bt_field_class_structure_member_borrow_field_class_const(m),
-					&cpu.kind) && cpu.kind != MEMBER_STRING) {
-			for (uint64_t i = 0; i < bt_field_class_structure_get_member_count(pkt); i++) {
-				if (bt_field_class_structure_borrow_member_by_index_const(pkt, i) == m) {
-					c->cpu_index = (int32_t)i;
-					c->cpu_kind = cpu.kind;
-				}
+		for (uint64_t i = 0; i < n && i <= INT32_MAX; i++) {
+			const bt_field_class_structure_member *m =
+				bt_field_class_structure_borrow_member_by_index_const(pkt, i);
+
+			if (strcmp(bt_field_class_structure_member_get_name(m), "cpu_id") == 0 &&
+			    member_kind_of(bt_field_class_structure_member_borrow_field_class_const(m),
+					   &c->cpu_kind) &&
+			    c->cpu_kind != MEMBER_STRING) {
+				c->cpu_index = (int32_t)i;
+				break;
 			}
 		}
 	}

@@ -1,12 +1,12 @@
 /*
  * The CTF reader on traces recorded here, through the real driver: `proxyscope record` runs
- * `proxyscope run --ranks 2 --ops 3 -q` (and a second, smaller run, plus one in snapshot mode),
- * then psa_read_ctf must
- * deliver exactly what `babeltrace2 TRACE` prints, field for field what the text reader reads
- * from `babeltrace2 --clock-seconds --no-delta TRACE`, find traces from any directory above
- * them, mux several traces by time, and fail cleanly, with one line naming the file, on bad
- * input: not a trace, a truncated stream file, corrupt metadata, scribbled stream data, text
- * that is not babeltrace2's, and a trace with none of our events.
+ * `proxyscope run --ranks 2 --ops 3 -q` (and a smaller run, plainly and in snapshot mode), then
+ * psa_read_ctf must deliver exactly what `babeltrace2 TRACE` prints, field for field what the
+ * text reader reads from `babeltrace2 --clock-seconds --no-delta TRACE`, find traces from any
+ * directory above them (snapshot layout included), mux several traces by time, and fail
+ * cleanly, with one line naming the file, on bad input: not a trace, a truncated stream file,
+ * corrupt metadata, scribbled stream data, text that is not babeltrace2's, and a trace with
+ * none of our events.
  *
  * Every LTTng-UST process of the user records into a per-user session while it is active (and
  * one built from a newer tree may fire events this catalogue lacks), so per-process assertions
