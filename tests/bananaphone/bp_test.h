@@ -12,7 +12,10 @@
 
 #include "bp_harness.h"
 
-#define BP_WAIT_MS 20000 /* a rank still running after this hangs: the test fails */
+#ifndef BP_WAIT_SCALE
+#define BP_WAIT_SCALE 1 /* 5 under a sanitizer */
+#endif
+#define BP_WAIT_MS (20000 * BP_WAIT_SCALE) /* a rank still running after this hangs: it fails */
 
 /* Wait for @p; it must exit normally with "result rc=@want_rc" and no fd or mapping leaked. */
 static inline void bp_expect(struct bp_proc *p, int want_rc)
