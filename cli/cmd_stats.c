@@ -3,19 +3,18 @@
  * B1 / B2 / B3, the trigger wait and the enqueue -> DONE latency, overall and per rank.
  */
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "cli_util.h"
 #include "cmd.h"
 #include "report_input.h"
 #include "report_json.h"
 
-enum { OPT_OVERALL = 1, OPT_JSON, OPT_HELP };
+enum { OPT_OVERALL = REPORT_OPT_OWN };
 
 static const struct cli_opt stats_opts[] = {
 	{ "overall", 0, false, OPT_OVERALL },
-	{ "json", 0, false, OPT_JSON },
-	{ "help", 'h', false, OPT_HELP },
+	{ "json", 0, false, REPORT_OPT_JSON },
+	{ "help", 'h', false, REPORT_OPT_HELP },
 	{ NULL, 0, false, 0 },
 };
 
@@ -39,66 +38,37 @@ static const char stats_usage[] =
 	"\n"
 	"Exit status: 0 ok, 2 usage error or unreadable input.\n";
 
+/* --overall: @arg is the flag. */
+static int stats_option(void *arg, int id, const char *name, const char *value)
+{
+	(void)id;
+	(void)name;
+	(void)value;
+	*(bool *)arg = true;
+	return 0;
+}
+
+static const struct report_cmd stats_cmd = { "stats", stats_usage, stats_opts, stats_option };
+
 int cmd_stats(int argc, char **argv)
 {
-	const char *name, *value;
-	char err[CLI_ERR_MAX];
+	struct report_args a;
 	struct report_ctx c;
-	struct cli_opts p;
-	bool json = false, overall = false;
-	char **paths;
-	size_t n = 0;
-	int id, rc;
+	bool overall = false;
+	int rc;
 
-	paths = report_paths_new(argc);
-	if (!paths)
-		return CLI_EXIT_FAILURE;
-	cli_opts_init(&p, stats_opts, argc, argv);
-	while ((id = cli_opts_next(&p, &name, &value, err, sizeof(err))) != 0) {
-		switch (id) {
-		case OPT_OVERALL:
-			overall = true;
-			break;
-		case OPT_JSON:
-			json = true;
-			break;
-		case OPT_HELP:
-			free(paths);
-			fputs(stats_usage, stdout);
-			return CLI_EXIT_OK;
-		case CLI_OPT_POSITIONAL:
-			paths[n++] = (char *)value;
-			break;
-		default:
-			free(paths);
-			return cli_usage_error("stats", "%s", err);
-		}
-	}
-	if (!n) {
-		free(paths);
-		return cli_usage_error("stats", "no trace given");
-	}
-	rc = report_ctx_init(&c, REPORT_STATS, NULL, NULL);
-	if (rc) {
-		free(paths);
+	if (!report_cmd_parse(&stats_cmd, argc, argv, &overall, &a, &rc))
 		return rc;
-	}
-	rc = report_ctx_read(&c, paths, n, NULL);
-	if (!rc && json) {
+	rc = report_cmd_read(&a, &c, REPORT_STATS, NULL);
+	if (!rc && a.json) {
 		struct cli_json j;
 
-		cli_json_init(&j, stdout);
-		cli_json_begin_object(&j);
-		cli_json_key(&j, "command");
-		cli_json_string(&j, "stats");
-		report_json_input(&j, &c, paths, n);
+		report_json_begin(&j, "stats", &c, &a);
 		report_json_stats(&j, c.stats, !overall);
-		cli_json_end_object(&j);
-		cli_json_finish(&j);
+		report_json_end(&j);
 	} else if (!rc) {
 		psa_stats_print(c.stats, !overall, stdout);
 	}
-	report_ctx_fini(&c);
-	free(paths);
+	report_cmd_done(&a, &c);
 	return rc;
 }

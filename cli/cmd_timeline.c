@@ -5,7 +5,6 @@
  * so only the rows asked for are kept.
  */
 #include <stdio.h>
-#include <stdlib.h>
 #include <strings.h>
 
 #include "cli_util.h"
@@ -13,15 +12,15 @@
 #include "report_input.h"
 #include "report_json.h"
 
-enum { OPT_RANK = 1, OPT_GID, OPT_EXEC, OPT_KIND, OPT_JSON, OPT_HELP };
+enum { OPT_RANK = REPORT_OPT_OWN, OPT_GID, OPT_EXEC, OPT_KIND };
 
 static const struct cli_opt timeline_opts[] = {
 	{ "rank", 0, true, OPT_RANK },
 	{ "gid", 0, true, OPT_GID },
 	{ "exec", 0, true, OPT_EXEC },
 	{ "kind", 0, true, OPT_KIND },
-	{ "json", 0, false, OPT_JSON },
-	{ "help", 'h', false, OPT_HELP },
+	{ "json", 0, false, REPORT_OPT_JSON },
+	{ "help", 'h', false, REPORT_OPT_HELP },
 	{ NULL, 0, false, 0 },
 };
 
@@ -45,8 +44,10 @@ static const char timeline_usage[] =
 	"\n"
 	"Exit status: 0 ok, 2 usage error or unreadable input.\n";
 
-static int filter_value(struct psa_timeline_filter *f, int id, const char *name, const char *v)
+/* --rank, --gid, --exec, --kind: @arg is the filter. */
+static int filter_value(void *arg, int id, const char *name, const char *v)
 {
+	struct psa_timeline_filter *f = arg;
 	char err[CLI_ERR_MAX];
 	uint64_t x;
 
@@ -76,72 +77,28 @@ static int filter_value(struct psa_timeline_filter *f, int id, const char *name,
 	return 0;
 }
 
+static const struct report_cmd timeline_cmd = { "timeline", timeline_usage, timeline_opts,
+						 filter_value };
+
 int cmd_timeline(int argc, char **argv)
 {
 	struct psa_timeline_filter f = { 0 };
-	const char *name, *value;
-	char err[CLI_ERR_MAX];
+	struct report_args a;
 	struct report_ctx c;
-	struct cli_opts p;
-	bool json = false;
-	char **paths;
-	size_t n = 0;
-	int id, rc = 0;
+	int rc;
 
-	paths = report_paths_new(argc);
-	if (!paths)
-		return CLI_EXIT_FAILURE;
-	cli_opts_init(&p, timeline_opts, argc, argv);
-	while (!rc && (id = cli_opts_next(&p, &name, &value, err, sizeof(err))) != 0) {
-		switch (id) {
-		case OPT_RANK:
-		case OPT_GID:
-		case OPT_EXEC:
-		case OPT_KIND:
-			rc = filter_value(&f, id, name, value);
-			break;
-		case OPT_JSON:
-			json = true;
-			break;
-		case OPT_HELP:
-			free(paths);
-			fputs(timeline_usage, stdout);
-			return CLI_EXIT_OK;
-		case CLI_OPT_POSITIONAL:
-			paths[n++] = (char *)value;
-			break;
-		default:
-			rc = cli_usage_error("timeline", "%s", err);
-			break;
-		}
-	}
-	if (!rc && !n)
-		rc = cli_usage_error("timeline", "no trace given");
-	if (rc) {
-		free(paths);
+	if (!report_cmd_parse(&timeline_cmd, argc, argv, &f, &a, &rc))
 		return rc;
-	}
-	rc = report_ctx_init(&c, REPORT_TIMELINE, &f, NULL);
-	if (rc) {
-		free(paths);
-		return rc;
-	}
-	rc = report_ctx_read(&c, paths, n, NULL);
-	if (!rc && json) {
+	rc = report_cmd_read(&a, &c, REPORT_TIMELINE, &f);
+	if (!rc && a.json) {
 		struct cli_json j;
 
-		cli_json_init(&j, stdout);
-		cli_json_begin_object(&j);
-		cli_json_key(&j, "command");
-		cli_json_string(&j, "timeline");
-		report_json_input(&j, &c, paths, n);
+		report_json_begin(&j, "timeline", &c, &a);
 		report_json_timeline(&j, &c, &f);
-		cli_json_end_object(&j);
-		cli_json_finish(&j);
+		report_json_end(&j);
 	} else if (!rc) {
 		psa_timeline_print(c.timeline, c.m, stdout);
 	}
-	report_ctx_fini(&c);
-	free(paths);
+	report_cmd_done(&a, &c);
 	return rc;
 }

@@ -4,21 +4,11 @@
  * ranks - one line per root cause first, then the evidence. Exit 1 when a stall is found.
  */
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "cli_util.h"
 #include "cmd.h"
 #include "report_input.h"
 #include "report_json.h"
-
-enum { OPT_THRESHOLD = 1, OPT_JSON, OPT_HELP };
-
-static const struct cli_opt watchdog_opts[] = {
-	{ "threshold", 0, true, OPT_THRESHOLD },
-	{ "json", 0, false, OPT_JSON },
-	{ "help", 'h', false, OPT_HELP },
-	{ NULL, 0, false, 0 },
-};
 
 static const char watchdog_usage[] =
 	"usage: proxyscope watchdog [--threshold DURATION] [--json] TRACE...\n"
@@ -30,85 +20,31 @@ static const char watchdog_usage[] =
 	"returned an error, a message was lost, its worker made no step). One line per root cause\n"
 	"comes first, then the evidence for every stalled task. A conclusion whose window overlaps\n"
 	"events the tracer lost is marked uncertain.\n"
-	"\n"
-	"    --threshold DURATION  also report finished tasks that spent longer than DURATION in one\n"
-	"                          state (a number and a unit: us, ms, s or m)\n"
-	"    --json                print one JSON object on stdout (docs/json-schema.md)\n"
-	"    -h, --help            show this help\n"
-	"\n" REPORT_TRACE_HELP
-	"\n"
-	"Exit status: 0 no stall, 1 a stall was found, 2 usage error or unreadable input.\n";
+	"\n" REPORT_WATCHDOG_HELP;
 
-#define MAX_THRESHOLD_NS (UINT64_C(86400) * 1000000000u)
+static const struct report_cmd watchdog_cmd = { "watchdog", watchdog_usage, report_watchdog_opts, NULL };
 
 int cmd_watchdog(int argc, char **argv)
 {
-	struct psa_watchdog_opts wopts = { 0 };
-	const char *name, *value;
-	char err[CLI_ERR_MAX];
+	struct report_args a;
 	struct report_ctx c;
-	struct cli_opts p;
-	bool json = false;
-	char **paths;
-	size_t n = 0;
-	int id, rc;
+	int rc;
 
-	paths = report_paths_new(argc);
-	if (!paths)
-		return CLI_EXIT_FAILURE;
-	cli_opts_init(&p, watchdog_opts, argc, argv);
-	while ((id = cli_opts_next(&p, &name, &value, err, sizeof(err))) != 0) {
-		switch (id) {
-		case OPT_THRESHOLD:
-			if (cli_parse_duration(value, 1000, 1000, MAX_THRESHOLD_NS, &wopts.threshold_ns,
-					       err, sizeof(err))) {
-				free(paths);
-				return cli_usage_error("watchdog", "%s: %s", name, err);
-			}
-			break;
-		case OPT_JSON:
-			json = true;
-			break;
-		case OPT_HELP:
-			free(paths);
-			fputs(watchdog_usage, stdout);
-			return CLI_EXIT_OK;
-		case CLI_OPT_POSITIONAL:
-			paths[n++] = (char *)value;
-			break;
-		default:
-			free(paths);
-			return cli_usage_error("watchdog", "%s", err);
-		}
-	}
-	if (!n) {
-		free(paths);
-		return cli_usage_error("watchdog", "no trace given");
-	}
-	rc = report_ctx_init(&c, REPORT_WATCHDOG, NULL, &wopts);
-	if (rc) {
-		free(paths);
+	if (!report_cmd_parse(&watchdog_cmd, argc, argv, NULL, &a, &rc))
 		return rc;
-	}
-	rc = report_ctx_read(&c, paths, n, NULL);
+	rc = report_cmd_read(&a, &c, REPORT_WATCHDOG, NULL);
 	if (!rc) {
-		if (json) {
+		if (a.json) {
 			struct cli_json j;
 
-			cli_json_init(&j, stdout);
-			cli_json_begin_object(&j);
-			cli_json_key(&j, "command");
-			cli_json_string(&j, "watchdog");
-			report_json_input(&j, &c, paths, n);
-			report_json_watchdog(&j, &c, wopts.threshold_ns);
-			cli_json_end_object(&j);
-			cli_json_finish(&j);
+			report_json_begin(&j, "watchdog", &c, &a);
+			report_json_watchdog(&j, &c, a.wopts.threshold_ns);
+			report_json_end(&j);
 		} else {
 			psa_watchdog_print(c.wd, c.m, stdout);
 		}
 		rc = psa_watchdog_found(c.wd) ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
 	}
-	report_ctx_fini(&c);
-	free(paths);
+	report_cmd_done(&a, &c);
 	return rc;
 }

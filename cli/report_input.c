@@ -77,13 +77,92 @@ void report_ctx_fini(struct report_ctx *c)
 	memset(c, 0, sizeof(*c));
 }
 
-char **report_paths_new(int argc)
-{
-	char **v = calloc(argc > 0 ? (size_t)argc : 1, sizeof(*v));
+/* --- a report command's arguments ------------------------------------------------------------ */
 
-	if (!v)
+#define MAX_THRESHOLD_NS (UINT64_C(86400) * 1000000000u)
+
+const struct cli_opt report_watchdog_opts[] = {
+	{ "threshold", 0, true, REPORT_OPT_THRESHOLD },
+	{ "json", 0, false, REPORT_OPT_JSON },
+	{ "help", 'h', false, REPORT_OPT_HELP },
+	{ NULL, 0, false, 0 },
+};
+
+#define GO_ON (-1) /* report_opt: read the next argument */
+
+/* One argument of @cmd: GO_ON, or the command's exit code (message printed). */
+static int report_opt(const struct report_cmd *cmd, void *arg, int id, const char *name,
+		      const char *value, const char *err, struct report_args *a)
+{
+	char why[CLI_ERR_MAX];
+	int rc;
+
+	switch (id) {
+	case REPORT_OPT_THRESHOLD:
+		if (cli_parse_duration(value, 1000, 1000, MAX_THRESHOLD_NS, &a->wopts.threshold_ns,
+				       why, sizeof(why)))
+			return cli_usage_error(cmd->name, "%s: %s", name, why);
+		return GO_ON;
+	case REPORT_OPT_JSON:
+		a->json = true;
+		return GO_ON;
+	case REPORT_OPT_HELP:
+		fputs(cmd->usage, stdout);
+		return CLI_EXIT_OK;
+	case CLI_OPT_POSITIONAL:
+		a->paths[a->n++] = (char *)value;
+		return GO_ON;
+	default:
+		if (id < REPORT_OPT_OWN || !cmd->option)
+			return cli_usage_error(cmd->name, "%s", err);
+		rc = cmd->option(arg, id, name, value);
+		return rc ? rc : GO_ON;
+	}
+}
+
+bool report_cmd_parse(const struct report_cmd *cmd, int argc, char **argv, void *arg,
+		      struct report_args *a, int *rc)
+{
+	const char *name, *value;
+	char err[CLI_ERR_MAX];
+	struct cli_opts p;
+	int id;
+
+	memset(a, 0, sizeof(*a));
+	a->paths = calloc(argc > 0 ? (size_t)argc : 1, sizeof(*a->paths));
+	if (!a->paths) {
 		cli_error("out of memory");
-	return v;
+		*rc = CLI_EXIT_FAILURE;
+		return false;
+	}
+	*rc = GO_ON;
+	cli_opts_init(&p, cmd->opts, argc, argv);
+	while (*rc == GO_ON && (id = cli_opts_next(&p, &name, &value, err, sizeof(err))) != 0)
+		*rc = report_opt(cmd, arg, id, name, value, err, a);
+	if (*rc == GO_ON && !a->n)
+		*rc = cli_usage_error(cmd->name, "no trace given");
+	if (*rc == GO_ON) {
+		*rc = 0;
+		return true;
+	}
+	free(a->paths);
+	a->paths = NULL;
+	return false;
+}
+
+int report_cmd_read(const struct report_args *a, struct report_ctx *c, unsigned parts,
+		    const struct psa_timeline_filter *filter)
+{
+	int rc = report_ctx_init(c, parts, filter, &a->wopts);
+
+	return rc ? rc : report_ctx_read(c, a->paths, a->n, NULL);
+}
+
+void report_cmd_done(struct report_args *a, struct report_ctx *c)
+{
+	report_ctx_fini(c);
+	free(a->paths);
+	a->paths = NULL;
 }
 
 /* --- classifying the arguments ------------------------------------------------------------- */

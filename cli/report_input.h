@@ -26,18 +26,14 @@
 #include <proxyscope/psa_timeline.h>
 #include <proxyscope/psa_watchdog.h>
 
+#include "cli_util.h"
+
 /* The TRACE paragraph of every report command's --help. */
 #define REPORT_TRACE_HELP                                                                          \
 	"TRACE is a CTF trace directory, or any directory above some (every trace found under it\n" \
 	"is read, merged by time with the others), or babeltrace2's text output: a file, or '-'\n"   \
 	"for stdin (babeltrace2 TRACE | proxyscope report -). A progress line is drawn on stderr\n" \
 	"during a long read when stderr is a terminal.\n"
-
-/*
- * Collect the positional arguments of a report command: the TRACE paths, in an array of @argc
- * pointers the caller frees. Returns the array, or NULL when out of memory.
- */
-char **report_paths_new(int argc);
 
 /* The parts a command asks for (each one is a model observer, fed in the same pass). */
 enum report_part {
@@ -91,6 +87,67 @@ int report_ctx_read(struct report_ctx *c, char *const *paths, size_t n,
 		    const struct report_read_opts *opts);
 
 void report_ctx_fini(struct report_ctx *c);
+
+/* --- a report command's arguments ------------------------------------------------------------ */
+
+/* The options of the commands that run the watchdog (report, watchdog): --threshold, --json, -h. */
+extern const struct cli_opt report_watchdog_opts[];
+
+/* Their --help after the description: the options, the TRACE paragraph and the exit status. */
+#define REPORT_WATCHDOG_HELP                                                                        \
+	"    --threshold DURATION  also report finished tasks that spent longer than DURATION in one\n" \
+	"                          state (a number and a unit: us, ms, s or m)\n"                   \
+	"    --json                print one JSON object on stdout (docs/json-schema.md)\n"         \
+	"    -h, --help            show this help\n"                                                \
+	"\n" REPORT_TRACE_HELP                                                                      \
+	"\n"                                                                                        \
+	"Exit status: 0 no stall, 1 a stall was found, 2 usage error or unreadable input.\n"
+
+/* The option ids report_cmd_parse handles; a command's own options take ids from REPORT_OPT_OWN. */
+enum report_opt {
+	REPORT_OPT_JSON = 1,  /* --json */
+	REPORT_OPT_HELP,      /* -h, --help: print the usage, exit 0 */
+	REPORT_OPT_THRESHOLD, /* --threshold DURATION, into the watchdog's options */
+	REPORT_OPT_OWN,
+};
+
+/* A report command, as its argument parsing sees it. */
+struct report_cmd {
+	const char *name;           /* for the messages: "See 'proxyscope <name> --help'." */
+	const char *usage;          /* the --help text */
+	const struct cli_opt *opts; /* REPORT_OPT_* ids and the command's own */
+	/*
+	 * The command's own option @id as spelled @name, with its @value (NULL when it takes
+	 * none): 0, or the exit code after a message. NULL when the command has none.
+	 */
+	int (*option)(void *arg, int id, const char *name, const char *value);
+};
+
+/* What the arguments said. */
+struct report_args {
+	char **paths;                   /* the TRACE arguments, in order */
+	size_t n;                       /* >= 1 */
+	bool json;                      /* --json */
+	struct psa_watchdog_opts wopts; /* --threshold */
+};
+
+/*
+ * Parse @argv (argv[0] is the command's name), handing @cmd's own options to cmd->option(@arg).
+ * Returns true with @a filled, or false with *@rc the exit code: CLI_EXIT_OK after --help,
+ * CLI_EXIT_USAGE after a usage error (no TRACE included), CLI_EXIT_FAILURE when out of memory.
+ */
+bool report_cmd_parse(const struct report_cmd *cmd, int argc, char **argv, void *arg,
+		      struct report_args *a, int *rc);
+
+/*
+ * report_ctx_init(@c, @parts, @filter, the --threshold options) then report_ctx_read of the
+ * paths. Returns 0 or the exit code (message printed); report_cmd_done(@a, @c) either way.
+ */
+int report_cmd_read(const struct report_args *a, struct report_ctx *c, unsigned parts,
+		    const struct psa_timeline_filter *filter);
+
+/* report_ctx_fini(@c) and free the paths. */
+void report_cmd_done(struct report_args *a, struct report_ctx *c);
 
 /* "warning: the tracer lost ..." on stderr when events or packets were discarded. */
 void report_warn_discards(const struct psa_model *m);

@@ -7,6 +7,7 @@
  * script can join a stall to a timeline row by (pid, task_id) and both agree with the text.
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "report_json.h"
@@ -80,6 +81,21 @@ static void discards(struct cli_json *j, const struct psa_model *m)
 	}
 	cli_json_end_array(j);
 	cli_json_end_object(j);
+}
+
+void report_json_begin(struct cli_json *j, const char *command, const struct report_ctx *c,
+		       const struct report_args *a)
+{
+	cli_json_init(j, stdout);
+	cli_json_begin_object(j);
+	str_member(j, "command", command);
+	report_json_input(j, c, a->paths, a->n);
+}
+
+void report_json_end(struct cli_json *j)
+{
+	cli_json_end_object(j);
+	cli_json_finish(j);
 }
 
 void report_json_input(struct cli_json *j, const struct report_ctx *c, char *const *paths,

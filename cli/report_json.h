@@ -11,6 +11,14 @@
 #include "cli_util.h"
 #include "report_input.h"
 
+/*
+ * A command's document on stdout: open it with {"command": @command, "input": ...}, then the
+ * command's parts, then report_json_end closes and finishes it.
+ */
+void report_json_begin(struct cli_json *j, const char *command, const struct report_ctx *c,
+		       const struct report_args *a);
+void report_json_end(struct cli_json *j);
+
 /* "input": what was read (format, paths, traces, events, lost data). */
 void report_json_input(struct cli_json *j, const struct report_ctx *c, char *const *paths,
 		       size_t n);

@@ -96,20 +96,30 @@ static void json_u64_member(struct cli_json *j, const char *key, uint64_t v)
 	cli_json_u64(j, v);
 }
 
+/* Members written as JSON numbers, in the order given. */
+struct u64_member {
+	const char *key;
+	uint64_t v;
+};
+
+static void json_u64_members(struct cli_json *j, const struct u64_member *m, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		json_u64_member(j, m[i].key, m[i].v);
+}
+
 static void json_args(struct cli_json *j, const struct enc_wl_args *a)
 {
+	const struct u64_member m[] = {
+		{ "ranks", a->ranks }, { "ranks_per_proxy", a->ranks_per_proxy }, { "ops", a->ops },
+		{ "bytes", a->bytes }, { "streams", a->streams }, { "blocks", a->blocks },
+		{ "timeout_ms", a->timeout_ms }, { "compute_us", a->compute_us },
+	};
 	char spec[96];
 
 	cli_json_key(j, "args");
 	cli_json_begin_object(j);
-	json_u64_member(j, "ranks", a->ranks);
-	json_u64_member(j, "ranks_per_proxy", a->ranks_per_proxy);
-	json_u64_member(j, "ops", a->ops);
-	json_u64_member(j, "bytes", a->bytes);
-	json_u64_member(j, "streams", a->streams);
-	json_u64_member(j, "blocks", a->blocks);
-	json_u64_member(j, "timeout_ms", a->timeout_ms);
-	json_u64_member(j, "compute_us", a->compute_us);
+	json_u64_members(j, m, sizeof(m) / sizeof(m[0]));
 	cli_json_key(j, "spin");
 	cli_json_bool(j, a->one_thread_per_core);
 	cli_json_key(j, "device_wait");
@@ -147,24 +157,13 @@ static void json_failure(struct cli_json *j, const struct enc_wl_result *r)
 	cli_json_end_object(j);
 }
 
-void run_print_json(const struct enc_wl_args *a, const struct enc_wl_result *r)
+static void json_result(struct cli_json *j, const struct enc_wl_args *a,
+			const struct enc_wl_result *r)
 {
-	struct cli_json j;
-
-	cli_json_init(&j, stdout);
-	cli_json_begin_object(&j);
-	run_json_members(&j, a, r);
-	cli_json_end_object(&j);
-	cli_json_finish(&j);
-}
-
-void run_json_members(struct cli_json *j, const struct enc_wl_args *a, const struct enc_wl_result *r)
-{
-	const struct enc_proxy_stats *s = &r->stats;
-
-	cli_json_key(j, "command");
-	cli_json_string(j, "run");
-	json_args(j, a);
+	const struct u64_member counts[] = {
+		{ "bytes_verified", r->bytes_verified }, { "mismatches", r->mismatches },
+		{ "failures", r->failures }, { "timeouts", r->timeouts }, { "wall_ns", r->wall_ns },
+	};
 
 	cli_json_key(j, "result");
 	cli_json_begin_object(j);
@@ -179,28 +178,47 @@ void run_json_members(struct cli_json *j, const struct enc_wl_args *a, const str
 	for (uint32_t i = 0; i < r->ranks && i < ENC_WL_MAX_RANKS; i++)
 		cli_json_u64(j, r->execs_completed[i]);
 	cli_json_end_array(j);
-	json_u64_member(j, "bytes_verified", r->bytes_verified);
-	json_u64_member(j, "mismatches", r->mismatches);
-	json_u64_member(j, "failures", r->failures);
-	json_u64_member(j, "timeouts", r->timeouts);
-	json_u64_member(j, "wall_ns", r->wall_ns);
+	json_u64_members(j, counts, sizeof(counts) / sizeof(counts[0]));
 	cli_json_key(j, "throughput_gbps");
 	cli_json_double(j, per_second(r->bytes_verified, r->wall_ns) / 1e9);
 	cli_json_key(j, "execs_per_s");
 	cli_json_double(j, per_second(r->execs_completed_total, r->wall_ns));
 	json_failure(j, r);
 	cli_json_end_object(j);
+}
+
+static void json_stats(struct cli_json *j, const struct enc_proxy_stats *s)
+{
+	const struct u64_member m[] = {
+		{ "workers_started", s->workers_started }, { "tasks_enqueued", s->tasks_enqueued },
+		{ "tasks_recycled", s->tasks_recycled }, { "steps", s->steps },
+		{ "seam_start", s->seam_start }, { "seam_progress", s->seam_progress },
+		{ "seam_stop", s->seam_stop }, { "trigger_reads", s->trigger_reads },
+		{ "watchdog_timeouts", s->watchdog_timeouts },
+	};
 
 	cli_json_key(j, "stats");
 	cli_json_begin_object(j);
-	json_u64_member(j, "workers_started", s->workers_started);
-	json_u64_member(j, "tasks_enqueued", s->tasks_enqueued);
-	json_u64_member(j, "tasks_recycled", s->tasks_recycled);
-	json_u64_member(j, "steps", s->steps);
-	json_u64_member(j, "seam_start", s->seam_start);
-	json_u64_member(j, "seam_progress", s->seam_progress);
-	json_u64_member(j, "seam_stop", s->seam_stop);
-	json_u64_member(j, "trigger_reads", s->trigger_reads);
-	json_u64_member(j, "watchdog_timeouts", s->watchdog_timeouts);
+	json_u64_members(j, m, sizeof(m) / sizeof(m[0]));
 	cli_json_end_object(j);
+}
+
+void run_print_json(const struct enc_wl_args *a, const struct enc_wl_result *r)
+{
+	struct cli_json j;
+
+	cli_json_init(&j, stdout);
+	cli_json_begin_object(&j);
+	run_json_members(&j, a, r);
+	cli_json_end_object(&j);
+	cli_json_finish(&j);
+}
+
+void run_json_members(struct cli_json *j, const struct enc_wl_args *a, const struct enc_wl_result *r)
+{
+	cli_json_key(j, "command");
+	cli_json_string(j, "run");
+	json_args(j, a);
+	json_result(j, a, r);
+	json_stats(j, &r->stats);
 }
