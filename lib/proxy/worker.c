@@ -82,9 +82,12 @@ static void step_all_locked(struct enc_proxy_queue *q, size_t *active_count, siz
 			t->ops->step(t);
 			enc__stat_add(ENC_STAT_STEPS, 1);
 			rs = enc__task_run_state(t);
-			/* A barrier at its closed trigger gate waits like an IDLE task: the worker
-			 * yields (or spins) between polls instead of sleeping inside step(). */
-			if (rs == PROXY_TASK_STATE_IDLE || t->gate_waiting)
+			/* A task waiting for its device trigger (a network task in
+			 * WAITING_DEVICE_TRIGGER, a barrier at its closed gate) made no progress
+			 * either: with a shared core the worker yields between polls, so the device
+			 * thread it waits for gets the CPU; with one thread per core it spins hot. */
+			if (rs == PROXY_TASK_STATE_IDLE || t->gate_waiting ||
+			    rs == PROXY_TASK_STATE_WAITING_DEVICE_TRIGGER)
 				idle++;
 			if (rs == PROXY_TASK_STATE_DONE) {
 				enc_list_del(pos);
