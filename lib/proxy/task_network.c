@@ -4,7 +4,8 @@
  *   INIT                    build one FIFO triple per (stream, basic block) and hand each to
  *                           B1 (start); then WAITING_DEVICE_TRIGGER under the device-wait policy,
  *                           else PROGRESSING. The early-completion policy skips straight to DONE.
- *   WAITING_DEVICE_TRIGGER  once every stream's trigger word is written: consume it, PROGRESSING.
+ *   WAITING_DEVICE_TRIGGER  once every stream's trigger word is written: consume it, PROGRESSING,
+ *                           and the first B2 in the same step.
  *   PROGRESSING / IDLE      B2 (progress) on each stream's current block; IDLE when no stream
  *                           moved, DONE when every stream's last block drained. A block that
  *                           drained is replaced by the stream's next one on the following tick
@@ -254,11 +255,16 @@ static int network_step(struct enc_proxy_task *t)
 			finish_with(t, rc);
 		break;
 	case PROXY_TASK_STATE_WAITING_DEVICE_TRIGGER:
-		if (enc__task_can_start(t)) {
-			enc_tp(encproxy, trigger_fire, &t->id, enc_now_ns() - nt->wait_begin_ns);
-			enc__task_clear_start_flag(t);
-			enc__task_set_run_state(t, PROXY_TASK_STATE_PROGRESSING);
-		}
+		if (!enc__task_can_start(t))
+			break;
+		enc_tp(encproxy, trigger_fire, &t->id, enc_now_ns() - nt->wait_begin_ns);
+		enc__task_clear_start_flag(t);
+		enc__task_set_run_state(t, PROXY_TASK_STATE_PROGRESSING);
+		/* The device is at the net stage: the first B2 goes out in this same step rather
+		 * than a whole worker pass later (the trigger-to-progress latency). */
+		rc = proxy_progress(nt);
+		if (rc)
+			finish_with(t, rc);
 		break;
 	case PROXY_TASK_STATE_DONE:
 	default:
