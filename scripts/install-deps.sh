@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages proxyscope needs to build and test. Idempotent: packages that
-# are already installed are skipped, and apt-get runs only when something is missing.
+# Installs the Debian 12 packages proxyscope needs to build and test, plus any packages given as
+# arguments (a benchmark's baseline, say). Idempotent: packages that are already installed are
+# skipped, and apt-get runs only when something is missing.
 set -euo pipefail
 
 packages=(
@@ -9,6 +10,7 @@ packages=(
   lttng-tools liblttng-ust-dev                   # tracepoints, recording
   babeltrace2 libbabeltrace2-dev                 # trace reading
   libfabric-dev libfabric-bin                    # the network seam's real transport
+  "$@"                                           # extra packages from the caller
 )
 
 missing=()
