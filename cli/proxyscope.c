@@ -16,6 +16,10 @@
 #define PROXYSCOPE_VERSION "unknown"
 #endif
 
+/* Only `run` records (it loads the tracepoint probes itself, run_trace.c); every other command
+ * keeps libproxyscope from loading them at start-up (proxyscope/trace.h). */
+const int enc_trace_autoload = 0;
+
 const struct cmd cli_commands[] = {
 	{ "record", cmd_record, "Trace a command with the project's tracepoints (LTTng)" },
 	{ "run", cmd_run, "Run the ring-exchange workload, record it and report the result" },

@@ -25,11 +25,10 @@
 #include <proxyscope/psa_export.h>
 
 #include "report_input.h"
+#include <proxyscope/trace.h>
+
 #include "report_json.h"
 #include "run_trace.h"
-
-/* lib/common/trace.c: whether the constructor found and loaded libproxyscope-tp.so. */
-bool enc__trace_probes_loaded(void);
 
 #define REGISTER_TIMEOUT_MS 5000
 
@@ -109,7 +108,9 @@ int run_trace_begin(struct run_trace *rt, const struct run_trace_opts *opts)
 		cli_error("%s; or run without recording: proxyscope run --no-trace", err);
 		return CLI_EXIT_USAGE;
 	}
-	if (!enc__trace_probes_loaded()) {
+	/* The CLI does not load the probes at start-up (proxyscope.c): only a traced run needs
+	 * them, and every other command should stay out of other sessions. */
+	if (enc_trace_load()) {
 		cli_error("the tracepoint probes (libproxyscope-tp.so) are not loaded, so nothing "
 			  "would be recorded (ENC_TRACE=0, or a build without LTTng); run with --no-trace");
 		return CLI_EXIT_USAGE;

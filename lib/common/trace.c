@@ -5,8 +5,9 @@
  * LTTNG_UST_TRACEPOINT_DEFINE + LTTNG_UST_TRACEPOINT_PROBE_DYNAMIC_LINKAGE, so libproxyscope
  * needs only libdl. At load time a constructor dlopen()s libproxyscope-tp.so (which links
  * liblttng-ust) when it can be found - $ENC_TRACE_PROBE, the installed path, this build tree,
- * then the default library search - unless ENC_TRACE=0. When it is absent (no LTTng on the
- * machine), every tracepoint stays disabled.
+ * then the default library search - unless ENC_TRACE=0, or the application defined
+ * `const int enc_trace_autoload = 0` and loads it itself with enc_trace_load() (proxyscope/trace.h).
+ * When it is absent (no LTTng on the machine), every tracepoint stays disabled.
  */
 /* Before the first include of a provider header: this unit defines the tracepoints. */
 #if ENC_WITH_LTTNG
@@ -16,16 +17,26 @@
 
 #include "common/trace.h"
 
-#if ENC_WITH_LTTNG
-
-#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Written once by the constructor, before any other thread of the library exists. */
+#include <proxyscope/trace.h>
+
+/* Defined (to 0) by an application that loads the probes itself; weak: usually absent. */
+extern const int enc_trace_autoload __attribute__((weak));
+
+#if ENC_WITH_LTTNG
+
+#include <dlfcn.h>
+
+static pthread_mutex_t g_probe_lock = PTHREAD_MUTEX_INITIALIZER;
+/* A: acquire/release; set once, under g_probe_lock. Never dlclose()d: an active provider must
+ * stay mapped. */
 static void *g_probe_handle;
 
-__attribute__((constructor)) static void enc_trace_load_probes(void)
+int enc_trace_load(void)
 {
 	const char *const candidates[] = {
 		getenv("ENC_TRACE_PROBE"),
@@ -34,23 +45,40 @@ __attribute__((constructor)) static void enc_trace_load_probes(void)
 		"libproxyscope-tp.so.0",
 	};
 	const char *off = getenv("ENC_TRACE");
+	void *h;
 
 	if (off && !strcmp(off, "0"))
-		return;
-	for (size_t i = 0; i < sizeof(candidates) / sizeof(candidates[0]) && !g_probe_handle; i++)
+		return -ECANCELED;
+	pthread_mutex_lock(&g_probe_lock);
+	h = g_probe_handle;
+	for (size_t i = 0; i < sizeof(candidates) / sizeof(candidates[0]) && !h; i++)
 		if (candidates[i] && *candidates[i])
-			g_probe_handle = dlopen(candidates[i], RTLD_NOW | RTLD_GLOBAL);
-	/* Never dlclose()d: an active provider must stay mapped. */
+			h = dlopen(candidates[i], RTLD_NOW | RTLD_GLOBAL);
+	__atomic_store_n(&g_probe_handle, h, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&g_probe_lock);
+	return h ? 0 : -ENOENT;
 }
 
-bool enc__trace_probes_loaded(void)
+bool enc_trace_is_loaded(void)
 {
-	return g_probe_handle != NULL;
+	return __atomic_load_n(&g_probe_handle, __ATOMIC_ACQUIRE) != NULL;
+}
+
+__attribute__((constructor)) static void enc_trace_autoload_probes(void)
+{
+	if (&enc_trace_autoload && !enc_trace_autoload)
+		return;
+	enc_trace_load();
 }
 
 #else
 
-bool enc__trace_probes_loaded(void)
+int enc_trace_load(void)
+{
+	return -ENOTSUP;
+}
+
+bool enc_trace_is_loaded(void)
 {
 	return false;
 }

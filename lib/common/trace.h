@@ -42,7 +42,5 @@ static inline void enc__tp_unused(int unused, ...)
 
 #endif /* ENC_WITH_LTTNG */
 
-/* True when the probe library is loaded (tracing can record). */
-bool enc__trace_probes_loaded(void);
 
 #endif /* ENC_COMMON_TRACE_H */

@@ -9,6 +9,7 @@
 #include <proxyscope/net.h>
 #include <proxyscope/net_loop.h>
 #include <proxyscope/proxy.h>
+#include <proxyscope/trace.h>
 #include <proxyscope/workload.h>
 
 #endif /* PROXYSCOPE_H */
