@@ -8,33 +8,7 @@
 set -eu
 
 bin=${1:?usage: test_cli_run.sh PROXYSCOPE}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
-out=$tmp/out
-err=$tmp/err
-failed=0
-
-fail() {
-	echo "FAIL: $*" >&2
-	echo "--- stdout:" >&2
-	cat "$out" >&2
-	echo "--- stderr:" >&2
-	cat "$err" >&2
-	failed=$((failed + 1))
-}
-
-# run EXPECTED_STATUS ARGS...: run the binary, keep stdout/stderr, check the exit status.
-run() {
-	expected=$1
-	shift
-	status=0
-	"$bin" "$@" >"$out" 2>"$err" || status=$?
-	if [ "$status" -ne "$expected" ]; then
-		fail "proxyscope $*: exit $status, expected $expected"
-		return 1
-	fi
-	return 0
-}
+. "$(dirname "$0")/../cli_harness.sh"
 
 # usage_error TEXT ARGS...: exit 2 and a stderr line starting "error:" that contains TEXT.
 usage_error() {
@@ -143,8 +117,4 @@ assert d["args"]["inject"] == ["device-stall:rank=1,exec=3"], d["args"]
 ' <"$out" || fail "stalled --json: the output does not parse or has wrong fields"
 fi
 
-if [ "$failed" -ne 0 ]; then
-	echo "$failed check(s) failed" >&2
-	exit 1
-fi
-echo "all proxyscope CLI checks passed"
+harness_finish "proxyscope CLI"

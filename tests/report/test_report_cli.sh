@@ -13,35 +13,9 @@ bin=${1:?usage: test_report_cli.sh PROXYSCOPE FIXTURES}
 fx=${2:?usage: test_report_cli.sh PROXYSCOPE FIXTURES}
 bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 fx=$(cd "$fx" && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
-out=$tmp/out
-err=$tmp/err
-failed=0
+. "$(dirname "$0")/../cli_harness.sh"
 stall=$fx/device-stall.txt
 healthy=$fx/healthy.txt
-
-fail() {
-	echo "FAIL: $*" >&2
-	echo "--- stdout:" >&2
-	head -40 "$out" >&2
-	echo "--- stderr:" >&2
-	cat "$err" >&2
-	failed=$((failed + 1))
-}
-
-# run EXPECTED_STATUS ARGS...: run the binary, keep stdout/stderr, check the exit status.
-run() {
-	expected=$1
-	shift
-	status=0
-	"$bin" "$@" <"${stdin:-/dev/null}" >"$out" 2>"$err" || status=$?
-	if [ "$status" -ne "$expected" ]; then
-		fail "proxyscope $*: exit $status, expected $expected"
-		return 1
-	fi
-	return 0
-}
 
 # bad_input TEXT ARGS...: exit 2, exactly one stderr line, "error: ...TEXT", nothing on stdout.
 bad_input() {
@@ -256,8 +230,4 @@ if run 1 watchdog --threshold 10us "$healthy"; then
 	grep -q 'slow_state' "$out" || fail "watchdog --threshold 10us: no slow_state stall"
 fi
 
-if [ "$failed" -ne 0 ]; then
-	echo "$failed check(s) failed" >&2
-	exit 1
-fi
-echo "all report CLI checks passed"
+harness_finish "report CLI"

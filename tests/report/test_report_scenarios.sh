@@ -15,33 +15,8 @@ if ! command -v lttng >/dev/null 2>&1 || ! command -v lttng-sessiond >/dev/null 
 	echo "skip: lttng is not installed"
 	exit 77
 fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
-out=$tmp/out
-err=$tmp/err
-failed=0
+. "$(dirname "$0")/../cli_harness.sh"
 cd "$tmp"
-
-fail() {
-	echo "FAIL: $*" >&2
-	echo "--- stdout:" >&2
-	head -60 "$out" >&2
-	echo "--- stderr:" >&2
-	tail -20 "$err" >&2
-	failed=$((failed + 1))
-}
-
-run() {
-	expected=$1
-	shift
-	status=0
-	"$bin" "$@" >"$out" 2>"$err" || status=$?
-	if [ "$status" -ne "$expected" ]; then
-		fail "proxyscope $*: exit $status, expected $expected"
-		return 1
-	fi
-	return 0
-}
 
 # py FILE... <<PY: run python checks with j[0], j[1], ... = the JSON documents in the files.
 py() {
@@ -209,8 +184,4 @@ if [ -d healthy ]; then
 	done
 fi
 
-if [ "$failed" -ne 0 ]; then
-	echo "$failed check(s) failed" >&2
-	exit 1
-fi
-echo "all report scenario checks passed"
+harness_finish "report scenario"

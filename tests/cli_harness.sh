@@ -1,0 +1,42 @@
+# The shell harness of the CLI tests (sourced, POSIX sh): a temporary directory removed on exit,
+# $out / $err for the last command's output, fail() to count a failed check (showing that
+# output), run() to run the binary under test ($bin) and check its exit status, and
+# harness_finish() to end with the tally.
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+out=$tmp/out
+err=$tmp/err
+failed=0
+
+fail() {
+	echo "FAIL: $*" >&2
+	echo "--- stdout:" >&2
+	head -60 "$out" >&2
+	echo "--- stderr:" >&2
+	tail -40 "$err" >&2
+	failed=$((failed + 1))
+}
+
+# run EXPECTED_STATUS ARGS...: run the binary (stdin from $stdin, else /dev/null), keep
+# stdout/stderr, check the exit status.
+run() {
+	expected=$1
+	shift
+	status=0
+	"$bin" "$@" <"${stdin:-/dev/null}" >"$out" 2>"$err" || status=$?
+	if [ "$status" -ne "$expected" ]; then
+		fail "proxyscope $*: exit $status, expected $expected"
+		return 1
+	fi
+	return 0
+}
+
+# harness_finish WHAT: exit 1 when a check failed, else say that every WHAT check passed.
+harness_finish() {
+	if [ "$failed" -ne 0 ]; then
+		echo "$failed check(s) failed" >&2
+		exit 1
+	fi
+	echo "all $1 checks passed"
+}
