@@ -382,6 +382,33 @@ int bp__bus_error(struct bp_bus *bus)
 	}
 }
 
+int bp_check(struct bp_bus *bus)
+{
+	uint32_t f;
+	int gone;
+
+	if (!bus)
+		return -EINVAL;
+	if (bus->hung_up)
+		return -ESHUTDOWN;
+	/* Acquire: pairs with the CAS in bp__bus_fail. */
+	f = atomic_load_explicit(&bus->shm->ctrl.failure, memory_order_acquire);
+	if (!f) {
+		gone = bp__peers_check(&bus->peers);
+		if (gone >= 0)
+			bp__bus_member_gone(bus, (uint32_t)gone);
+		f = atomic_load_explicit(&bus->shm->ctrl.failure, memory_order_acquire);
+	}
+	return f ? bp__bus_error(bus) : 0;
+}
+
+int bp_bus_member_pid(const struct bp_bus *bus, uint32_t local_rank)
+{
+	if (!bus || local_rank >= bus->local_nranks)
+		return -1;
+	return (int)bus->members[local_rank].pid;
+}
+
 uint32_t bp_bus_local_rank(const struct bp_bus *bus)
 {
 	return bus->local_rank;

@@ -117,6 +117,15 @@ ENC_API int bp_hangup(struct bp_bus *bus);
 /* Hang up if not done yet, then unmap and close everything and free @bus (NULL is a no-op). */
 ENC_API void bp_cleanup(struct bp_bus *bus);
 
+/*
+ * Look for dead members now, without waiting (one poll(2) with a zero timeout): returns 0 while
+ * every member lives, else the bus's error (-ESRCH: bp_bus_failed_rank names who died). For a
+ * caller that polls other work and wants to notice a lost peer; it is a call on the bus, so it
+ * must not run concurrently with another call on the same bus.
+ */
+ENC_API int bp_check(struct bp_bus *bus);
+/* The pid of local rank @local_rank, as the leader saw it at the join; -1 when out of range. */
+ENC_API int bp_bus_member_pid(const struct bp_bus *bus, uint32_t local_rank);
 ENC_API uint32_t bp_bus_local_rank(const struct bp_bus *bus);
 ENC_API uint32_t bp_bus_local_nranks(const struct bp_bus *bus);
 ENC_API uint32_t bp_bus_record_size(const struct bp_bus *bus);
