@@ -14,7 +14,11 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
+
+#include <proxyscope/trace.h>
 
 #include <proxyscope/log.h>
 #include <proxyscope/workload.h>
@@ -23,6 +27,7 @@
 #include "cmd.h"
 #include "progress.h"
 #include "run_output.h"
+#include "run_procs.h"
 #include "run_trace.h"
 
 enum {
@@ -37,6 +42,12 @@ enum {
 	OPT_SPIN,
 	OPT_NO_DEVICE_WAIT,
 	OPT_INJECT,
+	OPT_BACKEND,
+	OPT_PROVIDER,
+	OPT_PROCS,
+	OPT_PATTERN,
+	OPT_JOB,
+	OPT_CHILD,
 	OPT_JSON,
 	OPT_QUIET,
 	OPT_OUTPUT,
@@ -57,6 +68,12 @@ static const struct cli_opt run_opts[] = {
 	{ "spin", 0, false, OPT_SPIN },
 	{ "no-device-wait", 0, false, OPT_NO_DEVICE_WAIT },
 	{ "inject", 0, true, OPT_INJECT },
+	{ "backend", 0, true, OPT_BACKEND },
+	{ "provider", 0, true, OPT_PROVIDER },
+	{ "procs", 0, true, OPT_PROCS },
+	{ "pattern", 0, true, OPT_PATTERN },
+	{ "job", 0, true, OPT_JOB },
+	{ RUN_CHILD_OPT, 0, true, OPT_CHILD },
 	{ "json", 0, false, OPT_JSON },
 	{ "quiet", 'q', false, OPT_QUIET },
 	{ "output", 'o', true, OPT_OUTPUT },
@@ -101,11 +118,24 @@ static const char run_usage[] =
 	"    --compute DURATION    simulated device work per exec, whole us (default 0s)\n"
 	"    --spin                proxy workers busy-spin instead of yielding\n"
 	"    --no-device-wait      network tasks do not wait for the device trigger\n"
+	"    --pattern NAME        ring (default): to the next rank, from the previous one;\n"
+	"                          alltoall: SIZE bytes to and from every other rank\n"
 	"    --inject SPEC         arm a fault (repeatable, at most 16):\n"
 	"                            device-stall:rank=R,exec=E[,stream=S]\n"
 	"                            device-delay:rank=R,exec=E,ms=M\n"
-	"                            net-drop:rank=R,exec=E\n"
-	"                            slow-progress:rank=R,us=U\n"
+	"                            net-drop:rank=R,exec=E          (loop backend)\n"
+	"                            slow-progress:rank=R,us=U       (loop backend)\n"
+	"                            kill:rank=R,exec=E              (--procs 2 or more: the\n"
+	"                                                             process holding R dies)\n"
+	"\n"
+	"Network:\n"
+	"    --backend NAME        loop (default: ranks are threads of one process, data is copied\n"
+	"                          in memory) or ofi (libfabric: RDM tagged messages)\n"
+	"    --provider NAME       the ofi provider: shm (default), tcp (tcp;ofi_rxm), net, udp\n"
+	"    --procs P             spread the ranks over P processes of this host (ofi only;\n"
+	"                          default 1); they meet on the bananaphone bus, every process is\n"
+	"                          recorded and the report covers them all\n"
+	"    --job NAME            the job's name (default: a unique one per run)\n"
 	"\n"
 	"Output:\n"
 	"    --json                print one JSON object on stdout instead of the text\n"
@@ -133,6 +163,7 @@ struct run_cli {
 	struct enc_wl_args args;
 	const char *output;
 	const char *level;
+	const char *child; /* --_child I,FD: run process I of a --procs run, result to FD */
 	bool no_trace;
 	bool json;
 	bool quiet;
@@ -189,6 +220,28 @@ static int opt_value(struct run_cli *c, int id, const char *opt, const char *v)
 				       sizeof(err)))
 			return value_error(opt, err);
 		c->args.compute_us = (uint32_t)(x / NS_PER_US);
+		return 0;
+	case OPT_BACKEND:
+		c->args.backend = v;
+		return 0;
+	case OPT_PROVIDER:
+		c->args.provider = v;
+		return 0;
+	case OPT_JOB:
+		c->args.job = v;
+		return 0;
+	case OPT_PROCS:
+		return u32_value(opt, v, 1, BP_MAX_LOCAL, &c->args.procs);
+	case OPT_PATTERN: {
+		enum enc_wl_pattern pat;
+
+		if (enc_wl_pattern_parse(v, &pat))
+			return value_error(opt, "expected ring or alltoall");
+		c->args.pattern = pat;
+		return 0;
+	}
+	case OPT_CHILD:
+		c->child = v;
 		return 0;
 	case OPT_INJECT:
 		if (enc_wl_args_add_fault(&c->args, v, err, sizeof(err)))
@@ -266,6 +319,68 @@ static int trace_args(const struct run_cli *c, enum lt_level *level)
 	return -1;
 }
 
+/* A child of a --procs run: run process I's ranks and hand the result to the parent. */
+static int run_child(struct run_cli *c)
+{
+	struct enc_wl_result res;
+	bool traced;
+	int fd, rc;
+
+	if (run_child_parse(c->child, &c->args.proc, &fd, &traced))
+		return cli_usage_error("run", "--%s: '%s' is not I,FD,T", RUN_CHILD_OPT, c->child);
+	run_child_guard();
+	if (traced)
+		enc_trace_load(); /* the parent's session records us too */
+	enc_log_set_hook(enc_log_stderr, NULL, ENC_LOG_WARN);
+	rc = enc_wl_run(&c->args, &res);
+	if (rc == -EINVAL)
+		return cli_usage_error("run", "%s", res.err);
+	if (rc)
+		cli_error("process %" PRIu32 ": cannot run the workload: %s", c->args.proc,
+			  res.err[0] ? res.err : strerror(-rc));
+	if (run_child_report(fd, &res))
+		return CLI_EXIT_FAILURE;
+	return !rc && enc_wl_result_is_ok(&c->args, &res) ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
+}
+
+/* The children's command line: ours, plus the job name they must share. */
+static char **child_argv(int argc, char **argv, const char *job, int *out_argc)
+{
+	char **v = calloc((size_t)argc + 3, sizeof(*v));
+
+	if (!v)
+		return NULL;
+	memcpy(v, argv, (size_t)argc * sizeof(*v));
+	*out_argc = argc;
+	if (job) {
+		v[(*out_argc)++] = "--job";
+		v[(*out_argc)++] = (char *)job;
+	}
+	return v;
+}
+
+/* Run the workload here, or over --procs children; returns enc_wl_run's kind of code. */
+static int run_workload(struct run_cli *c, int argc, char **argv, struct run_procs *rp,
+			struct enc_wl_result *res)
+{
+	static char job[ENC_WL_JOB_MAX];
+	char **cargv;
+	int cargc, rc;
+
+	if (c->args.procs <= 1)
+		return enc_wl_run(&c->args, res);
+	cargv = child_argv(argc, argv, c->args.job ? NULL : job, &cargc);
+	if (!cargv)
+		return -ENOMEM;
+	if (!c->args.job) {
+		snprintf(job, sizeof(job), "run-%ld-%ld", (long)getpid(), (long)time(NULL));
+		c->args.job = job;
+	}
+	rc = run_procs_run(&c->args, !c->no_trace, cargc, cargv, rp, res);
+	free(cargv);
+	return rc;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct enc_wl_result res;
@@ -276,6 +391,7 @@ int cmd_run(int argc, char **argv)
 	bool progress;
 	struct run_trace_opts topts;
 	struct run_trace rt;
+	struct run_procs rp;
 	int rc, code;
 
 	rc = run_parse(argc, argv, &c);
@@ -285,9 +401,21 @@ int cmd_run(int argc, char **argv)
 		fputs(run_usage, stdout);
 		return CLI_EXIT_OK;
 	}
+	if (c.child)
+		return run_child(&c);
 	rc = trace_args(&c, &level);
 	if (rc >= 0)
 		return rc;
+	if (c.args.procs > 1) {
+		char err[ENC_WL_ERR_MAX];
+		const char *job = c.args.job;
+
+		c.args.job = job ? job : "check"; /* the children get one; checked as theirs */
+		rc = enc_wl_args_check(&c.args, err, sizeof(err));
+		c.args.job = job;
+		if (rc)
+			return cli_usage_error("run", "%s", err);
+	}
 	if (!c.no_trace) {
 		topts = (struct run_trace_opts){ .output = c.output, .level = level };
 		rc = run_trace_begin(&rt, &topts);
@@ -301,7 +429,8 @@ int cmd_run(int argc, char **argv)
 	if (progress && !progress_start(label))
 		progress = false;
 	enc_log_set_hook(progress ? progress_log_hook : enc_log_stderr, NULL, ENC_LOG_WARN);
-	rc = enc_wl_run(&c.args, &res);
+	memset(&rp, 0, sizeof(rp));
+	rc = run_workload(&c, argc, argv, &rp, &res);
 	progress_stop();
 	enc_log_set_hook(enc_log_stderr, NULL, ENC_LOG_WARN);
 
@@ -319,7 +448,8 @@ int cmd_run(int argc, char **argv)
 		cli_error("cannot run the workload: %s", res.err[0] ? res.err : strerror(-rc));
 		return CLI_EXIT_FAILURE;
 	}
-	if (!enc_wl_result_is_ok(&c.args, &res))
+	if (!enc_wl_result_is_ok(&c.args, &res) || res.ranks_run != c.args.ranks ||
+	    !run_procs_all_exited(&rp))
 		code = CLI_EXIT_FAILURE;
 	if (c.json) {
 		cli_json_init(&j, stdout);
@@ -328,10 +458,13 @@ int cmd_run(int argc, char **argv)
 	} else if (!c.quiet) {
 		run_print_summary(&c.args, &res);
 	}
-	if (!c.json)
+	if (!c.json) {
+		run_procs_print(&rp, &c.args, stdout);
 		run_print_failures(&c.args, &res);
+	}
 	if (!c.no_trace) {
-		struct run_report_opts ropts = { .json = c.json, .quiet = c.quiet, .j = &j };
+		struct run_report_opts ropts = { .json = c.json, .quiet = c.quiet, .j = &j,
+						 .vpids = rp.vpids, .vpids_n = rp.n };
 
 		fflush(stdout);
 		if (run_trace_report(&rt, &ropts) != CLI_EXIT_OK)

@@ -220,7 +220,8 @@ static int classify(const char *path, bool *text)
 /* Between the reader and the model: the process filter and the text reader's progress count. */
 struct feed {
 	struct psa_sink model;
-	uint32_t only_vpid;
+	const uint32_t *only_vpids;
+	size_t only_vpids_n;
 	uint64_t seen;
 	uint64_t filtered;
 	bool count_progress;
@@ -233,9 +234,15 @@ static void feed_event(void *arg, const struct psa_event *ev)
 
 	if (f->count_progress && ++f->seen % TEXT_PROGRESS_EVERY == 0)
 		atomic_store_explicit(&f->progress, f->seen, memory_order_relaxed);
-	if (f->only_vpid && ev->vpid && ev->vpid != f->only_vpid) {
-		f->filtered++;
-		return;
+	if (f->only_vpids_n && ev->vpid) {
+		size_t i = 0;
+
+		while (i < f->only_vpids_n && f->only_vpids[i] != ev->vpid)
+			i++;
+		if (i == f->only_vpids_n) {
+			f->filtered++;
+			return;
+		}
 	}
 	f->model.event(f->model.arg, ev);
 }
@@ -308,7 +315,7 @@ int report_ctx_read(struct report_ctx *c, char *const *paths, size_t n,
 		    const struct report_read_opts *opts)
 {
 	struct report_read_opts none = { 0 };
-	struct feed f = { .only_vpid = 0 };
+	struct feed f = { .only_vpids_n = 0 };
 	struct psa_model_totals tot;
 	struct psa_sink sink = { feed_event, feed_discard, &f };
 	char err[PSA_ERR_MAX];
@@ -338,7 +345,8 @@ int report_ctx_read(struct report_ctx *c, char *const *paths, size_t n,
 	c->in.first = paths[0];
 	c->in.paths_n = n;
 	psa_model_sink(c->m, &f.model);
-	f.only_vpid = opts->only_vpid;
+	f.only_vpids = opts->only_vpids;
+	f.only_vpids_n = opts->only_vpids_n;
 	atomic_init(&f.progress, 0);
 
 	progress = !opts->quiet && isatty(STDERR_FILENO) &&

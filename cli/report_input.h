@@ -44,7 +44,8 @@ enum report_part {
 };
 
 struct report_read_opts {
-	uint32_t only_vpid; /* keep only this process's events (0: every process) */
+	const uint32_t *only_vpids; /* keep only these processes' events (none: every process) */
+	size_t only_vpids_n;
 	bool quiet;         /* no progress line */
 };
 
@@ -54,7 +55,7 @@ struct report_input {
 	const char *first;         /* the first path given, for messages */
 	size_t paths_n;
 	struct psa_read_stats rs;  /* the reader's counts */
-	uint64_t filtered;         /* events of other processes left out (only_vpid) */
+	uint64_t filtered;         /* events of other processes left out (only_vpids) */
 	char desc[160];            /* "1 CTF trace under 'dir'", "babeltrace2 text from '-'" */
 };
 

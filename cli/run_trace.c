@@ -277,7 +277,10 @@ static void json_trace(struct cli_json *j, const struct run_trace *rt, const str
 
 int run_trace_report(struct run_trace *rt, const struct run_report_opts *opts)
 {
-	struct report_read_opts ropts = { .only_vpid = (uint32_t)getpid(), .quiet = opts->quiet };
+	uint32_t self = (uint32_t)getpid();
+	struct report_read_opts ropts = { .only_vpids = opts->vpids_n ? opts->vpids : &self,
+					  .only_vpids_n = opts->vpids_n ? opts->vpids_n : 1,
+					  .quiet = opts->quiet };
 	struct timeline_file tf[2];
 	char *paths[1] = { rt->s.output };
 	struct report_ctx c;

@@ -49,10 +49,12 @@ struct run_report_opts {
 	bool json;    /* write "trace" and "report" members into @j */
 	bool quiet;   /* print only the watchdog's report, and only when it found a stall */
 	struct cli_json *j;
+	const uint32_t *vpids; /* the processes whose events count (none: this process) */
+	size_t vpids_n;
 };
 
 /*
- * Read the trace back (this process's events only) and report. Returns CLI_EXIT_OK when no
+ * Read the trace back (this process's events only, or @opts->vpids') and report. Returns CLI_EXIT_OK when no
  * stall was found, CLI_EXIT_FAILURE when one was (or the trace could not be read).
  */
 int run_trace_report(struct run_trace *rt, const struct run_report_opts *opts);

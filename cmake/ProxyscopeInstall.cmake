@@ -21,6 +21,10 @@ install(FILES ${PROJECT_BINARY_DIR}/proxyscopeConfig.cmake
               ${PROJECT_BINARY_DIR}/proxyscopeConfigVersion.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/proxyscope)
 
+set(PROXYSCOPE_PC_LIBS_PRIVATE "")
+if(WITH_OFI)
+  set(PROXYSCOPE_PC_LIBS_PRIVATE "-lfabric")
+endif()
 configure_file(${PROJECT_SOURCE_DIR}/cmake/proxyscope.pc.in
                ${PROJECT_BINARY_DIR}/proxyscope.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/proxyscope.pc

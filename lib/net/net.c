@@ -10,10 +10,15 @@
 #include <string.h>
 
 #include <proxyscope/net.h>
+#if ENC_WITH_OFI
+#include <proxyscope/net_ofi.h>
+#endif
 
 static const struct enc_net_ops *const builtin_backends[] = {
 	&enc_net_loop_ops,
-	/* &enc_net_ofi_ops, once lib/net/ofi exists (guarded by its WITH_OFI define) */
+#if ENC_WITH_OFI
+	&enc_net_ofi_ops,
+#endif
 };
 
 static const char *const op_kind_names[ENC_NET_OP_KIND_NR] = {

@@ -35,7 +35,7 @@ struct enc_comm {
 };
 
 /* The record each process publishes on the bootstrap bus (room for a network address). */
-#define ENC_BP_RECORD_SIZE 256
+#define ENC_BP_RECORD_SIZE 8192 /* the ofi backend's name exchange: ~110 ranks per process */
 
 /* Bootstrap (bootstrap.c): join the job's bus on this host (shared by the process's comms of
  * the job); the last put hangs up. No bus when local_nranks <= 1. */

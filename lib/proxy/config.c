@@ -126,6 +126,11 @@ int enc_config_from_lookup(struct enc_config *cfg, const char *(*lookup)(const c
 			return bad(err, errlen, "ENC_NET_BACKEND", v, "no such backend");
 		snprintf(cfg->net_backend, sizeof(cfg->net_backend), "%s", v);
 	}
+	if ((v = lookup("ENC_NET_PROVIDER"))) {
+		if (strlen(v) >= sizeof(cfg->net_provider))
+			return bad(err, errlen, "ENC_NET_PROVIDER", v, "expected a provider name");
+		snprintf(cfg->net_provider, sizeof(cfg->net_provider), "%s", v);
+	}
 	return 0;
 }
 

@@ -182,7 +182,10 @@ int enc_setup_global_comm(const struct enc_comm_args *args, struct enc_comm **ou
 		goto out_bootstrap;
 	}
 	open_args = (struct enc_net_open_args){ .job = comm->job, .rank = comm->rank,
-						.nranks = comm->nranks };
+						.nranks = comm->nranks,
+						.options = comm->cfg.net_provider[0] ?
+							   comm->cfg.net_provider : NULL,
+						.bus = comm->bp, .proc_ranks = args->proc_ranks };
 	rc = comm->net_ops->open(&open_args, &comm->net);
 	if (rc) {
 		enc_err("[rank %u] %s backend open failed: %d", comm->rank, comm->net_ops->name, rc);

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <proxyscope/bananaphone.h>
 #include <proxyscope/net_loop.h>
 
 #include "workload_int.h"
@@ -33,12 +34,65 @@ void enc_wl_args_default(struct enc_wl_args *args)
 	args->blocks = 1;
 	args->timeout_ms = 2000;
 	args->device_wait = true;
+	args->procs = 1;
 }
 
 bool enc_wl_result_is_ok(const struct enc_wl_args *args, const struct enc_wl_result *res)
 {
-	return !res->has_failure && res->mismatches == 0 &&
-	       res->execs_completed_total == (uint64_t)args->ranks * args->ops;
+	return !res->has_failure && res->mismatches == 0 && res->ranks_run > 0 &&
+	       res->execs_completed_total == (uint64_t)res->ranks_run * args->ops;
+}
+
+void enc_wl_proc_ranks(const struct enc_wl_args *a, uint32_t proc, uint32_t *first,
+		       uint32_t *count)
+{
+	uint32_t p = a->procs ? a->procs : 1;
+
+	*first = (uint32_t)((uint64_t)proc * a->ranks / p);
+	*count = (uint32_t)((uint64_t)(proc + 1) * a->ranks / p) - *first;
+}
+
+void enc_wl_result_merge(struct enc_wl_result *dst, const struct enc_wl_result *src)
+{
+	for (uint32_t i = 0; i < ENC_WL_MAX_RANKS; i++)
+		dst->execs_completed[i] += src->execs_completed[i];
+	dst->ranks_run += src->ranks_run;
+	dst->execs_completed_total += src->execs_completed_total;
+	dst->bytes_verified += src->bytes_verified;
+	dst->mismatches += src->mismatches;
+	dst->failures += src->failures;
+	dst->timeouts += src->timeouts;
+	if (src->has_failure && !dst->has_failure) {
+		dst->has_failure = true;
+		dst->first_failure = src->first_failure;
+	}
+	if (src->wall_ns > dst->wall_ns)
+		dst->wall_ns = src->wall_ns;
+}
+
+static const char *const pattern_names[ENC_WL_PATTERN_NR] = {
+	[ENC_WL_RING] = "ring",
+	[ENC_WL_ALLTOALL] = "alltoall",
+};
+
+const char *enc_wl_pattern_str(enum enc_wl_pattern pattern)
+{
+	return (unsigned)pattern < ENC_WL_PATTERN_NR ? pattern_names[pattern] : "?";
+}
+
+int enc_wl_pattern_parse(const char *name, enum enc_wl_pattern *out)
+{
+	for (unsigned i = 0; name && i < ENC_WL_PATTERN_NR; i++)
+		if (!strcmp(name, pattern_names[i])) {
+			*out = (enum enc_wl_pattern)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static const char *backend_of(const struct enc_wl_args *a)
+{
+	return a->backend ? a->backend : "loop";
 }
 
 static int invalid(struct enc_wl_result *res, const char *fmt, ...)
@@ -65,6 +119,8 @@ static int fault_check(const struct enc_wl_args *a, const struct enc_wl_fault *f
 		rank = f->dev.rank;
 	else if (f->target == ENC_WL_FAULT_NET)
 		rank = f->net.rank;
+	else if (f->target == ENC_WL_FAULT_KILL)
+		rank = f->kill.rank;
 	else
 		return invalid(res, "fault '%s': unknown target %" PRIu32, spec, f->target);
 	if (rank >= a->ranks)
@@ -74,6 +130,44 @@ static int fault_check(const struct enc_wl_args *a, const struct enc_wl_fault *f
 	    f->dev.f.stream >= a->streams)
 		return invalid(res, "fault '%s': stream %" PRIu32 " out of range (streams=%" PRIu32
 			       ")", spec, f->dev.f.stream, a->streams);
+	if (f->target == ENC_WL_FAULT_NET && strcmp(backend_of(a), "loop"))
+		return invalid(res, "fault '%s' is armed on the loop backend's fabric; this run "
+			       "uses '%s'", spec, backend_of(a));
+	if (f->target == ENC_WL_FAULT_KILL && a->procs < 2)
+		return invalid(res, "fault '%s' kills a process: it needs ranks spread over at "
+			       "least 2 processes (procs=%" PRIu32 ")", spec, a->procs);
+	return 0;
+}
+
+static int procs_check(const struct enc_wl_args *a, struct enc_wl_result *res)
+{
+	uint32_t first, count;
+
+	if (a->pattern >= ENC_WL_PATTERN_NR)
+		return invalid(res, "pattern=%" PRIu32 " is not a pattern", a->pattern);
+	if (!enc_net_ops_find(backend_of(a)))
+		return invalid(res, "backend '%s' does not exist (loop, ofi)", backend_of(a));
+	if (a->procs < 1 || a->procs > BP_MAX_LOCAL || a->procs > a->ranks)
+		return invalid(res, "procs=%" PRIu32 " out of range (1..%d, at most ranks=%" PRIu32
+			       ")", a->procs, BP_MAX_LOCAL, a->ranks);
+	if (a->proc >= a->procs)
+		return invalid(res, "proc=%" PRIu32 " out of range (procs=%" PRIu32 ")", a->proc,
+			       a->procs);
+	if (a->procs == 1)
+		return 0;
+	if (!strcmp(backend_of(a), "loop"))
+		return invalid(res, "the loop backend runs in one process: procs=%" PRIu32
+			       " needs the ofi backend", a->procs);
+	if (!a->job)
+		return invalid(res, "procs=%" PRIu32 ": the processes must share a job name",
+			       a->procs);
+	for (uint32_t p = 0; p < a->procs; p++) {
+		enc_wl_proc_ranks(a, p, &first, &count);
+		if (first % a->ranks_per_proxy)
+			return invalid(res, "ranks-per-proxy=%" PRIu32 ": a proxy's ranks would span "
+				       "two processes (process %" PRIu32 " starts at rank %" PRIu32
+				       ")", a->ranks_per_proxy, p, first);
+	}
 	return 0;
 }
 
@@ -110,7 +204,21 @@ static int args_check(const struct enc_wl_args *a, struct enc_wl_result *res)
 		if (rc)
 			return rc;
 	}
-	return 0;
+	return procs_check(a, res);
+}
+
+int enc_wl_args_check(const struct enc_wl_args *args, char *err, size_t errlen)
+{
+	struct enc_wl_result *res = calloc(1, sizeof(*res));
+	int rc;
+
+	if (!res)
+		return -ENOMEM;
+	rc = args_check(args, res);
+	if (rc && err && errlen)
+		snprintf(err, errlen, "%s", res->err);
+	free(res);
+	return rc;
 }
 
 static void job_name(const struct enc_wl_args *a, char *buf, size_t len)
@@ -132,7 +240,9 @@ static void config_build(const struct enc_wl_args *a, struct enc_config *cfg)
 	cfg->proxy_timeout_ms = a->timeout_ms;
 	cfg->device_wait = a->device_wait;
 	cfg->early_completion = a->early_completion;
-	snprintf(cfg->net_backend, sizeof(cfg->net_backend), "loop");
+	snprintf(cfg->net_backend, sizeof(cfg->net_backend), "%s", backend_of(a));
+	if (a->provider)
+		snprintf(cfg->net_provider, sizeof(cfg->net_provider), "%s", a->provider);
 }
 
 static uint64_t now_ns(void)
@@ -163,7 +273,7 @@ static int ranks_prepare(struct enc__wl_run *run)
 	const struct enc_wl_args *a = run->args;
 	int rc;
 
-	for (uint32_t i = 0; i < a->ranks; i++) {
+	for (uint32_t i = run->first; i < run->first + run->count; i++) {
 		struct enc__wl_rank *r = &run->ranks[i];
 
 		r->run = run;
@@ -182,7 +292,7 @@ static int ranks_prepare(struct enc__wl_run *run)
 	for (size_t i = 0; i < a->faults_n; i++) {
 		const struct enc_wl_fault *f = &a->faults[i];
 
-		if (f->target != ENC_WL_FAULT_DEV)
+		if (f->target != ENC_WL_FAULT_DEV || !enc__wl_rank_is_mine(run, f->dev.rank))
 			continue;
 		rc = enc_dev_inject(run->ranks[f->dev.rank].dev, &f->dev.f);
 		if (rc) {
@@ -198,10 +308,10 @@ static int ranks_prepare(struct enc__wl_run *run)
 /* Destroy what ranks_prepare made; tolerates a partly prepared, zeroed array. */
 static void ranks_release(struct enc__wl_run *run)
 {
-	for (uint32_t i = 0; i < run->args->ranks; i++)
+	for (uint32_t i = run->first; i < run->first + run->count; i++)
 		if (run->ranks[i].dev)
 			enc_dev_destroy(run->ranks[i].dev);
-	for (uint32_t i = 0; i < run->args->ranks; i++)
+	for (uint32_t i = run->first; i < run->first + run->count; i++)
 		enc__wl_slot_free(&run->ranks[i].slot);
 }
 
@@ -230,7 +340,7 @@ static int net_faults_arm(struct enc__wl_run *run)
  */
 static int ranks_run(struct enc__wl_run *run)
 {
-	uint32_t n = run->args->ranks, started = 0;
+	uint32_t n = run->count, started = 0;
 	pthread_t *threads;
 	uint64_t t0;
 	int rc = 0;
@@ -241,10 +351,11 @@ static int ranks_run(struct enc__wl_run *run)
 	t0 = now_ns();
 	for (; started < n; started++) {
 		rc = -pthread_create(&threads[started], NULL, enc__wl_rank_main,
-				     &run->ranks[started]);
+				     &run->ranks[run->first + started]);
 		if (rc) {
 			snprintf(run->res->err, sizeof(run->res->err),
-				 "cannot start the thread of rank %" PRIu32 ": error %d", started, rc);
+				 "cannot start the thread of rank %" PRIu32 ": error %d",
+				 run->first + started, rc);
 			enc__wl_gate_abort(run);
 			break;
 		}
@@ -255,7 +366,7 @@ static int ranks_run(struct enc__wl_run *run)
 	free(threads);
 
 	/* only now: tasks that timed out stay in the queues until their gid's last comm goes */
-	for (uint32_t i = 0; i < n; i++) {
+	for (uint32_t i = run->first; i < run->first + n; i++) {
 		if (run->ranks[i].comm)
 			enc_free_global_comm(run->ranks[i].comm);
 		run->ranks[i].comm = NULL;
@@ -267,7 +378,8 @@ static void result_collect(struct enc__wl_run *run)
 {
 	struct enc_wl_result *res = run->res;
 
-	for (uint32_t i = 0; i < run->args->ranks; i++) {
+	res->ranks_run = run->count;
+	for (uint32_t i = run->first; i < run->first + run->count; i++) {
 		const struct enc__wl_rank *r = &run->ranks[i];
 
 		res->execs_completed[i] = r->execs_completed;
@@ -294,6 +406,7 @@ int enc_wl_run(const struct enc_wl_args *args, struct enc_wl_result *res)
 	run.args = args;
 	run.job = res->job;
 	run.res = res;
+	enc_wl_proc_ranks(args, args->proc, &run.first, &run.count);
 	config_build(args, &run.cfg);
 	pthread_mutex_init(&run.gate_mtx, NULL);
 	pthread_cond_init(&run.gate_cv, NULL);

@@ -55,6 +55,7 @@ static const struct kind_desc kind_descs[] = {
 	  KEY_BIT(KEY_RANK) | KEY_BIT(KEY_EXEC), 0 },
 	{ "slow-progress", ENC_WL_FAULT_NET, ENC_NET_LOOP_FAULT_SLOW,
 	  KEY_BIT(KEY_RANK) | KEY_BIT(KEY_US), 0 },
+	{ "kill", ENC_WL_FAULT_KILL, 0, KEY_BIT(KEY_RANK) | KEY_BIT(KEY_EXEC), 0 },
 };
 
 #define KIND_DESCS_N (sizeof(kind_descs) / sizeof(kind_descs[0]))
@@ -62,6 +63,7 @@ static const struct kind_desc kind_descs[] = {
 static const char *const target_names[ENC_WL_FAULT_TARGET_NR] = {
 	[ENC_WL_FAULT_DEV] = "device",
 	[ENC_WL_FAULT_NET] = "net",
+	[ENC_WL_FAULT_KILL] = "process",
 };
 
 const char *enc_wl_fault_target_str(enum enc_wl_fault_target target)
@@ -168,7 +170,7 @@ int enc_wl_fault_parse(const char *spec, struct enc_wl_fault *out, char *err, si
 	if (!kd)
 		return reject(err, errlen,
 			      "unknown fault kind '%.*s' (device-stall, device-delay, net-drop, "
-			      "slow-progress)", (int)kind_len, spec);
+			      "slow-progress, kill)", (int)kind_len, spec);
 	rc = pairs_parse(kd, spec[kind_len] ? spec + kind_len + 1 : "", vals, &seen, err, errlen);
 	if (rc)
 		return rc;
@@ -186,6 +188,9 @@ int enc_wl_fault_parse(const char *spec, struct enc_wl_fault *out, char *err, si
 		out->dev.f.stream = (seen & KEY_BIT(KEY_STREAM)) ? (uint32_t)vals[KEY_STREAM]
 								 : ENC_DEV_ALL_STREAMS;
 		out->dev.f.arg = (uint32_t)vals[KEY_MS];
+	} else if (kd->target == ENC_WL_FAULT_KILL) {
+		out->kill.rank = (uint32_t)vals[KEY_RANK];
+		out->kill.exec_id = vals[KEY_EXEC];
 	} else {
 		out->net.kind = kd->kind;
 		out->net.rank = (uint32_t)vals[KEY_RANK];
@@ -214,7 +219,8 @@ int enc_wl_args_add_fault(struct enc_wl_args *args, const char *spec, char *err,
 
 static const struct kind_desc *kind_of(const struct enc_wl_fault *f)
 {
-	uint32_t kind = f->target == ENC_WL_FAULT_DEV ? f->dev.f.kind : f->net.kind;
+	uint32_t kind = f->target == ENC_WL_FAULT_DEV ? f->dev.f.kind :
+			f->target == ENC_WL_FAULT_NET ? f->net.kind : 0;
 
 	for (size_t i = 0; i < KIND_DESCS_N; i++)
 		if (kind_descs[i].target == f->target && kind_descs[i].kind == kind)
@@ -227,6 +233,10 @@ static bool key_value(const struct enc_wl_fault *f, int k, uint64_t *v)
 {
 	bool dev = f->target == ENC_WL_FAULT_DEV;
 
+	if (f->target == ENC_WL_FAULT_KILL) {
+		*v = k == KEY_RANK ? f->kill.rank : f->kill.exec_id;
+		return k == KEY_RANK || k == KEY_EXEC;
+	}
 	switch (k) {
 	case KEY_RANK:
 		*v = dev ? f->dev.rank : f->net.rank;

@@ -18,9 +18,10 @@
  * into it, so it is freed only by the run, after every comm is freed and every device destroyed.
  */
 struct enc__wl_slot {
-	uint8_t *sendbuf;          /* args->bytes */
-	uint8_t *recvbuf;          /* args->bytes */
-	struct enc_net_op *ops;    /* blocks * streams * 2: per block, per stream SEND then RECV */
+	uint8_t *sendbuf;          /* args->bytes per peer */
+	uint8_t *recvbuf;          /* args->bytes per peer */
+	struct enc_net_op *ops;    /* blocks * streams * peers * 2: per block, per stream, per
+				    * peer SEND then RECV */
 	void **src_addr;           /* same count */
 	void **dest_addr;          /* same count */
 	struct enc_bb *bbs;        /* blocks */
@@ -53,7 +54,9 @@ struct enc__wl_run {
 	const struct enc_wl_args *args; /* I */
 	struct enc_config cfg;          /* I */
 	const char *job;                /* I */
-	struct enc__wl_rank *ranks;     /* I: args->ranks entries */
+	struct enc__wl_rank *ranks;     /* I: args->ranks entries, this process's prepared */
+	uint32_t first;                 /* I: this process's ranks: [first, first + count) */
+	uint32_t count;                 /* I */
 
 	/* The start gate: no rank starts exec 0 before every rank has its comm. */
 	pthread_mutex_t gate_mtx;
@@ -64,6 +67,17 @@ struct enc__wl_run {
 	pthread_mutex_t fail_mtx;
 	struct enc_wl_result *res; /* F: only failures, timeouts, has_failure, first_failure */
 };
+
+static inline bool enc__wl_rank_is_mine(const struct enc__wl_run *run, uint32_t rank)
+{
+	return rank >= run->first && rank - run->first < run->count;
+}
+
+/* The peers a rank exchanges with per chunk: 1 in a ring, ranks - 1 all-to-all. */
+static inline uint32_t enc__wl_peers(const struct enc_wl_args *a)
+{
+	return a->pattern == ENC_WL_ALLTOALL && a->ranks > 1 ? a->ranks - 1 : 1;
+}
 
 /* The rank thread (arg: struct enc__wl_rank *). */
 void *enc__wl_rank_main(void *arg);

@@ -9,6 +9,8 @@
  * unreachable), then the devices, then the slots.
  */
 #include <errno.h>
+#include <signal.h>
+#include <unistd.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,12 +36,13 @@ const char *enc_wl_stage_str(enum enc_wl_stage stage)
 
 int enc__wl_slot_alloc(struct enc__wl_slot *slot, const struct enc_wl_args *args)
 {
-	size_t ops_n = (size_t)args->blocks * args->streams * 2;
+	size_t peers = enc__wl_peers(args);
+	size_t ops_n = (size_t)args->blocks * args->streams * 2 * peers;
 
 	memset(slot, 0, sizeof(*slot));
 	/* calloc: the first exec's receive buffer must not already hold a pattern by chance */
-	slot->sendbuf = malloc(args->bytes);
-	slot->recvbuf = calloc(1, args->bytes);
+	slot->sendbuf = malloc(args->bytes * peers);
+	slot->recvbuf = calloc(peers, args->bytes);
 	slot->ops = calloc(ops_n, sizeof(*slot->ops));
 	slot->src_addr = calloc(ops_n, sizeof(*slot->src_addr));
 	slot->dest_addr = calloc(ops_n, sizeof(*slot->dest_addr));
@@ -97,7 +100,7 @@ static void fail_record(struct enc__wl_rank *r, uint64_t exec_id, enum enc_wl_st
 /* Arrive at the start gate and wait for every rank; false when the run was aborted. */
 static bool gate_pass(struct enc__wl_run *run, bool ok)
 {
-	uint32_t n = run->args->ranks;
+	uint32_t n = run->count;
 	bool go;
 
 	pthread_mutex_lock(&run->gate_mtx);
@@ -121,44 +124,114 @@ void enc__wl_gate_abort(struct enc__wl_run *run)
 	pthread_mutex_unlock(&run->gate_mtx);
 }
 
+/* Peer @j of rank @r: whom it sends to and receives from (pairs: r sends to r+1+j, which
+ * receives from its own r'+(-1-j) = r). */
+static uint32_t peer_to(const struct enc_wl_args *a, uint32_t r, uint32_t j)
+{
+	return (r + 1 + j) % a->ranks;
+}
+
+static uint32_t peer_from(const struct enc_wl_args *a, uint32_t r, uint32_t j)
+{
+	return (r + a->ranks - 1 - j % a->ranks) % a->ranks;
+}
+
+/* The pattern key of what @src sends @dst in exec @e (ring: the exec, as it always was). */
+static uint64_t pattern_key(const struct enc_wl_args *a, uint32_t dst, uint64_t e)
+{
+	return a->pattern == ENC_WL_ALLTOALL ? e * a->ranks + dst : e;
+}
+
 /*
- * The op records of exec @e: the bytes are cut into blocks * streams contiguous chunks (the first
- * bytes % chunks of them one byte longer); chunk c = (block, stream) is sent to the next rank and
- * received from the previous one with tag e * chunks + c, unique within the job.
+ * The op records of exec @e: each peer's bytes are cut into blocks * streams contiguous chunks
+ * (the first bytes % chunks of them one byte longer); chunk c = (block, stream) goes to the peer
+ * and comes from the matching one with tag e * chunks + c, unique within the job for a pair.
  */
 static void ops_build(struct enc__wl_rank *r, uint64_t e)
 {
 	const struct enc_wl_args *a = r->run->args;
 	struct enc__wl_slot *sl = &r->slot;
-	uint32_t next = (r->rank + 1) % a->ranks;
-	uint32_t prev = (r->rank + a->ranks - 1) % a->ranks;
+	uint32_t peers = enc__wl_peers(a);
 	uint64_t chunks = (uint64_t)a->blocks * a->streams;
 	uint64_t base = a->bytes / chunks, extra = a->bytes % chunks;
+	size_t per_block = (size_t)a->streams * peers * 2;
 
 	for (uint32_t b = 0; b < a->blocks; b++) {
 		for (uint32_t s = 0; s < a->streams; s++) {
 			uint64_t c = (uint64_t)b * a->streams + s;
 			uint64_t off = c * base + (c < extra ? c : extra);
 			uint64_t len = base + (c < extra);
-			size_t i = (size_t)c * 2;
 
-			sl->ops[i] = (struct enc_net_op){ .kind = ENC_NET_OP_SEND, .peer = next,
-							  .bytes = len, .tag = e * chunks + c,
-							  .stream = s };
-			sl->src_addr[i] = sl->sendbuf + off;
-			sl->dest_addr[i] = NULL;
-			sl->ops[i + 1] = (struct enc_net_op){ .kind = ENC_NET_OP_RECV, .peer = prev,
-							      .bytes = len, .tag = e * chunks + c,
-							      .stream = s };
-			sl->src_addr[i + 1] = NULL;
-			sl->dest_addr[i + 1] = sl->recvbuf + off;
+			for (uint32_t j = 0; j < peers; j++) {
+				size_t i = ((size_t)c * peers + j) * 2;
+				uint64_t at = (uint64_t)j * a->bytes + off;
+
+				sl->ops[i] = (struct enc_net_op){
+					.kind = ENC_NET_OP_SEND, .peer = peer_to(a, r->rank, j),
+					.bytes = len, .tag = e * chunks + c, .stream = s };
+				sl->src_addr[i] = sl->sendbuf + at;
+				sl->dest_addr[i] = NULL;
+				sl->ops[i + 1] = (struct enc_net_op){
+					.kind = ENC_NET_OP_RECV, .peer = peer_from(a, r->rank, j),
+					.bytes = len, .tag = e * chunks + c, .stream = s };
+				sl->src_addr[i + 1] = NULL;
+				sl->dest_addr[i + 1] = sl->recvbuf + at;
+			}
 		}
 		sl->bbs[b] = (struct enc_bb){
-			.ops = sl->ops + (size_t)b * a->streams * 2,
-			.src_addr = sl->src_addr + (size_t)b * a->streams * 2,
-			.dest_addr = sl->dest_addr + (size_t)b * a->streams * 2,
-			.ops_n = (size_t)a->streams * 2,
+			.ops = sl->ops + (size_t)b * per_block,
+			.src_addr = sl->src_addr + (size_t)b * per_block,
+			.dest_addr = sl->dest_addr + (size_t)b * per_block,
+			.ops_n = per_block,
 		};
+	}
+}
+
+/* Fill the send buffer of exec @e: peer j's part with the pattern of (rank, its key). */
+static void sendbuf_fill(struct enc__wl_rank *r, uint64_t e)
+{
+	const struct enc_wl_args *a = r->run->args;
+
+	for (uint32_t j = 0; j < enc__wl_peers(a); j++)
+		enc__wl_pattern_fill(r->slot.sendbuf + (size_t)j * a->bytes, a->bytes, r->rank,
+				     pattern_key(a, peer_to(a, r->rank, j), e));
+}
+
+/* Check every received part of exec @e against its sender's pattern; counts the bad bytes. */
+static void recvbuf_check(struct enc__wl_rank *r, uint64_t e)
+{
+	const struct enc_wl_args *a = r->run->args;
+
+	for (uint32_t j = 0; j < enc__wl_peers(a); j++) {
+		uint32_t src = peer_from(a, r->rank, j);
+		uint64_t bad = enc__wl_pattern_check(r->slot.recvbuf + (size_t)j * a->bytes,
+						     a->bytes, src, pattern_key(a, r->rank, e));
+
+		if (bad)
+			enc_err("workload %s: rank %" PRIu32 " exec %" PRIu64
+				": %" PRIu64 " of %" PRIu64 " bytes received from rank %" PRIu32
+				" differ from its pattern", r->run->job, r->rank, e, bad, a->bytes,
+				src);
+		r->bytes_verified += a->bytes;
+		r->mismatches += bad;
+	}
+}
+
+/* The kill fault: the process holding this rank dies as the rank starts exec @e. */
+static void kill_check(struct enc__wl_rank *r, uint64_t e)
+{
+	const struct enc_wl_args *a = r->run->args;
+
+	for (size_t i = 0; i < a->faults_n; i++) {
+		const struct enc_wl_fault *f = &a->faults[i];
+
+		if (f->target != ENC_WL_FAULT_KILL || f->kill.rank != r->rank ||
+		    f->kill.exec_id != e)
+			continue;
+		enc_warn("workload %s: rank %" PRIu32 " exec %" PRIu64 ": killing this process "
+			 "(pid %ld), as the kill fault asks", r->run->job, r->rank, e,
+			 (long)getpid());
+		raise(SIGKILL);
 	}
 }
 
@@ -199,8 +272,9 @@ static void exec_build(struct enc__wl_rank *r, uint64_t e, struct enc_dev_exec *
 		ctx->start_proxy_task_host_mem_addrs[s] = &sl->triggers[s];
 		ctx->completion_semas[s] = enc_dev_completion_sema(r->dev, s);
 		ex->trigger_words[s] = &sl->triggers[s];
-		/* one SEND and one RECV per block; early completion never reaches the seam */
-		ex->expected_ops[s] = a->early_completion ? 0 : (uint64_t)a->blocks * 2;
+		/* per block one SEND and one RECV per peer; early completion never reaches the seam */
+		ex->expected_ops[s] =
+			a->early_completion ? 0 : (uint64_t)a->blocks * 2 * enc__wl_peers(a);
 	}
 
 	/* enc_context_init decides who leads (rank % K == 0); the workload wires its group */
@@ -223,7 +297,8 @@ static int exec_run(struct enc__wl_rank *r, uint64_t e)
 	enum enc_wl_stage stage;
 	int rc;
 
-	enc__wl_pattern_fill(sl->sendbuf, a->bytes, r->rank, e);
+	kill_check(r, e);
+	sendbuf_fill(r, e);
 	ops_build(r, e);
 	exec_build(r, e, &ex);
 
@@ -244,17 +319,8 @@ static int exec_run(struct enc__wl_rank *r, uint64_t e)
 	if (rc)
 		goto out_fail;
 
-	if (!a->early_completion) {
-		uint32_t prev = (r->rank + a->ranks - 1) % a->ranks;
-		uint64_t bad = enc__wl_pattern_check(sl->recvbuf, a->bytes, prev, e);
-
-		if (bad)
-			enc_err("workload %s: rank %" PRIu32 " exec %" PRIu64
-				": %" PRIu64 " of %" PRIu64 " received bytes differ from rank %"
-				PRIu32 "'s", r->run->job, r->rank, e, bad, a->bytes, prev);
-		r->bytes_verified += a->bytes;
-		r->mismatches += bad;
-	}
+	if (!a->early_completion)
+		recvbuf_check(r, e);
 
 	stage = ENC_WL_STAGE_DEVICE;
 	rc = enc_dev_wait(r->dev, e, a->timeout_ms);
@@ -277,6 +343,9 @@ void *enc__wl_rank_main(void *arg)
 		.rank = r->rank,
 		.nranks = run->args->ranks,
 		.cfg = &run->cfg,
+		.local_rank = run->args->proc,
+		.local_nranks = run->args->procs,
+		.proc_ranks = run->count,
 	};
 	int rc;
 

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,8 +18,6 @@
 #include <proxyscope/proxy.h>
 
 #include "fixture.h"
-
-#define RECORD 256
 
 static int count_fds(void)
 {
@@ -37,7 +36,8 @@ static int member(const char *job, uint32_t lr, const uint32_t *ranks, int n)
 {
 	struct enc_config cfg;
 	struct enc_comm *comms[2] = { NULL, NULL };
-	char mine[RECORD] = { 0 }, all[2 * RECORD];
+	char *mine, *all;
+	size_t rsz;
 	int fds = count_fds(), bad = 0;
 
 	fx_fake_config(&cfg, 1);
@@ -50,11 +50,20 @@ static int member(const char *job, uint32_t lr, const uint32_t *ranks, int n)
 	}
 	if (n == 2 && enc_comm_bus(comms[0]) != enc_comm_bus(comms[1]))
 		bad++; /* one seat per process and job */
-	snprintf(mine, sizeof(mine), "process %u", lr);
-	if (!enc_comm_bus(comms[0]) || bp_allgather(enc_comm_bus(comms[0]), mine, all))
+	if (!enc_comm_bus(comms[0]))
 		return 20;
-	if (strcmp(all, "process 0") || strcmp(all + RECORD, "process 1"))
+	rsz = bp_bus_record_size(enc_comm_bus(comms[0])); /* the driver's choice */
+	mine = calloc(1, rsz);
+	all = calloc(2, rsz);
+	if (!mine || !all)
+		return 21;
+	snprintf(mine, rsz, "process %u", lr);
+	if (bp_allgather(enc_comm_bus(comms[0]), mine, all))
+		return 22;
+	if (strcmp(all, "process 0") || strcmp(all + rsz, "process 1"))
 		bad++;
+	free(mine);
+	free(all);
 	for (int i = 0; i < n; i++)
 		enc_free_global_comm(comms[i]);
 	if (count_fds() != fds)

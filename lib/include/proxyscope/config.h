@@ -17,6 +17,7 @@ extern "C" {
 #endif
 
 #define ENC_NET_NAME_MAX 32
+#define ENC_NET_PROVIDER_MAX 64
 
 struct enc_config {
 	uint32_t ranks_per_network_proxy; /* ENC_RANKS_PER_NETWORK_PROXY: gid = rank / this (>= 1) */
@@ -27,6 +28,8 @@ struct enc_config {
 	bool early_completion;            /* ENC_PROXY_EARLY_COMPLETION: skip the net stage (INIT->DONE) */
 	int worker_cpu;                   /* ENC_PROXY_CPU: pin each worker to this CPU; -1 = don't */
 	char net_backend[ENC_NET_NAME_MAX]; /* ENC_NET_BACKEND: seam backend name ("loop") */
+	char net_provider[ENC_NET_PROVIDER_MAX]; /* ENC_NET_PROVIDER: the ofi backend's libfabric
+						  * provider ("": its default, shm on one host) */
 };
 
 /* Fill @cfg with the defaults documented in README.md. */

@@ -65,11 +65,16 @@ enum enc_net_barrier_phase {
 	ENC_NET_BARRIER_PHASE_NR
 };
 
+struct bp_bus;
+
 struct enc_net_open_args {
 	const char *job;     /* names the set of ranks that talk to each other */
 	uint32_t rank;
 	uint32_t nranks;
-	const char *options; /* backend-specific, may be NULL */
+	const char *options; /* backend-specific, may be NULL (ofi: the libfabric provider) */
+	struct bp_bus *bus;  /* the job's host bootstrap bus, NULL when alone on the host */
+	uint32_t proc_ranks; /* ranks of the job this process opens (0: all when there is no bus,
+			      * else 1); backends that meet across processes wait for them all */
 };
 
 struct enc_net_comm; /* one rank's endpoint; owned by the backend */

@@ -65,6 +65,9 @@ struct enc_comm_args {
 	 * setup (local_rank 0 creates it); 0 or 1: no bus. */
 	uint32_t local_rank;
 	uint32_t local_nranks;
+	/* How many ranks of the job this process sets up (0: every rank when alone on the host,
+	 * else 1). A backend that meets across processes (ofi) waits in setup for all of them. */
+	uint32_t proc_ranks;
 };
 
 /*

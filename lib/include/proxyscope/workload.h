@@ -1,11 +1,17 @@
 /*
  * The ring-exchange workload: a harness that drives the real proxy driver the way a runtime does.
  *
- * R ranks run as threads of this process, each with its own simulated device and global comm
- * (K ranks share one proxy worker). For every exec, rank r sends B bytes to (r+1)%R and receives
- * B bytes from (r-1+R)%R over the "loop" backend, split over S streams and N basic blocks; then
- * it consumes the network and barrier tasks, checks the received bytes against the sender's
- * pattern and waits for its device. Faults can be armed on devices and on the loop fabric.
+ * R ranks run as threads, each with its own simulated device and global comm (K ranks share one
+ * proxy worker). For every exec, rank r sends B bytes to (r+1)%R and receives B bytes from
+ * (r-1+R)%R (the all-to-all pattern: B bytes to and from every other rank), split over S streams
+ * and N basic blocks; then it consumes the network and barrier tasks, checks the received bytes
+ * against the sender's pattern and waits for its device. Faults can be armed on devices and on
+ * the loop fabric.
+ *
+ * The ranks may be spread over P processes of this host (the "ofi" backend): every process calls
+ * enc_wl_run with the same args but its own @proc, runs its contiguous share of the ranks
+ * (enc_wl_proc_ranks), and the processes meet on the bananaphone bus during setup. Their
+ * results add up with enc_wl_result_merge.
  *
  * The tests, the benchmarks and `proxyscope run` all use it:
  *
@@ -42,6 +48,7 @@ extern "C" {
 enum enc_wl_fault_target {
 	ENC_WL_FAULT_DEV = 0, /* one rank's simulated device (enc_dev_inject) */
 	ENC_WL_FAULT_NET = 1, /* the job's loop fabric (enc_net_loop_inject) */
+	ENC_WL_FAULT_KILL = 2, /* the process holding a rank (SIGKILL at an exec's start) */
 	ENC_WL_FAULT_TARGET_NR
 };
 
@@ -51,13 +58,27 @@ struct enc_wl_dev_fault {
 	struct enc_dev_fault f;
 };
 
+/* The process holding @rank kills itself (SIGKILL) as that rank starts exec @exec_id. */
+struct enc_wl_kill_fault {
+	uint32_t rank;
+	uint32_t pad;
+	uint64_t exec_id;
+};
+
 /* One parsed --inject spec. @target says which member is valid; a net fault carries its rank. */
 struct enc_wl_fault {
 	uint32_t target; /* enum enc_wl_fault_target */
 	union {
 		struct enc_wl_dev_fault dev;
 		struct enc_net_loop_fault net;
+		struct enc_wl_kill_fault kill;
 	};
+};
+
+enum enc_wl_pattern {
+	ENC_WL_RING = 0,     /* to the next rank, from the previous one */
+	ENC_WL_ALLTOALL = 1, /* to and from every other rank */
+	ENC_WL_PATTERN_NR
 };
 
 struct enc_wl_args {
@@ -72,7 +93,13 @@ struct enc_wl_args {
 	bool one_thread_per_core; /* workers busy-spin instead of sched_yield, default false */
 	bool device_wait;         /* network tasks wait for the trigger words, default true */
 	bool early_completion;    /* network tasks skip INIT -> DONE (no data moves), default false */
-	const char *job;          /* loop fabric name; NULL (default): unique "wl-<pid>-<n>" */
+	const char *job;          /* the job's name; NULL (default): unique "wl-<pid>-<n>" (one
+				   * process only: processes of one job must pass the same name) */
+	uint32_t pattern;         /* enum enc_wl_pattern, default ENC_WL_RING */
+	const char *backend;      /* the seam backend: NULL (default) = "loop" */
+	const char *provider;     /* the ofi backend's provider; NULL = its default */
+	uint32_t procs;           /* P: processes of this host running the job, default 1 */
+	uint32_t proc;            /* this process's index (0..P-1) = its bus local rank */
 	size_t faults_n;
 	struct enc_wl_fault faults[ENC_WL_MAX_FAULTS];
 };
@@ -100,6 +127,7 @@ struct enc_wl_result {
 	char job[ENC_WL_JOB_MAX]; /* the job name the run used */
 	char err[ENC_WL_ERR_MAX]; /* one-line reason when enc_wl_run returned an error, else "" */
 	uint32_t ranks;
+	uint32_t ranks_run; /* of those, the ranks this result covers (this process's, or merged) */
 	uint64_t execs_completed[ENC_WL_MAX_RANKS]; /* per rank: execs that passed every stage */
 	uint64_t execs_completed_total;
 	uint64_t bytes_verified; /* received bytes compared with the sender's pattern */
@@ -121,6 +149,7 @@ ENC_API void enc_wl_args_default(struct enc_wl_args *args);
  *	device-delay:rank=R,exec=E,ms=M         the device of R triggers exec E M ms late
  *	net-drop:rank=R,exec=E                  the sends of R in exec E are lost
  *	slow-progress:rank=R,us=U               every progress call of R takes U us longer
+ *	kill:rank=R,exec=E                      the process holding R dies (SIGKILL) as R starts E
  * Returns 0, or -EINVAL with a one-line reason naming the offending text in @err (may be NULL).
  * The rank is checked against the run's rank count only by enc_wl_run.
  */
@@ -134,6 +163,9 @@ ENC_API int enc_wl_args_add_fault(struct enc_wl_args *args, const char *spec, ch
 /* Write @f back in the spec syntax (snprintf semantics: returns the length it needed). */
 ENC_API int enc_wl_fault_format(const struct enc_wl_fault *f, char *buf, size_t len);
 
+/* Check @args as enc_wl_run would; returns 0 or -EINVAL with a one-line reason in @err. */
+ENC_API int enc_wl_args_check(const struct enc_wl_args *args, char *err, size_t errlen);
+
 /*
  * Run the workload. Returns 0 when the run was carried out, however it went (see @res), or
  * -EINVAL (bad args or a fault on a rank >= R; reason in res->err), -ENOMEM, or the error of
@@ -141,7 +173,18 @@ ENC_API int enc_wl_fault_format(const struct enc_wl_fault *f, char *buf, size_t 
  */
 ENC_API int enc_wl_run(const struct enc_wl_args *args, struct enc_wl_result *res);
 
-/* True when every rank completed every exec with no mismatch. */
+/* The ranks process @proc of @args->procs runs: [*first, *first + *count). */
+ENC_API void enc_wl_proc_ranks(const struct enc_wl_args *args, uint32_t proc, uint32_t *first,
+			       uint32_t *count);
+
+/* Add the result of another process of the same run into @dst (its ranks, counts, failures). */
+ENC_API void enc_wl_result_merge(struct enc_wl_result *dst, const struct enc_wl_result *src);
+
+ENC_API const char *enc_wl_pattern_str(enum enc_wl_pattern pattern);
+/* Parse "ring" or "alltoall"; returns 0 or -EINVAL. */
+ENC_API int enc_wl_pattern_parse(const char *name, enum enc_wl_pattern *out);
+
+/* True when every rank the result covers completed every exec with no mismatch. */
 ENC_API bool enc_wl_result_is_ok(const struct enc_wl_args *args, const struct enc_wl_result *res);
 
 ENC_API const char *enc_wl_fault_target_str(enum enc_wl_fault_target target);

@@ -1,0 +1,177 @@
+/*
+ * `proxyscope run --procs P` (see run_procs.h): start, wait for and merge the children.
+ */
+#include "run_procs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int child_start(int argc, char **argv, uint32_t i, bool traced, pid_t *pid, int *rfd)
+{
+	char spec[48], exe[PATH_MAX];
+	char **cargv;
+	int p[2];
+	ssize_t n;
+
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return -errno;
+	exe[n] = '\0';
+	if (pipe2(p, O_CLOEXEC))
+		return -errno;
+	snprintf(spec, sizeof(spec), "%" PRIu32 ",%d,%d", i, p[1], traced ? 1 : 0);
+	cargv = calloc((size_t)argc + 4, sizeof(*cargv));
+	if (!cargv) {
+		close(p[0]);
+		close(p[1]);
+		return -ENOMEM;
+	}
+	cargv[0] = "proxyscope";
+	for (int a = 0; a < argc; a++)
+		cargv[a + 1] = argv[a]; /* argv[0] is "run" */
+	cargv[argc + 1] = "--" RUN_CHILD_OPT;
+	cargv[argc + 2] = spec;
+	*pid = fork();
+	if (*pid == 0) {
+		/* only the write end crosses the exec */
+		if (fcntl(p[1], F_SETFD, 0) == 0)
+			execv(exe, cargv);
+		_exit(127);
+	}
+	free(cargv);
+	close(p[1]);
+	if (*pid < 0) {
+		close(p[0]);
+		return -errno;
+	}
+	*rfd = p[0];
+	return 0;
+}
+
+/* Read one child's result (the pipe closes when it exits). */
+static bool result_read(int fd, struct enc_wl_result *r)
+{
+	size_t got = 0;
+
+	while (got < sizeof(*r)) {
+		ssize_t n = read(fd, (char *)r + got, sizeof(*r) - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		got += (size_t)n;
+	}
+	return true;
+}
+
+int run_procs_run(const struct enc_wl_args *args, bool traced, int argc, char **argv,
+		  struct run_procs *rp, struct enc_wl_result *res)
+{
+	int fds[BP_MAX_LOCAL];
+	uint32_t started = 0;
+	int rc = 0;
+
+	memset(rp, 0, sizeof(*rp));
+	memset(res, 0, sizeof(*res));
+	res->ranks = args->ranks;
+	snprintf(res->job, sizeof(res->job), "%s", args->job ? args->job : "");
+	for (; started < args->procs; started++) {
+		rc = child_start(argc, argv, started, traced, &rp->pid[started], &fds[started]);
+		if (rc)
+			break;
+		rp->vpids[started] = (uint32_t)rp->pid[started];
+	}
+	rp->n = started;
+	if (rc) {
+		snprintf(res->err, sizeof(res->err), "cannot start process %" PRIu32 ": %s",
+			 started, strerror(-rc));
+		for (uint32_t i = 0; i < started; i++)
+			kill(rp->pid[i], SIGKILL);
+	}
+	for (uint32_t i = 0; i < started; i++) {
+		struct enc_wl_result r;
+
+		if (!rc && result_read(fds[i], &r)) {
+			rp->reported[i] = true;
+			enc_wl_result_merge(res, &r);
+		}
+		close(fds[i]);
+		while (waitpid(rp->pid[i], &rp->status[i], 0) < 0 && errno == EINTR)
+			;
+	}
+	return rc;
+}
+
+bool run_procs_all_exited(const struct run_procs *rp)
+{
+	for (uint32_t i = 0; i < rp->n; i++)
+		if (!WIFEXITED(rp->status[i]) || WEXITSTATUS(rp->status[i]) > 1)
+			return false;
+	return true;
+}
+
+void run_procs_print(const struct run_procs *rp, const struct enc_wl_args *args, FILE *out)
+{
+	for (uint32_t i = 0; i < rp->n; i++) {
+		int st = rp->status[i];
+		uint32_t first, count;
+
+		if (WIFEXITED(st) && WEXITSTATUS(st) <= 1)
+			continue;
+		enc_wl_proc_ranks(args, i, &first, &count);
+		fprintf(out, "process %" PRIu32 " (pid %d, ranks %" PRIu32 "..%" PRIu32 ") ", i,
+			(int)rp->pid[i], first, first + count - 1);
+		if (WIFSIGNALED(st))
+			fprintf(out, "died: killed by signal %d (%s)\n", WTERMSIG(st),
+				strsignal(WTERMSIG(st)));
+		else
+			fprintf(out, "exited with status %d\n", WEXITSTATUS(st));
+	}
+}
+
+int run_child_parse(const char *v, uint32_t *proc, int *fd, bool *traced)
+{
+	unsigned p, t;
+	int f, n = 0;
+
+	if (sscanf(v, "%u,%d,%u%n", &p, &f, &t, &n) != 3 || v[n] || f < 0 || t > 1)
+		return -EINVAL;
+	*proc = p;
+	*fd = f;
+	*traced = t;
+	return 0;
+}
+
+void run_child_guard(void)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() == 1)
+		_exit(1); /* the parent is already gone */
+}
+
+int run_child_report(int fd, const struct enc_wl_result *res)
+{
+	size_t put = 0;
+
+	while (put < sizeof(*res)) {
+		ssize_t n = write(fd, (const char *)res + put, sizeof(*res) - put);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -errno;
+		put += (size_t)n;
+	}
+	close(fd);
+	return 0;
+}

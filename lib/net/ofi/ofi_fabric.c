@@ -1,0 +1,185 @@
+/*
+ * One rank's libfabric objects: fabric, domain, completion queue, address vector, RDM endpoint.
+ *
+ * Hints: RDM tagged messages, manual progress for data and control (the proxy worker drives
+ * everything through B2), FI_CONTEXT2 (every op carries a context that outlives it), an address
+ * vector table (fi_addr = insertion index = rank). Memory registration modes: only those that
+ * matter for RMA are declared, so a provider that needs local registration of message buffers
+ * (FI_MR_LOCAL: verbs, efa) is not selected; tcp, net, shm and udp do not need it.
+ */
+#include "net/ofi/ofi.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_tagged.h>
+
+#include "common/log.h"
+#include "common/trace.h"
+
+#define OFI_API_VERSION FI_VERSION(1, 17)
+#define OFI_CQ_SIZE 1024
+
+static struct fi_info *hints_build(const char *provider, bool loopback)
+{
+	struct fi_info *h = fi_allocinfo();
+
+	if (!h)
+		return NULL;
+	h->caps = FI_TAGGED | FI_SEND | FI_RECV;
+	h->mode = FI_CONTEXT | FI_CONTEXT2;
+	h->ep_attr->type = FI_EP_RDM;
+	h->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
+	h->domain_attr->threading = FI_THREAD_DOMAIN;
+	h->domain_attr->data_progress = FI_PROGRESS_MANUAL;
+	h->domain_attr->control_progress = FI_PROGRESS_MANUAL;
+	h->domain_attr->av_type = FI_AV_TABLE;
+	h->fabric_attr->prov_name = strdup(provider);
+	if (!h->fabric_attr->prov_name) {
+		fi_freeinfo(h);
+		return NULL;
+	}
+	/* tcp and net take an IP address: on one host, the loopback one */
+	if (loopback && (strncmp(provider, "tcp", 3) == 0 || strncmp(provider, "net", 3) == 0))
+		h->addr_format = FI_SOCKADDR_IN;
+	return h;
+}
+
+static int fi_err(int rc)
+{
+	return rc < 0 ? rc : -EIO;
+}
+
+int enc__ofi_ep_open(struct ofi_ep *e, const char *provider, bool loopback, uint32_t rank,
+		     uint32_t nranks, char *err, size_t errlen)
+{
+	struct fi_cq_attr cqa = { .format = FI_CQ_FORMAT_TAGGED, .wait_obj = FI_WAIT_NONE,
+				  .size = OFI_CQ_SIZE };
+	struct fi_av_attr ava = { .type = FI_AV_TABLE, .count = nranks };
+	const char *node = NULL;
+	uint64_t flags = 0;
+	struct fi_info *h;
+	const char *what;
+	int rc;
+
+	memset(e, 0, sizeof(*e));
+	e->rank = rank;
+	e->nranks = nranks;
+	h = hints_build(provider, loopback);
+	if (!h) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if (h->addr_format == FI_SOCKADDR_IN) {
+		node = "127.0.0.1";
+		flags = FI_SOURCE;
+	}
+	rc = fi_getinfo(OFI_API_VERSION, node, NULL, flags, h, &e->info);
+	fi_freeinfo(h);
+	if (rc == -FI_ENODATA) {
+		snprintf(err, errlen, "libfabric has no provider '%s' for RDM tagged messages "
+			 "with manual progress (fi_info -l lists the providers)", provider);
+		return -ENODATA;
+	}
+	if (rc) {
+		what = "fi_getinfo";
+		goto out_err;
+	}
+	e->max_msg = e->info->ep_attr->max_msg_size;
+	what = "fi_fabric";
+	rc = fi_fabric(e->info->fabric_attr, &e->fabric, NULL);
+	if (rc)
+		goto out_err;
+	what = "fi_domain";
+	rc = fi_domain(e->fabric, e->info, &e->domain, NULL);
+	if (rc)
+		goto out_err;
+	what = "fi_cq_open";
+	rc = fi_cq_open(e->domain, &cqa, &e->cq, NULL);
+	if (rc)
+		goto out_err;
+	what = "fi_av_open";
+	rc = fi_av_open(e->domain, &ava, &e->av, NULL);
+	if (rc)
+		goto out_err;
+	what = "fi_endpoint";
+	rc = fi_endpoint(e->domain, e->info, &e->ep, NULL);
+	if (rc)
+		goto out_err;
+	what = "fi_ep_bind(cq)";
+	rc = fi_ep_bind(e->ep, &e->cq->fid, FI_TRANSMIT | FI_RECV);
+	if (rc)
+		goto out_err;
+	what = "fi_ep_bind(av)";
+	rc = fi_ep_bind(e->ep, &e->av->fid, 0);
+	if (rc)
+		goto out_err;
+	what = "fi_enable";
+	rc = fi_enable(e->ep);
+	if (rc)
+		goto out_err;
+	what = "fi_getname";
+	e->name_len = sizeof(e->name);
+	rc = fi_getname(&e->ep->fid, e->name, &e->name_len);
+	if (rc)
+		goto out_err;
+	e->addrs = calloc(nranks, sizeof(*e->addrs));
+	if (!e->addrs) {
+		snprintf(err, errlen, "out of memory");
+		enc__ofi_ep_close(e);
+		return -ENOMEM;
+	}
+	enc_dbg("ofi: rank %u: endpoint on %s (%zu-byte name)", rank, enc__ofi_ep_prov(e),
+		e->name_len);
+	return 0;
+
+out_err:
+	snprintf(err, errlen, "%s on provider '%s': %s", what, provider, fi_strerror(-rc));
+	enc__ofi_ep_close(e);
+	return fi_err(rc);
+}
+
+const char *enc__ofi_ep_prov(const struct ofi_ep *e)
+{
+	return e->info && e->info->fabric_attr->prov_name ? e->info->fabric_attr->prov_name : "?";
+}
+
+int enc__ofi_ep_insert(struct ofi_ep *e, const uint8_t *const *names, char *err, size_t errlen)
+{
+	for (uint32_t q = 0; q < e->nranks; q++) {
+		int n = fi_av_insert(e->av, names[q], 1, &e->addrs[q], 0, NULL);
+
+		if (n != 1) {
+			snprintf(err, errlen, "fi_av_insert of rank %u's address: %s", q,
+				 fi_strerror(n < 0 ? -n : FI_EINVAL));
+			return n < 0 ? n : -EINVAL;
+		}
+		enc_tp(encnet, av_insert, e->rank, q, (uint64_t)e->addrs[q]);
+	}
+	return 0;
+}
+
+void enc__ofi_ep_close(struct ofi_ep *e)
+{
+	/* children before parents: endpoint, address vector, queue, domain, fabric */
+	if (e->ep)
+		fi_close(&e->ep->fid);
+	if (e->av)
+		fi_close(&e->av->fid);
+	if (e->cq)
+		fi_close(&e->cq->fid);
+	if (e->domain)
+		fi_close(&e->domain->fid);
+	if (e->fabric)
+		fi_close(&e->fabric->fid);
+	if (e->info)
+		fi_freeinfo(e->info);
+	free(e->addrs);
+	memset(e, 0, sizeof(*e));
+}
