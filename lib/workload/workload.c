@@ -57,6 +57,15 @@ void enc_wl_result_merge(struct enc_wl_result *dst, const struct enc_wl_result *
 	for (uint32_t i = 0; i < ENC_WL_MAX_RANKS; i++)
 		dst->execs_completed[i] += src->execs_completed[i];
 	dst->ranks_run += src->ranks_run;
+	dst->stats.workers_started += src->stats.workers_started;
+	dst->stats.tasks_enqueued += src->stats.tasks_enqueued;
+	dst->stats.tasks_recycled += src->stats.tasks_recycled;
+	dst->stats.steps += src->stats.steps;
+	dst->stats.seam_start += src->stats.seam_start;
+	dst->stats.seam_progress += src->stats.seam_progress;
+	dst->stats.seam_stop += src->stats.seam_stop;
+	dst->stats.trigger_reads += src->stats.trigger_reads;
+	dst->stats.watchdog_timeouts += src->stats.watchdog_timeouts;
 	dst->execs_completed_total += src->execs_completed_total;
 	dst->bytes_verified += src->bytes_verified;
 	dst->mismatches += src->mismatches;

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "common/trace.h"
 #include "workload_int.h"
 
 static const char *const stage_names[ENC_WL_STAGE_NR] = {
@@ -217,6 +218,8 @@ static void recvbuf_check(struct enc__wl_rank *r, uint64_t e)
 	}
 }
 
+#define ENC_WL_TP_FAULT_KILL 3 /* encdev:fault's kind KILL (after the device's own kinds) */
+
 /* The kill fault: the process holding this rank dies as the rank starts exec @e. */
 static void kill_check(struct enc__wl_rank *r, uint64_t e)
 {
@@ -231,6 +234,7 @@ static void kill_check(struct enc__wl_rank *r, uint64_t e)
 		enc_warn("workload %s: rank %" PRIu32 " exec %" PRIu64 ": killing this process "
 			 "(pid %ld), as the kill fault asks", r->run->job, r->rank, e,
 			 (long)getpid());
+		enc_tp(encdev, fault, r->rank, e, ENC_WL_TP_FAULT_KILL, UINT32_MAX, (uint64_t)getpid());
 		raise(SIGKILL);
 	}
 }
