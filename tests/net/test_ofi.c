@@ -1,0 +1,277 @@
+/*
+ * The libfabric ("ofi") seam backend through the real driver, devices and workload, on real
+ * providers over loopback (tcp;ofi_rxm and shm), with the ranks spread over real processes that
+ * meet on the bananaphone bus:
+ *   - ring and all-to-all exchanges of patterned buffers, 1, 2 and 4 processes, every byte checked;
+ *   - a process killed in the middle of the run: the others fail with -ESRCH naming the dead
+ *     peer, well within the watchdog timeout, and exit (no hang);
+ *   - a provider that does not exist, and processes that ask for different providers: a clear
+ *     error in every process;
+ *   - B1's checks (a tag above 40 bits).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <proxyscope/log.h>
+#include <proxyscope/net_ofi.h>
+#include <proxyscope/workload.h>
+
+#define TIMEOUT_MS 3000
+
+/* Child exit codes */
+enum { CHILD_OK = 0, CHILD_FAILED = 1, CHILD_WRONG = 2 };
+
+/* What a child checks about its own run. */
+enum expect {
+	EXPECT_OK,        /* every exec of its ranks, every byte intact */
+	EXPECT_PEER_DEAD, /* a failure with -ESRCH, a log line naming the dead pid, in time */
+	EXPECT_SETUP,     /* a setup failure with child_status */
+};
+
+struct child_spec {
+	enum expect expect;
+	int status;           /* EXPECT_SETUP: the status */
+	const char *provider; /* per child (mismatch test) */
+};
+
+static char g_log_hit[256];
+static const char *g_log_want;
+
+static void capture(enum enc_log_level level, const char *msg, void *arg)
+{
+	(void)level;
+	(void)arg;
+	if (g_log_want && !g_log_hit[0] && strstr(msg, g_log_want))
+		snprintf(g_log_hit, sizeof(g_log_hit), "%s", msg);
+}
+
+static void args_base(struct enc_wl_args *a, const char *job, uint32_t procs, uint32_t ranks,
+		      const char *provider, enum enc_wl_pattern pattern)
+{
+	enc_wl_args_default(a);
+	a->job = job;
+	a->backend = "ofi";
+	a->provider = provider;
+	a->procs = procs;
+	a->ranks = ranks;
+	a->ranks_per_proxy = 1;
+	a->pattern = pattern;
+	a->ops = 20;
+	a->bytes = 48 * 1024 + 7; /* past rxm's 16 KiB eager limit, not a round size */
+	a->streams = 2;
+	a->timeout_ms = TIMEOUT_MS;
+}
+
+static int child_main(struct enc_wl_args *a, uint32_t proc, const struct child_spec *cs)
+{
+	struct enc_wl_result res;
+	int rc;
+
+	a->proc = proc;
+	if (cs->provider)
+		a->provider = cs->provider;
+	enc_log_set_hook(capture, NULL, ENC_LOG_WARN);
+	rc = enc_wl_run(a, &res);
+	if (rc) {
+		fprintf(stderr, "process %u: enc_wl_run: %d %s\n", proc, rc, res.err);
+		return CHILD_WRONG;
+	}
+	switch (cs->expect) {
+	case EXPECT_OK:
+		if (!enc_wl_result_is_ok(a, &res) || res.mismatches ||
+		    res.bytes_verified != res.execs_completed_total * a->bytes *
+						  (a->pattern == ENC_WL_ALLTOALL ? a->ranks - 1 : 1)) {
+			fprintf(stderr, "process %u: %llu execs, %llu bytes verified, %llu bad\n", proc,
+				(unsigned long long)res.execs_completed_total,
+				(unsigned long long)res.bytes_verified,
+				(unsigned long long)res.mismatches);
+			return CHILD_FAILED;
+		}
+		return CHILD_OK;
+	case EXPECT_PEER_DEAD:
+		if (!res.has_failure || res.first_failure.status != -ESRCH ||
+		    res.wall_ns >= (uint64_t)TIMEOUT_MS * 1000000u || !g_log_hit[0]) {
+			fprintf(stderr, "process %u: failure %d status %d wall %llu ms log '%s'\n", proc,
+				res.has_failure, res.first_failure.status,
+				(unsigned long long)(res.wall_ns / 1000000u), g_log_hit);
+			return CHILD_FAILED;
+		}
+		return CHILD_OK;
+	case EXPECT_SETUP:
+		if (!res.has_failure || res.first_failure.stage != ENC_WL_STAGE_SETUP ||
+		    res.first_failure.status != cs->status) {
+			fprintf(stderr, "process %u: failure %d stage %u status %d\n", proc,
+				res.has_failure, res.first_failure.stage, res.first_failure.status);
+			return CHILD_FAILED;
+		}
+		return CHILD_OK;
+	}
+	return CHILD_WRONG;
+}
+
+/*
+ * Fork one child per process of @a, each running its share; @specs[p] says what child p checks
+ * (NULL: all EXPECT_OK). Returns the wait statuses in @status.
+ */
+static void run_procs(struct enc_wl_args *a, const struct child_spec *specs, int *status)
+{
+	static const struct child_spec ok = { .expect = EXPECT_OK };
+	pid_t pid[8];
+
+	assert_true(a->procs <= 8);
+	fflush(NULL);
+	for (uint32_t p = 0; p < a->procs; p++) {
+		pid[p] = fork();
+		assert_true(pid[p] >= 0);
+		if (pid[p] == 0)
+			_exit(child_main(a, p, specs ? &specs[p] : &ok));
+	}
+	for (uint32_t p = 0; p < a->procs; p++)
+		assert_int_equal(waitpid(pid[p], &status[p], 0), pid[p]);
+}
+
+static void job_name(char *buf, size_t len, const char *what)
+{
+	static unsigned n;
+
+	snprintf(buf, len, "ofi-%s-%d-%u", what, (int)getpid(), n++);
+}
+
+static void exchange(uint32_t procs, uint32_t ranks, const char *provider,
+		     enum enc_wl_pattern pattern)
+{
+	struct enc_wl_args a;
+	char job[64];
+	int status[8];
+
+	job_name(job, sizeof(job), provider);
+	args_base(&a, job, procs, ranks, provider, pattern);
+	run_procs(&a, NULL, status);
+	for (uint32_t p = 0; p < procs; p++) {
+		if (!WIFEXITED(status[p]) || WEXITSTATUS(status[p]) != CHILD_OK)
+			fail_msg("%u procs x %u ranks, %s, %s: process %u ended with status 0x%x",
+				 procs, ranks, provider, enc_wl_pattern_str(pattern), p, status[p]);
+	}
+}
+
+static void test_ofi__ring_and_alltoall_over_tcp_in_1_2_and_4_processes(void **state)
+{
+	(void)state;
+	exchange(1, 3, "tcp", ENC_WL_RING);
+	exchange(2, 4, "tcp", ENC_WL_RING);
+	exchange(4, 8, "tcp", ENC_WL_RING);
+	exchange(2, 4, "tcp", ENC_WL_ALLTOALL);
+	exchange(4, 4, "tcp", ENC_WL_ALLTOALL);
+}
+
+static void test_ofi__ring_and_alltoall_over_shm_in_1_2_and_4_processes(void **state)
+{
+	(void)state;
+	exchange(1, 3, "shm", ENC_WL_RING);
+	exchange(2, 4, "shm", ENC_WL_RING);
+	exchange(4, 8, "shm", ENC_WL_RING);
+	exchange(2, 4, "shm", ENC_WL_ALLTOALL);
+	exchange(4, 4, NULL, ENC_WL_ALLTOALL); /* the default provider */
+}
+
+static void test_ofi__a_killed_process_fails_the_others_with_esrch_in_time(void **state)
+{
+	struct child_spec specs[2] = { { .expect = EXPECT_PEER_DEAD }, { .expect = EXPECT_OK } };
+	struct enc_wl_args a;
+	char job[64], err[ENC_WL_ERR_MAX];
+	int status[2];
+
+	(void)state;
+	job_name(job, sizeof(job), "kill");
+	args_base(&a, job, 2, 4, "tcp", ENC_WL_RING);
+	assert_int_equal(enc_wl_args_add_fault(&a, "kill:rank=3,exec=7", err, sizeof(err)), 0);
+	g_log_want = "process (pid"; /* "rank 3's process (pid N) died" */
+	run_procs(&a, specs, status);
+	g_log_want = NULL;
+	if (!WIFEXITED(status[0]) || WEXITSTATUS(status[0]) != CHILD_OK)
+		fail_msg("the survivor ended with status 0x%x", status[0]);
+	assert_true(WIFSIGNALED(status[1]));
+	assert_int_equal(WTERMSIG(status[1]), SIGKILL);
+}
+
+static void test_ofi__a_provider_that_does_not_exist_fails_the_setup(void **state)
+{
+	struct child_spec specs[2] = { { .expect = EXPECT_SETUP, .status = -ENODATA },
+				       { .expect = EXPECT_SETUP, .status = -ENODATA } };
+	struct enc_wl_args a;
+	char job[64];
+	int status[2];
+
+	(void)state;
+	job_name(job, sizeof(job), "nope");
+	args_base(&a, job, 2, 2, "no-such-provider", ENC_WL_RING);
+	run_procs(&a, specs, status);
+	for (int p = 0; p < 2; p++)
+		assert_int_equal(status[p], 0);
+}
+
+static void test_ofi__processes_asking_for_different_providers_fail_the_setup(void **state)
+{
+	struct child_spec specs[2] = {
+		{ .expect = EXPECT_SETUP, .status = -EPROTO, .provider = "tcp" },
+		{ .expect = EXPECT_SETUP, .status = -EPROTO, .provider = "shm" },
+	};
+	struct enc_wl_args a;
+	char job[64];
+	int status[2];
+
+	(void)state;
+	job_name(job, sizeof(job), "mismatch");
+	args_base(&a, job, 2, 2, NULL, ENC_WL_RING);
+	run_procs(&a, specs, status);
+	for (int p = 0; p < 2; p++)
+		assert_int_equal(status[p], 0);
+}
+
+static void test_ofi__start_rejects_a_tag_above_40_bits(void **state)
+{
+	struct enc_net_open_args oa = { .job = "ofi-tag", .rank = 0, .nranks = 1,
+					.options = "shm" };
+	struct enc_net_op op = { .kind = ENC_NET_OP_SEND, .peer = 0, .bytes = 8,
+				 .tag = UINT64_C(1) << 40 };
+	char buf[8] = { 0 };
+	void *src[1] = { buf };
+	struct enc_net_block blk = { .ops = &op, .src_addr = src, .ops_n = 1 };
+	struct enc_net_comm *nc;
+	struct enc_net_req *req;
+
+	(void)state;
+	assert_int_equal(enc_net_ofi_ops.open(&oa, &nc), 0);
+	assert_int_equal(enc_net_ofi_ops.start(nc, &blk, &req), -EINVAL);
+	op.tag = (UINT64_C(1) << 40) - 1;
+	assert_int_equal(enc_net_ofi_ops.start(nc, &blk, &req), 0);
+	assert_int_equal(enc_net_ofi_ops.stop(nc, req), 0);
+	enc_net_ofi_ops.close(nc);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ofi__ring_and_alltoall_over_tcp_in_1_2_and_4_processes),
+		cmocka_unit_test(test_ofi__ring_and_alltoall_over_shm_in_1_2_and_4_processes),
+		cmocka_unit_test(test_ofi__a_killed_process_fails_the_others_with_esrch_in_time),
+		cmocka_unit_test(test_ofi__a_provider_that_does_not_exist_fails_the_setup),
+		cmocka_unit_test(test_ofi__processes_asking_for_different_providers_fail_the_setup),
+		cmocka_unit_test(test_ofi__start_rejects_a_tag_above_40_bits),
+	};
+
+	enc_log_set_hook(NULL, NULL, ENC_LOG_ERROR);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
