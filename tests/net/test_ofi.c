@@ -136,7 +136,7 @@ static void run_procs(struct enc_wl_args *a, const struct child_spec *specs, int
 		pid[p] = fork();
 		assert_true(pid[p] >= 0);
 		if (pid[p] == 0)
-			_exit(child_main(a, p, specs ? &specs[p] : &ok));
+			exit(child_main(a, p, specs ? &specs[p] : &ok)); /* exit: leak checks run */
 	}
 	for (uint32_t p = 0; p < a->procs; p++)
 		assert_int_equal(waitpid(pid[p], &status[p], 0), pid[p]);

@@ -1,0 +1,18 @@
+/* bench_ofi: the proxy's ping-pong over the ofi backend against fi_pingpong (see bench_ofi.c). */
+#ifndef BENCH_OFI_H
+#define BENCH_OFI_H
+
+#include <stddef.h>
+
+struct bench_ofi_result {
+	double one_way_us; /* half the mean round trip */
+	double mb_per_s;   /* bytes / one-way time (fi_pingpong's MB/sec: 10^6 bytes) */
+};
+
+/* Run fi_pingpong server and client on @provider; 0, or -errno / -EPROTO (unparsable). */
+int bench_fi_pingpong(const char *provider, size_t bytes, unsigned iters, unsigned port,
+		      struct bench_ofi_result *out);
+
+int open_devnull(void);
+
+#endif /* BENCH_OFI_H */
