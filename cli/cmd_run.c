@@ -406,6 +406,16 @@ int cmd_run(int argc, char **argv)
 	rc = trace_args(&c, &level);
 	if (rc >= 0)
 		return rc;
+	if (c.args.backend || c.args.provider) {
+		char err[ENC_WL_ERR_MAX];
+		const char *backend = c.args.backend ? c.args.backend : "loop";
+
+		if (c.args.provider && strcmp(backend, "ofi"))
+			return cli_usage_error("run", "--provider: only the ofi backend has providers");
+		if (enc_net_check(backend, c.args.provider, err, sizeof(err)))
+			return cli_usage_error("run", "--%s: %s", c.args.provider ? "provider" :
+					       "backend", err);
+	}
 	if (c.args.procs > 1) {
 		char err[ENC_WL_ERR_MAX];
 		const char *job = c.args.job;

@@ -7,11 +7,14 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <proxyscope/net.h>
 #if ENC_WITH_OFI
 #include <proxyscope/net_ofi.h>
+
+#include "net/ofi/ofi.h"
 #endif
 
 static const struct enc_net_ops *const builtin_backends[] = {
@@ -76,6 +79,20 @@ int enc_net_register(const struct enc_net_ops *ops)
 		g_registered[g_registered_n++] = ops;
 	pthread_mutex_unlock(&g_registered_lock);
 	return rc;
+}
+
+int enc_net_check(const char *name, const char *options, char *err, size_t errlen)
+{
+	if (!enc_net_ops_find(name)) {
+		snprintf(err, errlen, "no network backend named '%s'", name ? name : "(null)");
+		return -ENODEV;
+	}
+#if ENC_WITH_OFI
+	if (!strcmp(name, "ofi"))
+		return enc__ofi_provider_check(options, err, errlen);
+#endif
+	(void)options;
+	return 0;
 }
 
 const char *enc_net_op_kind_str(enum enc_net_op_kind kind)

@@ -115,6 +115,13 @@ ENC_API int enc_net_register(const struct enc_net_ops *ops);
 /* The backend registered under @name (built-in or registered), or NULL. */
 ENC_API const struct enc_net_ops *enc_net_ops_find(const char *name);
 
+/*
+ * Check, before any comm exists, that backend @name can open with @options on this machine (the
+ * ofi backend: that libfabric has the provider @options names). Returns 0, -ENODEV (no such
+ * backend) or the backend's error, with a one-line reason in @err.
+ */
+ENC_API int enc_net_check(const char *name, const char *options, char *err, size_t errlen);
+
 /* Built-in backends. */
 ENC_API extern const struct enc_net_ops enc_net_loop_ops;
 

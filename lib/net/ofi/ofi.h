@@ -63,6 +63,7 @@ static inline uint64_t ofi_tag(enum ofi_tag_kind kind, uint32_t src, uint64_t us
 /* ---- ofi_fabric.c: one rank's endpoint ---- */
 
 #define OFI_PROV_MAX 64
+#define OFI_DEFAULT_PROVIDER "shm" /* every rank on this host (see ofi_job.c) */
 
 struct ofi_ep {
 	struct fi_info *info;
@@ -93,6 +94,9 @@ const char *enc__ofi_ep_prov(const struct ofi_ep *e);
 
 /* Insert the nranks endpoint names (@names[q]: rank q's fi_getname bytes) in rank order. */
 int enc__ofi_ep_insert(struct ofi_ep *e, const uint8_t *const *names, char *err, size_t errlen);
+
+/* Whether @provider (NULL or "": the default) resolves here; 0 or -ENODATA with @err. */
+int enc__ofi_provider_check(const char *provider, char *err, size_t errlen);
 
 /* Close every object of @e (tolerates a partly opened, zeroed @e). */
 void enc__ofi_ep_close(struct ofi_ep *e);

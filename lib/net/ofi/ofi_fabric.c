@@ -145,6 +145,28 @@ out_err:
 	return fi_err(rc);
 }
 
+int enc__ofi_provider_check(const char *provider, char *err, size_t errlen)
+{
+	const char *prov = provider && *provider ? provider : OFI_DEFAULT_PROVIDER;
+	struct fi_info *h = hints_build(prov, false), *info = NULL;
+	int rc;
+
+	if (!h)
+		return -ENOMEM;
+	rc = fi_getinfo(OFI_API_VERSION, NULL, NULL, 0, h, &info);
+	fi_freeinfo(h);
+	if (info)
+		fi_freeinfo(info);
+	if (rc == -FI_ENODATA) {
+		snprintf(err, errlen, "libfabric has no provider '%s' for RDM tagged messages with "
+			 "manual progress (fi_info -l lists the providers)", prov);
+		return -ENODATA;
+	}
+	if (rc)
+		snprintf(err, errlen, "fi_getinfo on provider '%s': %s", prov, fi_strerror(-rc));
+	return rc;
+}
+
 const char *enc__ofi_ep_prov(const struct ofi_ep *e)
 {
 	return e->info && e->info->fabric_attr->prov_name ? e->info->fabric_attr->prov_name : "?";

@@ -37,7 +37,6 @@
 #define OFI_MAGIC_HELLO 0x6f666931u /* "ofi1" */
 #define OFI_MAGIC_NAMES 0x6f66696eu /* "ofin" */
 #define OFI_REASON_MAX 160
-#define OFI_DEFAULT_LOCAL "shm"
 
 enum { JOB_MEETING = 1, JOB_READY = 0 }; /* ofi_job.state; < 0: the meeting failed */
 
@@ -299,7 +298,7 @@ static int round_hello(struct ofi_job *job, uint8_t *all)
 /* Open an endpoint for every local rank; on failure *@reason says why. */
 static int eps_open(struct ofi_job *job, char *reason, size_t len)
 {
-	const char *prov = job->provider[0] ? job->provider : OFI_DEFAULT_LOCAL;
+	const char *prov = job->provider[0] ? job->provider : OFI_DEFAULT_PROVIDER;
 
 	for (uint32_t i = 0; i < job->expected; i++) {
 		int rc = enc__ofi_ep_open(&job->eps[i], prov, true, job->local[i], job->nranks,
