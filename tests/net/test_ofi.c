@@ -10,6 +10,7 @@
  *   - B1's checks (a tag above 40 bits).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -28,7 +29,12 @@
 #include <proxyscope/net_ofi.h>
 #include <proxyscope/workload.h>
 
+/* The watchdog timeout: ThreadSanitizer runs 8 ranks x 4 processes many times slower. */
+#if defined(__SANITIZE_THREAD__)
+#define TIMEOUT_MS 20000
+#else
 #define TIMEOUT_MS 3000
+#endif
 
 /* Child exit codes */
 enum { CHILD_OK = 0, CHILD_FAILED = 1, CHILD_WRONG = 2 };
@@ -46,15 +52,18 @@ struct child_spec {
 	const char *provider; /* per child (mismatch test) */
 };
 
-static char g_log_hit[256];
+static pthread_mutex_t g_log_mtx = PTHREAD_MUTEX_INITIALIZER;
+static char g_log_hit[256]; /* g_log_mtx: the first library line containing g_log_want */
 static const char *g_log_want;
 
 static void capture(enum enc_log_level level, const char *msg, void *arg)
 {
 	(void)level;
 	(void)arg;
+	pthread_mutex_lock(&g_log_mtx);
 	if (g_log_want && !g_log_hit[0] && strstr(msg, g_log_want))
 		snprintf(g_log_hit, sizeof(g_log_hit), "%s", msg);
+	pthread_mutex_unlock(&g_log_mtx);
 }
 
 static void args_base(struct enc_wl_args *a, const char *job, uint32_t procs, uint32_t ranks,
@@ -93,14 +102,19 @@ static int child_main(struct enc_wl_args *a, uint32_t proc, const struct child_s
 		if (!enc_wl_result_is_ok(a, &res) || res.mismatches ||
 		    res.bytes_verified != res.execs_completed_total * a->bytes *
 						  (a->pattern == ENC_WL_ALLTOALL ? a->ranks - 1 : 1)) {
-			fprintf(stderr, "process %u: %llu execs, %llu bytes verified, %llu bad\n", proc,
+			fprintf(stderr, "process %u: %llu execs, %llu bytes verified, %llu bad; first "
+				"failure: rank %u exec %llu %s status %d\n", proc,
 				(unsigned long long)res.execs_completed_total,
 				(unsigned long long)res.bytes_verified,
-				(unsigned long long)res.mismatches);
+				(unsigned long long)res.mismatches, res.first_failure.rank,
+				(unsigned long long)res.first_failure.exec_id,
+				enc_wl_stage_str(res.first_failure.stage), res.first_failure.status);
 			return CHILD_FAILED;
 		}
 		return CHILD_OK;
 	case EXPECT_PEER_DEAD:
+		pthread_mutex_lock(&g_log_mtx); /* every rank thread is joined: for tsan's sake */
+		pthread_mutex_unlock(&g_log_mtx);
 		if (!res.has_failure || res.first_failure.status != -ESRCH ||
 		    res.wall_ns >= (uint64_t)TIMEOUT_MS * 1000000u || !g_log_hit[0]) {
 			fprintf(stderr, "process %u: failure %d status %d wall %llu ms log '%s'\n", proc,
