@@ -465,6 +465,8 @@ int cmd_run(int argc, char **argv)
 		cli_json_init(&j, stdout);
 		cli_json_begin_object(&j);
 		run_json_members(&j, &c.args, &res);
+		if (rp.n)
+			run_procs_json(&j, &rp, &c.args);
 	} else if (!c.quiet) {
 		run_print_summary(&c.args, &res);
 	}

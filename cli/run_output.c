@@ -67,6 +67,10 @@ void run_print_summary(const struct enc_wl_args *a, const struct enc_wl_result *
 	       "%s\n", a->ranks, plural(a->ranks), a->ranks_per_proxy, a->ops, plural(a->ops),
 	       size, a->streams, plural(a->streams), a->blocks, plural(a->blocks), timeout,
 	       compute, a->device_wait ? "on" : "off", a->one_thread_per_core ? "spin" : "yield");
+	printf("network:     %s%s%s%s, %s, %" PRIu32 " process%s\n", a->backend ? a->backend : "loop",
+	       a->provider ? " (provider " : "", a->provider ? a->provider : "",
+	       a->provider ? ")" : "", enc_wl_pattern_str((enum enc_wl_pattern)a->pattern),
+	       a->procs ? a->procs : 1, (a->procs ? a->procs : 1) == 1 ? "" : "es");
 	for (size_t i = 0; i < a->faults_n; i++) {
 		enc_wl_fault_format(&a->faults[i], spec, sizeof(spec));
 		printf("inject:      %s\n", spec);
@@ -120,6 +124,16 @@ static void json_args(struct cli_json *j, const struct enc_wl_args *a)
 	cli_json_key(j, "args");
 	cli_json_begin_object(j);
 	json_u64_members(j, m, sizeof(m) / sizeof(m[0]));
+	cli_json_key(j, "backend");
+	cli_json_string(j, a->backend ? a->backend : "loop");
+	cli_json_key(j, "provider");
+	if (a->provider)
+		cli_json_string(j, a->provider);
+	else
+		cli_json_null(j);
+	json_u64_member(j, "procs", a->procs ? a->procs : 1);
+	cli_json_key(j, "pattern");
+	cli_json_string(j, enc_wl_pattern_str((enum enc_wl_pattern)a->pattern));
 	cli_json_key(j, "spin");
 	cli_json_bool(j, a->one_thread_per_core);
 	cli_json_key(j, "device_wait");

@@ -15,6 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli_util.h"
+
 static int child_start(int argc, char **argv, uint32_t i, bool traced, pid_t *pid, int *rfd)
 {
 	char spec[48], exe[PATH_MAX];
@@ -110,6 +112,41 @@ int run_procs_run(const struct enc_wl_args *args, bool traced, int argc, char **
 			;
 	}
 	return rc;
+}
+
+void run_procs_json(struct cli_json *j, const struct run_procs *rp, const struct enc_wl_args *args)
+{
+	cli_json_key(j, "processes");
+	cli_json_begin_array(j);
+	for (uint32_t i = 0; i < rp->n; i++) {
+		int st = rp->status[i];
+		uint32_t first, count;
+
+		enc_wl_proc_ranks(args, i, &first, &count);
+		cli_json_begin_object(j);
+		cli_json_key(j, "index");
+		cli_json_u64(j, i);
+		cli_json_key(j, "pid");
+		cli_json_u64(j, (uint64_t)rp->pid[i]);
+		cli_json_key(j, "first_rank");
+		cli_json_u64(j, first);
+		cli_json_key(j, "last_rank");
+		cli_json_u64(j, first + count - 1);
+		cli_json_key(j, "exit_status");
+		if (WIFEXITED(st))
+			cli_json_u64(j, (uint64_t)WEXITSTATUS(st));
+		else
+			cli_json_null(j);
+		cli_json_key(j, "signal");
+		if (WIFSIGNALED(st))
+			cli_json_u64(j, (uint64_t)WTERMSIG(st));
+		else
+			cli_json_null(j);
+		cli_json_key(j, "reported");
+		cli_json_bool(j, rp->reported[i]);
+		cli_json_end_object(j);
+	}
+	cli_json_end_array(j);
 }
 
 bool run_procs_all_exited(const struct run_procs *rp)

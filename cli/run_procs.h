@@ -40,6 +40,11 @@ int run_procs_run(const struct enc_wl_args *args, bool traced, int argc, char **
 /* One line on @out per process that did not exit normally, e.g. killed by a signal. */
 void run_procs_print(const struct run_procs *rp, const struct enc_wl_args *args, FILE *out);
 
+struct cli_json;
+/* "processes": [{"index", "pid", "first_rank", "last_rank", "exit_status", "signal",
+ * "reported"}] into the open object @j (exit_status / signal: null when not applicable). */
+void run_procs_json(struct cli_json *j, const struct run_procs *rp, const struct enc_wl_args *args);
+
 /* True when every child exited with status 0 or 1 (it ran; 1 = its run failed). */
 bool run_procs_all_exited(const struct run_procs *rp);
 

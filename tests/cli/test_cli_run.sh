@@ -117,4 +117,42 @@ assert d["args"]["inject"] == ["device-stall:rank=1,exec=3"], d["args"]
 ' <"$out" || fail "stalled --json: the output does not parse or has wrong fields"
 fi
 
+# --- several processes over libfabric (when the build has the ofi backend) ----------------------
+if "$bin" run --help | grep -q -- '--backend NAME'; then
+	usage_error "no provider 'nope'" run --no-trace --backend ofi --provider nope
+	usage_error "no network backend named 'nope'" run --no-trace --backend nope
+	usage_error "only the ofi backend has providers" run --no-trace --provider tcp
+	usage_error "procs=2 needs the ofi backend" run --no-trace --procs 2
+	usage_error "a proxy's ranks would span" run --no-trace --backend ofi --procs 2 --ranks 2
+	usage_error "needs ranks spread over at least 2 processes" \
+		run --no-trace --backend ofi --inject kill:rank=1,exec=1
+	usage_error "net-drop" run --no-trace --backend ofi --inject net-drop:rank=1,exec=1
+	if run 0 run --no-trace --backend ofi --procs 2 --ranks 4 --ops 20 --pattern alltoall --json
+	then
+		python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+a, r = d["args"], d["result"]
+assert a["backend"] == "ofi" and a["procs"] == 2 and a["pattern"] == "alltoall", a
+assert r["ok"] is True and r["execs_completed"] == 80 and r["mismatches"] == 0, r
+assert r["bytes_verified"] == 80 * 3 * 65536, r
+p = d["processes"]
+assert [(x["first_rank"], x["last_rank"], x["exit_status"], x["reported"]) for x in p] == \
+	[(0, 1, 0, True), (2, 3, 0, True)], p
+' <"$out" || fail "--procs 2 --json: wrong fields"
+	fi
+	start=$(date +%s)
+	if run 1 run --no-trace --backend ofi --procs 2 --ranks 4 --ops 20 --inject kill:rank=3,exec=5
+	then
+		elapsed=$(($(date +%s) - start))
+		[ "$elapsed" -le 10 ] || fail "killed process: the run took ${elapsed}s"
+		grep -Eq '^process 1 \(pid [0-9]+, ranks 2\.\.3\) died: killed by signal 9' "$out" ||
+			fail "killed process: no 'process 1 ... died: killed by signal 9' line"
+		grep -q '^failure: rank [01] exec 5 .*: No such process' "$out" ||
+			fail "killed process: the survivors' failure is not ESRCH at exec 5"
+		grep -q "rank [23]'s process (pid [0-9]*) died" "$err" ||
+			fail "killed process: no log line naming the dead peer"
+	fi
+fi
+
 harness_finish "proxyscope CLI"
