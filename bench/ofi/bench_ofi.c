@@ -6,9 +6,12 @@
  * same provider. Prints per provider and size:
  *
  *	BENCH ofi_latency provider=tcp bytes=8 proxy_us=… fi_pingpong_us=… added_us=…
- *	BENCH ofi_bandwidth provider=tcp bytes=1048576 proxy_mbs=… fi_pingpong_mbs=… ratio=…
+ *	BENCH ofi_bandwidth provider=tcp bytes=1048576 proxy_mbs=… proxy_stream_mbs=…
+ *	      fi_pingpong_mbs=… ratio=… stream_ratio=…
  *
- * One-way time = half a round trip, as fi_pingpong counts it; bandwidth = bytes / one-way time.
+ * One-way time = half a round trip, as fi_pingpong counts it; bandwidth = bytes / one-way time
+ * (like for like with fi_pingpong's MB/sec). proxy_stream_mbs: the same size streamed one way
+ * with STREAM_WINDOW execs in flight (a task per message, as a runtime pipelines collectives).
  * Goals (issue): ratio >= 0.9 at 1 MiB, added_us <= 2 at 8 B.
  *
  *	bench_ofi [--provider NAME]... [--iters N] [--spin]
@@ -32,6 +35,8 @@
 #include "bench_ofi.h"
 
 #define WARMUP 50
+#define STREAM_WINDOW 8
+#define STREAM_BASE (UINT64_C(1) << 30) /* exec ids of the streaming part */
 
 static bool tight_slack = true; /* BENCH_OFI_SLACK=0: keep the default timer slack */
 static unsigned poll_us = 10; /* BENCH_OFI_POLL_US: the consumer's sleep between polls */
@@ -81,10 +86,78 @@ static int exchange(struct enc_comm *comm, uint32_t rank, uint64_t e, void *buf,
 	return rc;
 }
 
+/* One exec of the streaming measurement: rank 0 sends, rank 1 receives (its own storage). */
+struct stream_exec {
+	struct enc_context ctx;
+	struct enc_net_op op;
+	struct enc_bb bb;
+	void *src[1], *dst[1];
+	uint32_t trigger;
+	void *buf;
+};
+
+static int stream_enqueue(struct enc_comm *comm, uint32_t rank, uint64_t e, struct stream_exec *x,
+			  size_t bytes)
+{
+	bool send = rank == 0;
+
+	x->op = (struct enc_net_op){ .kind = send ? ENC_NET_OP_SEND : ENC_NET_OP_RECV,
+				     .peer = 1 - rank, .bytes = bytes, .tag = e };
+	x->src[0] = send ? x->buf : NULL;
+	x->dst[0] = send ? NULL : x->buf;
+	x->bb = (struct enc_bb){ .ops = &x->op, .src_addr = x->src, .dest_addr = x->dst,
+				 .ops_n = 1 };
+	x->trigger = 1;
+	enc_context_init(&x->ctx, comm, e);
+	x->ctx.start_proxy_task_host_mem_addrs[0] = &x->trigger;
+	x->ctx.bbs = &x->bb;
+	x->ctx.bbs_n = 1;
+	x->ctx.streams_n = 1;
+	return enc_enq_proxy_tasks(&x->ctx);
+}
+
+static int stream_consume(struct stream_exec *x)
+{
+	int rc = enc_consume_proxy_task_status(&x->ctx, PROXY_TASK_NETWORK);
+
+	return rc ? rc : enc_consume_proxy_task_status(&x->ctx, PROXY_TASK_BARRIER);
+}
+
+/* Stream @n execs one way, STREAM_WINDOW of them in flight; returns the ns from the first
+ * enqueue to the last consume, or 0 on an error. */
+static uint64_t stream_run(struct enc_comm *comm, uint32_t rank, size_t bytes, unsigned n)
+{
+	struct stream_exec x[STREAM_WINDOW];
+	uint64_t t0 = now_ns(), ns = 0;
+	unsigned w = n < STREAM_WINDOW ? n : STREAM_WINDOW, e;
+
+	memset(x, 0, sizeof(x));
+	for (unsigned i = 0; i < w; i++)
+		if (!(x[i].buf = calloc(1, bytes)))
+			goto out;
+	for (e = 0; e < w; e++)
+		if (stream_enqueue(comm, rank, STREAM_BASE + e, &x[e], bytes))
+			goto out;
+	for (unsigned done = 0; done < n; done++) {
+		struct stream_exec *o = &x[done % w];
+
+		if (stream_consume(o))
+			goto out;
+		if (e < n && stream_enqueue(comm, rank, STREAM_BASE + e++, o, bytes))
+			goto out;
+	}
+	ns = now_ns() - t0;
+out:
+	for (unsigned i = 0; i < w; i++)
+		free(x[i].buf);
+	return ns;
+}
+
 /* Process @rank of the ping-pong: writes the measured ns of @iters round trips to @fd. */
 static int player(const char *job, const char *provider, uint32_t rank, size_t bytes,
-		  unsigned iters, bool spin, int fd)
+		  unsigned iters, unsigned stream, bool spin, int fd)
 {
+	uint64_t stream_ns;
 	struct enc_config cfg;
 	struct enc_comm_args a = { .job = job, .rank = rank, .nranks = 2, .cfg = &cfg,
 				   .local_rank = rank, .local_nranks = 2, .proc_ranks = 1 };
@@ -116,14 +189,21 @@ static int player(const char *job, const char *provider, uint32_t rank, size_t b
 		}
 	}
 	ns = now_ns() - t0;
+	stream_ns = stream ? stream_run(comm, rank, bytes, stream) : 0;
 	enc_free_global_comm(comm);
 	free(buf);
-	return write(fd, &ns, sizeof(ns)) == sizeof(ns) ? 0 : 1;
+	if (stream && !stream_ns)
+		return 1;
+	if (rank == 0 && (write(fd, &ns, sizeof(ns)) != sizeof(ns) ||
+			  write(fd, &stream_ns, sizeof(stream_ns)) != sizeof(stream_ns)))
+		return 1;
+	return 0;
 }
 
-static int proxy_pingpong(const char *provider, size_t bytes, unsigned iters, bool spin,
-			  struct bench_ofi_result *out)
+static int proxy_pingpong(const char *provider, size_t bytes, unsigned iters, unsigned stream,
+			  bool spin, struct bench_ofi_result *out, double *stream_mbs)
 {
+	uint64_t sns = 0;
 	char job[64];
 	pid_t pid[2];
 	int p[2], st, bad = 0;
@@ -136,10 +216,10 @@ static int proxy_pingpong(const char *provider, size_t bytes, unsigned iters, bo
 	for (uint32_t r = 0; r < 2; r++) {
 		pid[r] = fork();
 		if (pid[r] == 0)
-			_exit(player(job, provider, r, bytes, iters, spin, p[1]));
+			_exit(player(job, provider, r, bytes, iters, stream, spin, p[1]));
 	}
 	close(p[1]);
-	if (read(p[0], &ns, sizeof(ns)) != sizeof(ns))
+	if (read(p[0], &ns, sizeof(ns)) != sizeof(ns) || read(p[0], &sns, sizeof(sns)) != sizeof(sns))
 		bad = 1;
 	close(p[0]);
 	for (int r = 0; r < 2; r++) {
@@ -150,6 +230,7 @@ static int proxy_pingpong(const char *provider, size_t bytes, unsigned iters, bo
 		return -EIO;
 	out->one_way_us = (double)ns / 1e3 / (2.0 * iters);
 	out->mb_per_s = (double)bytes / out->one_way_us;
+	*stream_mbs = sns ? (double)bytes * stream / ((double)sns / 1e3) : 0;
 	return 0;
 }
 
@@ -208,13 +289,16 @@ int main(int argc, char **argv)
 		for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
 			struct bench_ofi_result proxy = { 0 }, base = { 0 };
 			unsigned iters = sizes[s] > 65536 ? o.iters / 10 + 1 : o.iters;
+			unsigned stream = sizes[s] > 65536 ? iters : 0;
+			double stream_mbs = 0;
 
 			if (bench_fi_pingpong(o.providers[p], sizes[s], iters, port++, &base)) {
 				fprintf(stderr, "bench_ofi: fi_pingpong on %s failed (is libfabric-bin "
 					"installed?)\n", o.providers[p]);
 				return 1;
 			}
-			if (proxy_pingpong(o.providers[p], sizes[s], iters, o.spin, &proxy)) {
+			if (proxy_pingpong(o.providers[p], sizes[s], iters, stream, o.spin, &proxy,
+					   &stream_mbs)) {
 				fprintf(stderr, "bench_ofi: the proxy ping-pong on %s failed\n",
 					o.providers[p]);
 				return 1;
@@ -226,8 +310,10 @@ int main(int argc, char **argv)
 				       proxy.one_way_us - base.one_way_us);
 			else
 				printf("BENCH ofi_bandwidth provider=%s bytes=%zu proxy_mbs=%.0f "
-				       "fi_pingpong_mbs=%.0f ratio=%.3f\n", o.providers[p], sizes[s],
-				       proxy.mb_per_s, base.mb_per_s, proxy.mb_per_s / base.mb_per_s);
+				       "proxy_stream_mbs=%.0f fi_pingpong_mbs=%.0f ratio=%.3f "
+				       "stream_ratio=%.3f\n", o.providers[p], sizes[s], proxy.mb_per_s,
+				       stream_mbs, base.mb_per_s, proxy.mb_per_s / base.mb_per_s,
+				       stream_mbs / base.mb_per_s);
 			fflush(stdout);
 		}
 	}
