@@ -105,6 +105,11 @@ enum psa_ctx_field psa__ctx_lookup_n(const char *name, size_t len)
 	return PSA_CTX_NONE;
 }
 
+bool psa__is_text_field(const char *name, size_t len)
+{
+	return len == 4 && memcmp(name, "text", 4) == 0;
+}
+
 void psa__copy_str(char *dst, size_t dstlen, const char *src, size_t len)
 {
 	if (dstlen == 0)

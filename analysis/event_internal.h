@@ -7,6 +7,7 @@
 #define PROXYSCOPE_ANALYSIS_EVENT_INTERNAL_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <proxyscope/psa_event.h>
@@ -24,6 +25,8 @@ enum psa_ctx_field {
 enum psa_ev_type psa__ev_lookup_n(const char *name, size_t len);
 int psa__field_lookup_n(const char *name, size_t len);
 enum psa_ctx_field psa__ctx_lookup_n(const char *name, size_t len);
+/* Whether payload field @name is the string field kept in struct psa_event's text. */
+bool psa__is_text_field(const char *name, size_t len);
 
 /* Copy @len bytes of @src into @dst (@dstlen bytes), truncating, always terminated. */
 void psa__copy_str(char *dst, size_t dstlen, const char *src, size_t len);

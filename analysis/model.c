@@ -1,7 +1,9 @@
 /*
  * The analysis model: one dispatch over the catalogue's event types, feeding processes, tasks
  * (model_task.c), workers and groups. Everything is keyed by the traced process (host, vpid),
- * so several traces - processes, hosts - merge in one model.
+ * so several traces - processes, hosts - merge in one model. Each process also keeps what a
+ * death leaves behind (its last event, whether it tore down, its ranks), and the survivors'
+ * side of it is kept as it is seen (bananaphone:peer_dead, encnet:error).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -76,6 +78,8 @@ void psa_model_destroy(struct psa_model *m)
 	free(m->group_list.v);
 	free(m->discards.v);
 	free(m->faults.v);
+	free(m->peer_deaths.v);
+	free(m->net_errors.v);
 	free(m->live.v);
 	psa_hashmap_fini(&m->procs);
 	psa_hashmap_fini(&m->tasks);
@@ -87,6 +91,8 @@ void psa_model_destroy(struct psa_model *m)
 	psa_hashmap_fini(&m->triggers);
 	psa_hashmap_fini(&m->workers);
 	psa_hashmap_fini(&m->groups);
+	psa_hashmap_fini(&m->net_err_idx);
+	psa_hashmap_fini(&m->net_err_last);
 	free(m);
 }
 
@@ -140,6 +146,7 @@ static struct psa_proc *proc_get(struct psa_model *m, const struct psa_event *ev
 			return NULL;
 		p->id = (unsigned)m->proc_list.n;
 		p->vpid = ev->vpid;
+		p->first_ts = ev->ts_ns;
 		memcpy(p->host, ev->host, sizeof(p->host));
 		if (PSA_VEC_PUSH(m->proc_list, p) || psa_hashmap_put(&m->procs, key, p)) {
 			free(p);
@@ -149,7 +156,48 @@ static struct psa_proc *proc_get(struct psa_model *m, const struct psa_event *ev
 	}
 	if (!p->procname[0] && ev->procname[0] && !is_library_thread(ev->procname))
 		memcpy(p->procname, ev->procname, sizeof(p->procname));
+	if (ev->ts_ns > p->last_ts)
+		p->last_ts = ev->ts_ns;
 	return p;
+}
+
+bool psa_proc_has_rank(const struct psa_proc *p, uint32_t rank, uint32_t *gid)
+{
+	for (uint32_t i = 0; i < p->ranks_n; i++) {
+		if (p->ranks[i] == rank) {
+			if (gid)
+				*gid = p->rank_gid[i];
+			return true;
+		}
+	}
+	return false;
+}
+
+/* What a task or device event says about its process: a rank (and gid) it runs, its job. */
+static void proc_note_rank(struct psa_proc *p, const struct psa_event *ev)
+{
+	uint32_t rank = (uint32_t)ev->f[PSA_F_rank], i;
+
+	if (psa_ev_has(ev, PSA_F_exec_id) && (uint64_t)ev->f[PSA_F_exec_id] > p->exec_max)
+		p->exec_max = (uint64_t)ev->f[PSA_F_exec_id];
+	if (!p->job && psa_ev_has(ev, PSA_F_job))
+		p->job = (uint32_t)ev->f[PSA_F_job];
+	for (i = 0; i < p->ranks_n; i++) {
+		if (p->ranks[i] == rank) {
+			if (psa_ev_has(ev, PSA_F_gid))
+				p->rank_gid[i] = (uint32_t)ev->f[PSA_F_gid];
+			return;
+		}
+		if (p->ranks[i] > rank)
+			break;
+	}
+	if (p->ranks_n == PSA_PROC_RANKS_MAX)
+		return;
+	memmove(&p->ranks[i + 1], &p->ranks[i], (p->ranks_n - i) * sizeof(p->ranks[0]));
+	memmove(&p->rank_gid[i + 1], &p->rank_gid[i], (p->ranks_n - i) * sizeof(p->rank_gid[0]));
+	p->ranks[i] = rank;
+	p->rank_gid[i] = (uint32_t)psa__f(ev, PSA_F_gid, 0);
+	p->ranks_n++;
 }
 
 /* Worker time accounting: close the current mode at @ts, enter @mode. */
@@ -190,7 +238,7 @@ static struct psa_worker *worker_get(struct psa_model *m, const struct psa_proc 
 	return w;
 }
 
-static void worker_event(struct psa_model *m, const struct psa_proc *p, const struct psa_event *ev)
+static void worker_event(struct psa_model *m, struct psa_proc *p, const struct psa_event *ev)
 {
 	struct psa_worker *w = worker_get(m, p, ev);
 
@@ -204,6 +252,7 @@ static void worker_event(struct psa_model *m, const struct psa_proc *p, const st
 	case PSA_EV_encproxy_worker_end:
 		worker_mode(w, w->mode, ev->ts_ns);
 		w->end_ts = ev->ts_ns;
+		p->torn_down = true;
 		break;
 	case PSA_EV_encproxy_worker_sleep:
 		worker_mode(w, 2, ev->ts_ns);
@@ -220,7 +269,7 @@ static void worker_event(struct psa_model *m, const struct psa_proc *p, const st
 	}
 }
 
-static void group_event(struct psa_model *m, const struct psa_proc *p, const struct psa_event *ev)
+static void group_event(struct psa_model *m, struct psa_proc *p, const struct psa_event *ev)
 {
 	uint32_t gid = (uint32_t)psa__f(ev, PSA_F_gid, 0);
 	uint64_t key = psa__proc_key(p, (uint64_t)gid + 1);
@@ -245,6 +294,67 @@ static void group_event(struct psa_model *m, const struct psa_proc *p, const str
 	g->shares += ev->type == PSA_EV_encproxy_registry_share;
 	g->releases += ev->type == PSA_EV_encproxy_registry_release;
 	g->destroys += ev->type == PSA_EV_encproxy_registry_destroy;
+	if (ev->type == PSA_EV_encproxy_registry_destroy)
+		p->torn_down = true;
+}
+
+static void peer_dead_event(struct psa_model *m, const struct psa_proc *p,
+			    const struct psa_event *ev)
+{
+	struct psa_peer_dead d = {
+		.observer = p,
+		.dead_pid = (uint32_t)psa__f(ev, PSA_F_pid, 0),
+		.dead_rank = (uint32_t)psa__f(ev, PSA_F_dead_rank, 0),
+		.torn = psa__f(ev, PSA_F_torn, 0) != 0,
+		.detected = psa__f(ev, PSA_F_detected, 0) != 0,
+		.ts = ev->ts_ns,
+	};
+
+	PSA_VEC_PUSH(m->peer_deaths, d);
+}
+
+static uint64_t net_err_key(const struct psa_proc *p, uint32_t rank, uint64_t peer_plus_1)
+{
+	return psa__proc_key(p, psa_key((uint64_t)rank + 1, peer_plus_1));
+}
+
+/* One entry per (process, rank, peer): the first error in full, then a count. */
+static void net_error_event(struct psa_model *m, const struct psa_proc *p,
+			    const struct psa_event *ev)
+{
+	uint32_t rank = (uint32_t)psa__f(ev, PSA_F_rank, 0);
+	uint32_t peer = (uint32_t)psa__f(ev, PSA_F_peer, 0);
+	uint64_t key = net_err_key(p, rank, (uint64_t)peer + 1);
+	size_t idx = (size_t)(uintptr_t)psa_hashmap_get(&m->net_err_idx, key);
+	struct psa_net_error *e;
+
+	if (!idx) {
+		struct psa_net_error n = {
+			.proc = p, .rank = rank, .peer = peer,
+			.err = (int)psa__f(ev, PSA_F_err, 0),
+			.prov_errno = (int)psa__f(ev, PSA_F_prov_errno, 0),
+			.first_ts = ev->ts_ns,
+		};
+
+		memcpy(n.text, ev->text, sizeof(n.text));
+		if (PSA_VEC_PUSH(m->net_errors, n))
+			return;
+		idx = m->net_errors.n;
+		if (psa_hashmap_put(&m->net_err_idx, key, (void *)(uintptr_t)idx))
+			return;
+	}
+	e = &m->net_errors.v[idx - 1];
+	e->count++;
+	e->last_ts = ev->ts_ns;
+	psa_hashmap_put(&m->net_err_last, net_err_key(p, rank, 0), (void *)(uintptr_t)idx);
+}
+
+const struct psa_net_error *psa__net_error_last(const struct psa_model *m,
+						const struct psa_proc *p, uint32_t rank)
+{
+	size_t idx = (size_t)(uintptr_t)psa_hashmap_get(&m->net_err_last, net_err_key(p, rank, 0));
+
+	return idx ? &m->net_errors.v[idx - 1] : NULL;
 }
 
 static void device_event(struct psa_model *m, const struct psa_proc *p, const struct psa_event *ev)
@@ -319,6 +429,10 @@ void psa_model_feed(struct psa_model *m, const struct psa_event *ev)
 	p = proc_get(m, ev);
 	if (!p)
 		return;
+	if (psa_ev_has(ev, PSA_F_rank) &&
+	    (psa_ev_has(ev, PSA_F_task_id) || ev->type == PSA_EV_encdev_trigger_write ||
+	     ev->type == PSA_EV_encdev_fault))
+		proc_note_rank(p, ev);
 	if (!strncmp(ev->procname, "proxy-", 6)) {
 		struct psa_worker *w = worker_get(m, p, ev);
 
@@ -347,6 +461,12 @@ void psa_model_feed(struct psa_model *m, const struct psa_event *ev)
 	case PSA_EV_encdev_sema_wait_end:
 	case PSA_EV_encdev_fault:
 		device_event(m, p, ev);
+		break;
+	case PSA_EV_bananaphone_peer_dead:
+		peer_dead_event(m, p, ev);
+		break;
+	case PSA_EV_encnet_error:
+		net_error_event(m, p, ev);
 		break;
 	default:
 		if (psa_ev_has(ev, PSA_F_task_id))

@@ -40,6 +40,10 @@ struct psa_model {
 	PSA_VEC(struct psa_group *) group_list;
 	PSA_VEC(struct psa_discard) discards;
 	PSA_VEC(struct psa_device_fault) faults;
+	PSA_VEC(struct psa_peer_dead) peer_deaths;
+	PSA_VEC(struct psa_net_error) net_errors;
+	struct psa_hashmap net_err_idx;  /* (proc, rank, peer) -> index + 1 in net_errors */
+	struct psa_hashmap net_err_last; /* (proc, rank) -> index + 1 of its latest error */
 	PSA_VEC(const struct psa_task *) live; /* built by finish */
 
 	struct psa_model_totals totals;
@@ -55,6 +59,12 @@ void psa__task_seam(struct psa_model *m, struct psa_task *t, const struct psa_ev
 void psa__task_net(struct psa_model *m, struct psa_task *t, const struct psa_event *ev);
 void psa__task_instant(struct psa_model *m, struct psa_task *t, const struct psa_event *ev);
 void psa__task_free(struct psa_task *t);
+/* Sets t->failed_peer from its ops and the rank's transport errors (t->status != 0). */
+void psa__task_failed_peer(const struct psa_model *m, struct psa_task *t);
+
+/* model.c: the latest transport error of (@p, @rank), or NULL. */
+const struct psa_net_error *psa__net_error_last(const struct psa_model *m,
+						const struct psa_proc *p, uint32_t rank);
 
 /* The value of field @f of @ev, or @dflt when absent. */
 static inline int64_t psa__f(const struct psa_event *ev, enum psa_field f, int64_t dflt)

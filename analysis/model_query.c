@@ -36,6 +36,8 @@ void psa_model_finish(struct psa_model *m)
 		for (unsigned o = 0; o < m->obs_n; o++)
 			if (m->obs[o].interval)
 				m->obs[o].interval(m->obs[o].arg, t, t->state, t->state_since, end, true);
+		if (t->status || t->failed)
+			psa__task_failed_peer(m, t);
 		if (t->state < PSA_STATE_NR && end > t->state_since &&
 		    end - t->state_since >= t->longest_state_ns) {
 			t->longest_state_ns = end - t->state_since;
@@ -102,6 +104,18 @@ const struct psa_device_fault *psa_model_device_faults(const struct psa_model *m
 {
 	*n = m->faults.n;
 	return m->faults.v;
+}
+
+const struct psa_peer_dead *psa_model_peer_deaths(const struct psa_model *m, size_t *n)
+{
+	*n = m->peer_deaths.n;
+	return m->peer_deaths.v;
+}
+
+const struct psa_net_error *psa_model_net_errors(const struct psa_model *m, size_t *n)
+{
+	*n = m->net_errors.n;
+	return m->net_errors.v;
 }
 
 const struct psa_proc *const *psa_model_procs(const struct psa_model *m, size_t *n)

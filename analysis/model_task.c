@@ -41,6 +41,7 @@ struct psa_task *psa__task_get(struct psa_model *m, const struct psa_proc *p,
 							  : PSA_STATE_INIT;
 	t->truncated = ev->type != PSA_EV_encproxy_task_enqueue;
 	t->last_seam = -1;
+	t->failed_peer = -1;
 	for (int s = 0; s < PSA_STREAMS_MAX; s++)
 		t->trigger_last[s] = PSA_TRIGGER_UNREAD;
 	if (psa_hashmap_put(&m->tasks, key, t)) {
@@ -113,8 +114,30 @@ void psa__task_state(struct psa_model *m, struct psa_task *t, const struct psa_e
 		t->wait_begin_ts = ev->ts_ns;
 	if (to == PSA_STATE_DONE) {
 		t->done_ts = ev->ts_ns;
+		if (t->status)
+			psa__task_failed_peer(m, t);
 		finalize(m, t);
 	}
+}
+
+/*
+ * The peer a failed task's error came from: an op of it that completed with an error, else
+ * the transport error its rank saw last with the same errno since the task began (the
+ * backend records the error just before it fails the task: a barrier's receive has no op).
+ */
+void psa__task_failed_peer(const struct psa_model *m, struct psa_task *t)
+{
+	const struct psa_net_error *e;
+
+	for (uint32_t i = 0; i < t->ops_n; i++) {
+		if (t->ops[i].done_ts && t->ops[i].status) {
+			t->failed_peer = t->ops[i].peer;
+			return;
+		}
+	}
+	e = psa__net_error_last(m, t->proc, t->rank);
+	if (e && e->err == t->status && e->last_ts >= t->first_ts)
+		t->failed_peer = e->peer;
 }
 
 void psa__task_seam(struct psa_model *m, struct psa_task *t, const struct psa_event *ev,

@@ -25,8 +25,13 @@ enum member_kind {
 struct member {
 	uint32_t index;          /* in its structure */
 	uint8_t kind;            /* enum member_kind */
-	uint8_t field;           /* enum psa_field, or enum psa_ctx_field for contexts */
+	uint8_t field;           /* enum psa_field, or enum psa_ctx_field for contexts, or
+				  * FIELD_TEXT */
 };
+
+/* The payload string kept in psa_event.text (not an enum psa_field: those are integers). */
+#define FIELD_TEXT 0xFF
+_Static_assert(PSA_F_NR < FIELD_TEXT, "FIELD_TEXT is not a field index");
 
 struct psa_ctf_class {
 	const bt_event_class *ec;
@@ -37,7 +42,7 @@ struct psa_ctf_class {
 	uint8_t ctx_n;
 	int32_t cpu_index;       /* of cpu_id in the packet context, or -1 */
 	uint8_t cpu_kind;
-	struct member payload[PSA_F_NR];
+	struct member payload[PSA_F_NR + 1]; /* + text */
 	struct member ctx[PSA_CTX_NR];
 };
 
@@ -144,7 +149,9 @@ static uint8_t resolve_members(const bt_field_class *fc, bool ctx, struct member
 				continue;
 		} else {
 			f = psa_field_lookup(name);
-			if (f < 0 || kind == MEMBER_STRING)
+			if (kind == MEMBER_STRING)
+				f = psa__is_text_field(name, strlen(name)) ? FIELD_TEXT : -1;
+			if (f < 0)
 				continue;
 		}
 		out[got++] = (struct member){ .index = (uint32_t)i, .kind = kind, .field = (uint8_t)f };
@@ -165,7 +172,7 @@ static struct psa_ctf_class *class_resolve(struct psa_ctf_sink *s, const bt_even
 	c->has_clock = bt_stream_class_borrow_default_clock_class_const(sc) != NULL;
 	c->has_packets = bt_stream_class_supports_packets(sc);
 	c->payload_n = resolve_members(bt_event_class_borrow_payload_field_class_const(ec), false,
-				       c->payload, PSA_F_NR);
+				       c->payload, PSA_F_NR + 1);
 	c->ctx_n = resolve_members(bt_stream_class_borrow_event_common_context_field_class_const(sc),
 				   true, c->ctx, PSA_CTX_NR);
 	c->cpu_index = -1;
@@ -295,13 +302,19 @@ static int on_event(struct psa_ctf_sink *s, const bt_message *msg)
 			return sink_fail(s, -ERANGE, "an event's timestamp overflows 64 bits of ns");
 	}
 	it->ts = ev->ts_ns;
+	ev->text[0] = '\0';
 	if (c->payload_n && (scope = bt_event_borrow_payload_field_const(e)) != NULL) {
 		for (unsigned i = 0; i < c->payload_n; i++) {
 			const struct member *m = &c->payload[i];
+			const bt_field *f =
+				bt_field_structure_borrow_member_field_by_index_const(scope, m->index);
 
-			ev->f[m->field] = int_value(
-				bt_field_structure_borrow_member_field_by_index_const(scope, m->index),
-				m->kind);
+			if (m->field == FIELD_TEXT) {
+				psa__copy_str(ev->text, sizeof(ev->text), bt_field_string_get_value(f),
+					      bt_field_string_get_length(f));
+				continue;
+			}
+			ev->f[m->field] = int_value(f, m->kind);
 			ev->present |= UINT64_C(1) << m->field;
 		}
 	}

@@ -63,6 +63,8 @@ static bool parse_value(struct cur *c, struct psa_event *ev, const char *name, s
 	case '"':
 		if (psa__ctx_lookup_n(name, nlen) == PSA_CTX_PROCNAME)
 			return psa__scan_string(c, ev->procname, sizeof(ev->procname));
+		if (psa__is_text_field(name, nlen))
+			return psa__scan_string(c, ev->text, sizeof(ev->text));
 		return psa__scan_string(c, NULL, 0);
 	case '(':
 		if (!psa__scan_enum(c, &val))

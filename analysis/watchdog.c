@@ -2,7 +2,9 @@
  * The watchdog analysis. Each stalled task gets a cause from its own evidence (state, status,
  * outstanding ops, trigger words, its worker's last activity); a task waiting on peers gets
  * edges to the peers' stalled tasks; then every stall follows its edges to a stall that is
- * stuck for its own reason - the root cause. Printing is in watchdog_print.c.
+ * stuck for its own reason - the root cause. Finished tasks with an error status are kept as
+ * candidates until watchdog_death.c knows whether a process that died explains them. Printing
+ * is in watchdog_print.c.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -17,6 +19,7 @@ static const char *const cause_names[PSA_CAUSE_NR] = {
 	[PSA_CAUSE_TASK_ERROR] = "task_error",
 	[PSA_CAUSE_MESSAGE_LOST] = "message_lost",
 	[PSA_CAUSE_WORKER_STALLED] = "worker_stalled",
+	[PSA_CAUSE_PROCESS_DIED] = "process_died",
 	[PSA_CAUSE_WAITING_ON_PEER] = "waiting_on_peer",
 	[PSA_CAUSE_BARRIER_WAIT] = "barrier_wait",
 	[PSA_CAUSE_GATE_WAIT] = "gate_wait",
@@ -49,10 +52,12 @@ void psa_watchdog_destroy(struct psa_watchdog *w)
 	if (!w)
 		return;
 	free(w->stalls);
+	free(w->failed);
+	free(w->deaths);
 	free(w);
 }
 
-static struct psa_stall *stall_add(struct psa_watchdog *w)
+struct psa_stall *psa__stall_add(struct psa_watchdog *w)
 {
 	if (w->n == w->cap) {
 		size_t cap = w->cap ? 2 * w->cap : 16;
@@ -88,15 +93,49 @@ static void stall_from_task(struct psa_stall *s, const struct psa_task *t, uint6
 	memcpy(s->trigger_last, t->trigger_last, sizeof(s->trigger_last));
 }
 
+/* The most failed tasks kept as candidates: a death fails the execs in flight on the
+ * survivors' ranks, a few tasks per rank. */
+#define FAILED_MAX 4096
+
+/* A finished task with an error status: a candidate for the failed tasks a death explains. */
+static void keep_failed(struct psa_watchdog *w, const struct psa_task *t)
+{
+	struct psa__failed_task *f;
+
+	if (w->failed_n == FAILED_MAX)
+		return;
+	if (w->failed_n == w->failed_cap) {
+		size_t cap = w->failed_cap ? 2 * w->failed_cap : 16;
+		struct psa__failed_task *v = realloc(w->failed, cap * sizeof(*v));
+
+		if (!v)
+			return;
+		w->failed = v;
+		w->failed_cap = cap;
+	}
+	f = &w->failed[w->failed_n++];
+	memset(f, 0, sizeof(*f));
+	f->s.root = -1;
+	stall_from_task(&f->s, t, t->done_ts);
+	f->s.done = true;
+	f->s.state = PSA_STATE_DONE;
+	f->s.duration_ns = t->done_ts - t->first_ts;
+	f->peer = t->failed_peer;
+	f->proc = t->proc->id;
+	f->ts = t->done_ts;
+}
+
 /* Finished tasks that spent longer than the threshold in one state. */
 static void on_task_end(void *arg, const struct psa_task *t)
 {
 	struct psa_watchdog *w = arg;
 	struct psa_stall *s;
 
+	if (psa_task_is_done(t) && t->status)
+		keep_failed(w, t);
 	if (!w->opts.threshold_ns || !psa_task_is_done(t) || t->longest_state_ns < w->opts.threshold_ns)
 		return;
-	s = stall_add(w);
+	s = psa__stall_add(w);
 	if (!s)
 		return;
 	stall_from_task(s, t, t->done_ts);
@@ -134,7 +173,7 @@ const struct psa_stall *psa_watchdog_stalls(const struct psa_watchdog *w, size_t
 }
 
 /* Lost events that overlap [from, to] (a discard with an unknown window overlaps all). */
-static bool lost_in(const struct psa_model *m, uint64_t from, uint64_t to)
+bool psa__watchdog_lost_in(const struct psa_model *m, uint64_t from, uint64_t to)
 {
 	size_t n;
 	const struct psa_discard *d = psa_model_discards(m, &n);
@@ -162,9 +201,11 @@ int psa_watchdog_analyze(struct psa_watchdog *w, const struct psa_model *m)
 
 	psa_model_totals(m, &tot);
 	w->trace_end = tot.last_ts;
+	if (psa__watchdog_deaths(w, m) || psa__watchdog_add_failed(w, m))
+		return -ENOMEM;
 	for (size_t i = 0; i < live_n; i++) {
 		const struct psa_task *t = live[i];
-		bool lost = lost_in(m, t->state_since, tot.last_ts);
+		bool lost = psa__watchdog_lost_in(m, t->state_since, tot.last_ts);
 		uint64_t last_done;
 		struct psa_stall *s;
 
@@ -173,7 +214,7 @@ int psa_watchdog_analyze(struct psa_watchdog *w, const struct psa_model *m)
 			w->ignored++;
 			continue;
 		}
-		s = stall_add(w);
+		s = psa__stall_add(w);
 		if (!s)
 			return -ENOMEM;
 		stall_from_task(s, t, tot.last_ts);
@@ -181,6 +222,7 @@ int psa_watchdog_analyze(struct psa_watchdog *w, const struct psa_model *m)
 		s->duration_ns = tot.last_ts > t->state_since ? tot.last_ts - t->state_since : 0;
 		psa__watchdog_classify(w, m, t, s);
 		s->uncertain = t->truncated || lost;
+		psa__watchdog_death_adopt(w, t, s);
 	}
 	return psa__watchdog_chain(w, m, first_live);
 }

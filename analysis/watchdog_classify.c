@@ -232,18 +232,22 @@ static int next_stall(const struct psa_watchdog *w, const struct psa_stall *s, u
 	return same >= 0 ? same : earliest;
 }
 
-/* Depth-first along the waiting edges until a root cause; -1 when none is reachable. */
+/* Depth-first along the waiting edges until a root cause; -1 when none is reachable. A rank
+ * of a process that died leads to that death, whether or not it left a stall of its own. */
 static int find_root(const struct psa_watchdog *w, int i, unsigned char *seen)
 {
 	const struct psa_stall *s = &w->stalls[i];
 
 	if (s->root_cause)
 		return i;
+	if (s->root >= 0 && w->stalls[s->root].process)
+		return s->root;
 	if (seen[i])
 		return -1;
 	seen[i] = 1;
 	for (uint32_t k = 0; k < s->waiting_on_n; k++) {
-		int next = next_stall(w, s, s->waiting_on[k]);
+		int dead = psa__watchdog_death_of_rank(w, s->job, s->waiting_on[k]);
+		int next = dead >= 0 ? dead : next_stall(w, s, s->waiting_on[k]);
 		int root = next >= 0 ? find_root(w, next, seen) : -1;
 
 		if (root >= 0)
@@ -262,7 +266,7 @@ int psa__watchdog_chain(struct psa_watchdog *w, const struct psa_model *m, size_
 	for (size_t i = first_live; i < w->n; i++) {
 		struct psa_stall *s = &w->stalls[i];
 
-		if (s->root_cause)
+		if (s->root_cause || s->root >= 0) /* a death's tasks are chained already */
 			continue;
 		memset(seen, 0, w->n);
 		s->root = find_root(w, (int)i, seen);

@@ -57,6 +57,16 @@ static const char line_date[] =
 	"{ vpid = 31975, vtid = 31982, procname = \"proxy-31982\" }, { task_id = 1, rank = 0, "
 	"gid = 0, exec_id = 0, kind = ( \"NETWORK\" : container = 1 ), stream = 0, bb = 0, "
 	"rc = 0, duration_ns = 381 }";
+/* A process died (`run --backend ofi --procs 2 --inject kill:rank=3,exec=5`): the survivor's
+ * bus and transport saw it. */
+static const char line_peer_dead[] =
+	"[18:11:10.197239042] (+0.012616580) vm bananaphone:peer_dead: { cpu_id = 1 }, "
+	"{ vpid = 14755, vtid = 14769, procname = \"proxy-14769\" }, { cookie = 0xF2657C569C1033C2, "
+	"local_rank = 0, dead_rank = 1, pid = 14756, torn = 0, detected = 1 }";
+static const char line_net_error[] =
+	"[18:11:10.197402008] (+0.000162966) vm encnet:error: { cpu_id = 1 }, { vpid = 14755, "
+	"vtid = 14769, procname = \"proxy-14769\" }, { rank = 0, peer = 3, err = -3, "
+	"prov_errno = 0, text = \"the peer\\'s process died\" }";
 /* babeltrace2's stderr (pretty.c's format) */
 static const char line_discard[] =
 	"WARNING: Tracer discarded 1389 events between [15:14:53.635139924] and "
@@ -139,6 +149,29 @@ static void test_text_parse__default_output(void **state)
 	assert_int_equal(p.ev.type, PSA_EV_encdev_trigger_write);
 	assert_field(&p.ev, PSA_F_value, 1);
 	assert_string_equal(p.ev.procname, "encdev-0");
+}
+
+/* What the analysis needs to name a dead process: the pid the survivor's bus saw die, and the
+ * transport error with its text (the one string payload field kept). */
+static void test_text_parse__process_death_fields(void **state)
+{
+	struct parsed p;
+
+	assert_int_equal(parse(line_peer_dead, &p), 1);
+	assert_int_equal(p.ev.type, PSA_EV_bananaphone_peer_dead);
+	assert_field(&p.ev, PSA_F_pid, 14756);
+	assert_field(&p.ev, PSA_F_dead_rank, 1);
+	assert_field(&p.ev, PSA_F_local_rank, 0);
+	assert_field(&p.ev, PSA_F_detected, 1);
+	assert_field(&p.ev, PSA_F_torn, 0);
+	assert_string_equal(p.ev.text, "");
+	assert_int_equal(parse(line_net_error, &p), 1);
+	assert_int_equal(p.ev.type, PSA_EV_encnet_error);
+	assert_field(&p.ev, PSA_F_rank, 0);
+	assert_field(&p.ev, PSA_F_peer, 3);
+	assert_field(&p.ev, PSA_F_err, -3);
+	assert_string_equal(p.ev.text, "the peer's process died");
+	assert_int_equal(psa_field_lookup("text"), -1);
 }
 
 static void test_text_parse__clock_options(void **state)
@@ -543,6 +576,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_text_parse__default_output),
+		cmocka_unit_test(test_text_parse__process_death_fields),
 		cmocka_unit_test(test_text_parse__clock_options),
 		cmocka_unit_test(test_text_parse__header_forms),
 		cmocka_unit_test(test_text_parse__values),

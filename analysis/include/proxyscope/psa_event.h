@@ -40,7 +40,8 @@ enum psa_ev_type psa_ev_lookup(const char *name);
 	X(task_id) X(rank) X(gid) X(exec_id) X(kind) X(old) X(new) X(status) X(stream) X(bb) \
 	X(ops) X(rc) X(duration_ns) X(idle) X(done) X(value) X(wait_ns) X(index) X(state)    \
 	X(waited_ns) X(timeout_ms) X(refcnt) X(active) X(target) X(seen) X(reached) X(arg)   \
-	X(peer) X(op) X(bytes) X(tag) X(latency_ns) X(err) X(prov_errno) X(addr) X(job)
+	X(peer) X(op) X(bytes) X(tag) X(latency_ns) X(err) X(prov_errno) X(addr) X(job)        \
+	X(cookie) X(local_rank) X(dead_rank) X(pid) X(torn) X(detected)
 
 enum psa_field {
 #define PSA_FIELD_ENUM(name) PSA_F_##name,
@@ -49,12 +50,14 @@ enum psa_field {
 	PSA_F_NR
 };
 
-/* The field called @name, or -1. */
+/* The field called @name, or -1. String payload fields are not in this table: the one the
+ * model reads (`text`, encnet:error's message) has its own member in struct psa_event. */
 int psa_field_lookup(const char *name);
 const char *psa_field_name(enum psa_field f);
 
 #define PSA_HOST_MAX 64
 #define PSA_PROCNAME_MAX 17
+#define PSA_TEXT_MAX 96
 
 struct psa_event {
 	uint64_t ts_ns;        /* ns since the Unix epoch (text input without --clock-seconds:
@@ -65,6 +68,7 @@ struct psa_event {
 	uint32_t cpu;
 	char procname[PSA_PROCNAME_MAX];
 	char host[PSA_HOST_MAX]; /* the trace's hostname */
+	char text[PSA_TEXT_MAX]; /* the `text` string field (encnet:error), truncated; "" if none */
 	uint64_t present;      /* bit (1 << enum psa_field) for each field the event carried */
 	int64_t f[PSA_F_NR];   /* field values; unsigned values above INT64_MAX are clamped */
 };

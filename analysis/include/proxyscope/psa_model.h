@@ -42,13 +42,25 @@ enum psa_seam {
 };
 const char *psa_seam_str(enum psa_seam s);
 
+#define PSA_PROC_RANKS_MAX 32
+
 /* One traced process: (host, vpid). */
 struct psa_proc {
 	unsigned id;                  /* 0, 1, ... in order of first appearance */
 	uint32_t vpid;
 	char host[PSA_HOST_MAX];
 	char procname[PSA_PROCNAME_MAX]; /* the name of its first non-worker thread seen */
+	uint64_t first_ts, last_ts;   /* its first and last event */
+	bool torn_down;               /* a worker_end or registry_destroy of it was seen */
+	uint32_t job;                 /* the job of its first task (0: no task seen) */
+	uint64_t exec_max;            /* the highest exec_id its tasks and device reached */
+	uint32_t ranks_n;             /* the ranks its tasks and device ran, ascending (the first */
+	uint32_t ranks[PSA_PROC_RANKS_MAX]; /* PSA_PROC_RANKS_MAX), and the gid of each */
+	uint32_t rank_gid[PSA_PROC_RANKS_MAX];
 };
+
+/* Whether @rank ran in @p (its tasks or device); *gid, when not NULL, is its gid. */
+bool psa_proc_has_rank(const struct psa_proc *p, uint32_t rank, uint32_t *gid);
 
 struct psa_seam_stat {
 	uint64_t count;
@@ -108,6 +120,10 @@ struct psa_task {
 	uint32_t streams_mask;      /* streams it started blocks on (from B1) */
 	struct psa_net_op *ops;     /* posted ops */
 	uint32_t ops_n;
+
+	int64_t failed_peer;        /* with an error status: the peer it came from (an op that
+				     * completed with an error, else the rank's last transport
+				     * error with that errno); -1 unknown. Set at DONE and finish */
 };
 
 /* Whether @t is finished (reached DONE). */
@@ -137,14 +153,40 @@ struct psa_group {
 };
 
 /* Device facts per (process, rank): triggers written and faults injected, for the evidence. */
+#define PSA_FAULT_NEVER_TRIGGER 0
+#define PSA_FAULT_LATE 1
+#define PSA_FAULT_SLOW 2
+#define PSA_FAULT_KILL 3 /* the process holding the rank is about to SIGKILL itself; arg = pid */
 struct psa_device_fault {
 	const struct psa_proc *proc;
 	uint32_t rank;
 	uint64_t exec_id;
-	uint32_t kind;   /* 0 NEVER_TRIGGER, 1 LATE, 2 SLOW */
+	uint32_t kind;   /* PSA_FAULT_* */
 	uint32_t stream; /* 0xFFFFFFFF: all */
 	uint64_t arg;
 	uint64_t ts;
+};
+
+/* A process learned that a member of its bootstrap bus died (bananaphone:peer_dead). */
+struct psa_peer_dead {
+	const struct psa_proc *observer;
+	uint32_t dead_pid;   /* the dead process's pid */
+	uint32_t dead_rank;  /* its local rank on the bus (not a job rank) */
+	bool torn;           /* it died mid-write */
+	bool detected;       /* the observer saw it itself (pidfd or socket) */
+	uint64_t ts;
+};
+
+/* The transport errors one rank of a process saw with one peer (encnet:error): how many, and
+ * the first one's errno, provider errno and text. */
+struct psa_net_error {
+	const struct psa_proc *proc;
+	uint32_t rank, peer;
+	int err;             /* our errno (negative): -ESRCH = the peer's process died */
+	int prov_errno;
+	char text[PSA_TEXT_MAX];
+	uint64_t count;
+	uint64_t first_ts, last_ts;
 };
 
 struct psa_observer {
@@ -200,6 +242,9 @@ const struct psa_worker *const *psa_model_workers(const struct psa_model *m, siz
 const struct psa_group *const *psa_model_groups(const struct psa_model *m, size_t *n);
 const struct psa_discard *psa_model_discards(const struct psa_model *m, size_t *n);
 const struct psa_device_fault *psa_model_device_faults(const struct psa_model *m, size_t *n);
+const struct psa_peer_dead *psa_model_peer_deaths(const struct psa_model *m, size_t *n);
+/* In order of each (process, rank, peer)'s first error. */
+const struct psa_net_error *psa_model_net_errors(const struct psa_model *m, size_t *n);
 const struct psa_proc *const *psa_model_procs(const struct psa_model *m, size_t *n);
 
 /*

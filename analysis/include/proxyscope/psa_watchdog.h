@@ -3,7 +3,9 @@
  * that spent longer than it in one state), why it is stuck, and the root cause across ranks:
  * a task waiting on a peer points at that peer, and the chain is followed to the rank stuck for
  * its own reason (its device never triggered, the seam returned an error, a message was lost,
- * its worker made no step). A conclusion whose window overlaps lost events is uncertain.
+ * its worker made no step, its process died). A conclusion whose window overlaps lost events
+ * is uncertain. When a process died, the tasks that failed because of it (finished with an
+ * error from one of its ranks) are reported too, chained to it.
  */
 #ifndef PROXYSCOPE_PSA_WATCHDOG_H
 #define PROXYSCOPE_PSA_WATCHDOG_H
@@ -23,6 +25,9 @@ enum psa_cause {
 	PSA_CAUSE_TASK_ERROR,        /* root: the seam (or barrier) returned an error */
 	PSA_CAUSE_MESSAGE_LOST,      /* root: the peer's send completed, this receive never did */
 	PSA_CAUSE_WORKER_STALLED,    /* root: the task's worker made no step for a long time */
+	PSA_CAUSE_PROCESS_DIED,      /* root: a process died (its events stop with no teardown,
+				      * and the others saw it); the stall stands for the process.
+				      * Not root: an open task of that process */
 	PSA_CAUSE_WAITING_ON_PEER,   /* ops to or from other ranks are outstanding */
 	PSA_CAUSE_BARRIER_WAIT,      /* the barrier waits for ranks that have not arrived */
 	PSA_CAUSE_GATE_WAIT,         /* a barrier task waits on the same trigger as its exec's
@@ -58,6 +63,12 @@ struct psa_stall {
 	uint64_t last_seam_ago_ns; /* trace end - the last seam call */
 	uint64_t trigger_last[PSA_STREAMS_MAX];
 	char detail[256];         /* one sentence of evidence for the cause */
+	bool process;             /* a process_died root: it stands for the process (task_id 0,
+				   * kind 0, state PSA_STATE_NR; rank, exec_id and gid: the rank it
+				   * died with; duration_ns: how long it was silent at the end) */
+	bool failed;              /* it failed on a rank of a process that died (cause
+				   * task_error, waiting_on: that rank, root: the death); with
+				   * done, it finished with that error */
 };
 
 struct psa_watchdog_opts {
