@@ -64,7 +64,7 @@
 extern "C" {
 #endif
 
-#define BP_VERSION 1          /* the shared-memory and wire format; both sides must agree */
+#define BP_VERSION 2          /* the shared-memory and wire format; both sides must agree */
 #define BP_JOB_MAX 64         /* bytes of a job name, with its NUL */
 #define BP_MAX_LOCAL 64       /* local ranks per bus */
 #define BP_MAX_RECORD 65536   /* bytes of one all-gather record */
