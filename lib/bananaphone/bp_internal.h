@@ -1,7 +1,7 @@
 /*
  * Bananaphone internals: the layout of the shared memfd, the per-process bus, and the functions
  * the modules share (bus.c lifecycle, join.c rendezvous, shm.c memfd, ring.c record slots,
- * futex.c waiting, liveness.c peer watching, collectives.c).
+ * futex.c waiting, liveness.c peer watching, watcher.c its thread, collectives.c).
  *
  * The memfd, mapped at a different address in every member (so it holds no pointers):
  *
@@ -30,6 +30,7 @@
 #define BP_INTERNAL_H
 
 #include <poll.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -141,6 +142,15 @@ struct bp_peers {
 	uint32_t npfd;       /* W */
 };
 
+/* The watcher thread (watcher.c). */
+struct bp_watcher {
+	bool running;       /* O: started and not yet stopped (false in a zeroed bus) */
+	pthread_t thread;   /* W */
+	int stop_fd;        /* W: an eventfd; written once to stop the thread */
+	pid_t owner;        /* W: the process that started it (a forked child must not join) */
+	struct pollfd *pfd; /* W: the thread's own poll set: the peers' fds, then stop_fd */
+};
+
 struct bp_bus {
 	struct bp_shm *shm;               /* W: the mapping */
 	size_t map_size;                  /* W */
@@ -155,10 +165,13 @@ struct bp_bus {
 	uint64_t op_timeout_ns;           /* W: 0 = none */
 	char job[BP_JOB_MAX];             /* W */
 	struct bp_peers peers;            /* W/O */
+	struct bp_watcher watcher;        /* W: started after the join, stopped at hang-up */
 	uint32_t seq;                     /* O: collectives started (ring slot and record seq) */
 	uint32_t spin_skip;               /* O: waits left that go to sleep without spinning */
 	bool hung_up;                     /* O */
-	bool failure_seen;                /* O: peer_dead already reported in this process */
+	/* A (process-local): peer_dead already reported in this process; exchanged (relaxed) by
+	 * the calling thread and the watcher, so only one of them reports it. */
+	_Atomic bool failure_seen;
 };
 
 /* The join handshake (join.c): one message kind each way, magic and version first. */
@@ -249,6 +262,7 @@ int bp__ring_read(struct bp_bus *bus, uint32_t rank, uint32_t seq, void *out);
 bool bp__ring_is_torn(struct bp_bus *bus, uint32_t rank);
 
 /* ---- futex.c --------------------------------------------------------------------------- */
+/* FUTEX_WAIT while *@word == @expect, at most @timeout_ns (0: no bound). */
 int bp__futex_wait(_Atomic uint32_t *word, uint32_t expect, uint64_t timeout_ns);
 void bp__futex_wake_all(_Atomic uint32_t *word);
 /* Spin (bounded by time) then FUTEX_WAIT until every rank arrived at @seq (@from: the first
@@ -265,6 +279,12 @@ int bp__peers_add(struct bp_peers *p, uint32_t rank, pid_t pid, uint64_t startti
 		  int sock);
 /* The local rank of a member that is gone (exited, or its socket closed), or -1. */
 int bp__peers_check(struct bp_peers *p);
+/* Wait up to @timeout_ms (-1: forever) for a member to go, polling @pfd: a copy of p->pfd
+ * plus one entry of the caller's at the end (its revents tell whether it fired). Returns the
+ * rank gone, -1, or another negative errno when poll failed. */
+int bp__peers_wait(struct bp_peers *p, struct pollfd *pfd, int timeout_ms);
+/* True when some member has no pidfd (the /proc fallback): it must be looked at, not polled. */
+bool bp__peers_by_proc(const struct bp_peers *p);
 void bp__peers_fini(struct bp_peers *p);
 uint64_t bp__proc_starttime(pid_t pid);
 /* True while @pid runs (exists and is no zombie), read from /proc. */
@@ -272,6 +292,13 @@ bool bp__pid_alive(pid_t pid);
 int bp__pidfd_open(pid_t pid);
 /* The peer's pidfd from a connected unix socket (SO_PEERPIDFD), or a negative errno. */
 int bp__sock_peer_pidfd(int sock);
+
+/* ---- watcher.c ------------------------------------------------------------------------- */
+/* Start the watcher thread (a no-op without peers): 0, or -errno (waits then stay bounded). */
+int bp__watcher_start(struct bp_bus *bus);
+bool bp__watcher_running(const struct bp_bus *bus);
+/* Stop and join it (a no-op when it is not running). */
+void bp__watcher_stop(struct bp_bus *bus);
 
 /* ---- join.c ---------------------------------------------------------------------------- */
 /* Leader: admit local_nranks-1 peers through @lfd, hand them @memfd; watches go to bus->peers. */

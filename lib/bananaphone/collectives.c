@@ -53,8 +53,8 @@ void bp__bus_member_gone(struct bp_bus *bus, uint32_t rank)
 		return;
 	}
 	torn = bp__ring_is_torn(bus, rank);
-	if (!bus->failure_seen) {
-		bus->failure_seen = true;
+	/* Relaxed: only says who reports; the calling thread and the watcher both may get here. */
+	if (!atomic_exchange_explicit(&bus->failure_seen, true, memory_order_relaxed)) {
 		enc_tp(bananaphone, peer_dead, bus->cookie, bus->local_rank, rank, m->pid, torn, 1);
 		enc_warn("bananaphone %s: local rank %u (pid %d) died%s", bus->job, rank, (int)m->pid,
 			 torn ? " in the middle of writing its record" : "");

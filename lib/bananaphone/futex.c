@@ -22,9 +22,10 @@
  *  - Everything that ends a wait changes the futex word itself: the doorbell, and the abort
  *    bit of a failure. A waiter can therefore not miss a wake-up between its check and its
  *    FUTEX_WAIT (the kernel re-checks the word).
- *  - Bounded waits instead of a watcher thread: the library owns no thread, and a member's
- *    death is noticed by every blocked member within BP_DETECT_MS (plus the time to be
- *    scheduled), by the first one to look, which then wakes the others through the abort bit.
+ *  - Untimed waits while the bus's watcher thread (watcher.c) looks at the members: a bounded
+ *    wait re-arms a kernel timer on every sleep. Without a watcher, or while a deadline
+ *    runs, waits are bounded by BP_DETECT_MS and the waiter looks at the members after each;
+ *    the first to see a death wakes the others through the abort bit.
  */
 #include <errno.h>
 #include <limits.h>
@@ -53,7 +54,8 @@ int bp__futex_wait(_Atomic uint32_t *word, uint32_t expect, uint64_t timeout_ns)
 			       .tv_nsec = (long)(timeout_ns % 1000000000u) };
 
 	/* Shared (no FUTEX_PRIVATE_FLAG): the word lives in a MAP_SHARED memfd mapping. */
-	if (syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT, expect, &ts, NULL, 0) < 0)
+	if (syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT, expect, timeout_ns ? &ts : NULL, NULL,
+		    0) < 0)
 		return -errno; /* -EAGAIN: the word had changed; -ETIMEDOUT; -EINTR */
 	return 0;
 }
@@ -87,10 +89,12 @@ static bool spin(struct bp_bus *bus, uint32_t seq, uint32_t *from)
 }
 
 /*
- * One bounded FUTEX_WAIT on the doorbell, announced in ctrl.sleepers, unless the collective
- * completed or the bus failed meanwhile. Returns 1 if it waited; *@done once complete.
+ * One FUTEX_WAIT on the doorbell (at most @timeout_ns, 0: no bound), announced in
+ * ctrl.sleepers, unless the collective completed or the bus failed meanwhile. Returns 1 if it
+ * waited; *@done once complete.
  */
-static uint32_t sleep_once(struct bp_bus *bus, uint32_t seq, uint32_t *from, bool *done)
+static uint32_t sleep_once(struct bp_bus *bus, uint32_t seq, uint32_t *from, bool *done,
+			   uint64_t timeout_ns)
 {
 	struct bp_shm_ctrl *ctrl = &bus->shm->ctrl;
 	uint32_t gen, waited = 0;
@@ -106,7 +110,7 @@ static uint32_t sleep_once(struct bp_bus *bus, uint32_t seq, uint32_t *from, boo
 	atomic_fetch_add_explicit(&ctrl->sleepers, 1, memory_order_seq_cst);
 	*done = bp__ring_all_arrived(bus, seq, from);
 	if (!*done) {
-		bp__futex_wait(&ctrl->gen, gen, (uint64_t)BP_DETECT_MS * 1000000u);
+		bp__futex_wait(&ctrl->gen, gen, timeout_ns);
 		waited = 1;
 	}
 	/* Relaxed: leaving only makes a later waker ring a useless (harmless) doorbell. */
@@ -129,6 +133,9 @@ void bp__wake_sleepers(struct bp_shm_ctrl *ctrl)
 
 int bp__wait_all(struct bp_bus *bus, uint32_t seq, uint32_t from)
 {
+	const uint64_t detect_ns = (uint64_t)BP_DETECT_MS * 1000000u;
+	/* Without a watcher (or with a deadline) the waiter wakes now and then to look itself. */
+	bool bounded = !bp__watcher_running(bus) || bus->op_timeout_ns;
 	uint64_t start, now, next_look, deadline;
 	uint32_t futex_waits = 0;
 	bool done = false;
@@ -144,18 +151,20 @@ int bp__wait_all(struct bp_bus *bus, uint32_t seq, uint32_t from)
 	} else if (bus->spin_skip) {
 		bus->spin_skip--;
 	}
-	start = bp__now_ns();
-	next_look = start + (uint64_t)BP_DETECT_MS * 1000000u;
+	start = bounded ? bp__now_ns() : 0;
+	next_look = start + detect_ns;
 	deadline = bus->op_timeout_ns ? start + bus->op_timeout_ns : UINT64_MAX;
 	while (!done) {
-		futex_waits += sleep_once(bus, seq, &from, &done);
+		futex_waits += sleep_once(bus, seq, &from, &done, bounded ? detect_ns : 0);
 		/* Acquire: pairs with bp__bus_fail's RMW (the failure word is visible with it). */
 		if (done || atomic_load_explicit(&bus->shm->ctrl.gen, memory_order_acquire) &
 				    BP_GEN_ABORT)
 			break;
+		if (!bounded)
+			continue; /* the watcher looks at the members */
 		now = bp__now_ns();
 		if (now >= next_look) {
-			next_look = now + (uint64_t)BP_DETECT_MS * 1000000u;
+			next_look = now + detect_ns;
 			gone = bp__peers_check(&bus->peers);
 			if (gone >= 0)
 				bp__bus_member_gone(bus, (uint32_t)gone);
