@@ -87,10 +87,11 @@ void bp__ring_arrive(struct bp_bus *bus, uint32_t seq)
 bool bp__ring_all_arrived(struct bp_bus *bus, uint32_t seq, uint32_t *from)
 {
 	for (; *from < bus->local_nranks; (*from)++) {
+		struct bp_shm_slot *slot = slot_of(bus, *from, seq);
+
 		/* seq_cst: pairs with each rank's arrival store (acquire: its record is visible)
 		 * and orders this look after a sleeper's announcement (futex.c). */
-		if (atomic_load_explicit(&slot_of(bus, *from, seq)->arrival, memory_order_seq_cst) !=
-		    seq + 1)
+		if (atomic_load_explicit(&slot->arrival, memory_order_seq_cst) != seq + 1)
 			return false;
 	}
 	return true;
