@@ -49,7 +49,7 @@ _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "bananaphone needs lock-free 64-bit 
 #define BP_GEN_ABORT 1u                  /* folded into the futex word: wakes every waiter */
 #define BP_GEN_STEP 2u                   /* a wake-up bump; it wraps without touching the bit */
 #define BP_SPIN_NS 20000u                /* time-bounded spin before FUTEX_WAIT */
-#define BP_SPIN_RETRY 63u                /* waits without spinning after a spin that failed */
+#define BP_SPIN_RETRY 63u                /* at most this many waits skip the spin after failures */
 #define BP_CPU_WORDS 14u                 /* CPUs 0..895 in a member's affinity bitmap */
 
 /* Why a bus failed (the high half of ctrl.failure). */
@@ -168,6 +168,7 @@ struct bp_bus {
 	struct bp_watcher watcher;        /* W: started after the join, stopped at hang-up */
 	uint32_t seq;                     /* O: collectives started (ring slot and record seq) */
 	uint32_t spin_skip;               /* O: waits left that go to sleep without spinning */
+	uint32_t spin_fails;              /* O: spins in a row that did not end their wait */
 	bool hung_up;                     /* O */
 	/* A (process-local): peer_dead already reported in this process; exchanged (relaxed) by
 	 * the calling thread and the watcher, so only one of them reports it. */

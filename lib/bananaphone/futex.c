@@ -8,14 +8,15 @@
  *    the wait queue on (mm, address) and silently lose every wake-up across processes.
  *  - Spin only when the bus has no more ranks than its members can use CPUs (the union of
  *    their affinity masks, published at the join: a cpuset, or ranks pinned one per CPU, count
- *    right where the number of online CPUs would not), and only for
- *    BP_SPIN_NS of wall time (the cost of `pause` varies ~10x between CPUs, so an iteration
- *    count is no bound). An oversubscribed rank that spins steals the CPU of the rank it waits
- *    for; it sleeps at once instead. The same happens without oversubscription when the
- *    scheduler puts two ranks on one CPU (other load on the machine, and futex wake-ups then
- *    keep them together): so a spin that did not end the wait turns spinning off for the next
- *    BP_SPIN_RETRY waits. There is no sched_yield anywhere: with CPU hogs beside the job a
- *    yield hands the CPU over for a whole scheduler slice (about 4 ms).
+ *    right where the number of online CPUs would not), and only for BP_SPIN_NS of wall time
+ *    (the cost of `pause` varies ~10x between CPUs, so an iteration count is no bound). An
+ *    oversubscribed rank that spins steals the CPU of the rank it waits for; it sleeps at
+ *    once instead. The same happens without oversubscription when the scheduler puts two
+ *    ranks on one CPU (other load on the machine, and futex wake-ups then keep them
+ *    together), or when the awaited rank is preempted: so a spin that did not end the wait
+ *    turns spinning off for the next 1, 3, 7 ... BP_SPIN_RETRY waits as such spins repeat.
+ *    There is no sched_yield anywhere: with CPU hogs beside the job a yield hands the CPU
+ *    over for a whole scheduler slice (about 4 ms).
  *  - Sleepers announce themselves (ctrl.sleepers); whoever sees the last arrival rings the
  *    doorbell (ctrl.gen) and calls FUTEX_WAKE only then, so a collective in which nobody
  *    sleeps makes no syscall and touches no shared line but the ranks' own.
@@ -144,10 +145,14 @@ int bp__wait_all(struct bp_bus *bus, uint32_t seq, uint32_t from)
 	enc_tp(bananaphone, wait_begin, bus->cookie, bus->local_rank, seq, from);
 	if (bus->spin_ns && bus->spin_skip == 0) {
 		done = spin(bus, seq, &from);
-		/* A spin that did not pay: most likely the rank we wait for shares our CPU and
-		 * runs only once we sleep. Sleep at once for a while, then try again. */
+		/* A spin that did not pay: the rank we wait for was preempted, or shares our CPU
+		 * and runs only once we sleep. Sleep at once for the next 1, 3, 7 ... up to
+		 * BP_SPIN_RETRY waits as failures repeat: a passing preemption costs one sleep,
+		 * a lasting one soon costs one spin per BP_SPIN_RETRY + 1 waits. */
+		bus->spin_fails = done ? 0 : bus->spin_fails + 1;
 		if (!done)
-			bus->spin_skip = BP_SPIN_RETRY;
+			bus->spin_skip = bus->spin_fails >= 6 ? BP_SPIN_RETRY
+							      : (1u << bus->spin_fails) - 1;
 	} else if (bus->spin_skip) {
 		bus->spin_skip--;
 	}
