@@ -40,6 +40,13 @@
 
 #define MAX_RANKS 8
 
+/*
+ * The bus is measured without the probe library (tracepoints stay compiled in, one predicted
+ * branch each): otherwise any LTTng session that records every process - another user's
+ * `proxyscope record` on the same machine - would record the ranks and time the tracer.
+ */
+const int enc_trace_autoload = 0;
+
 enum impl {
 	IMPL_BANANAPHONE = 0,
 	IMPL_PTHREAD = 1,
