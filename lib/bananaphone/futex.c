@@ -1,7 +1,7 @@
 /*
  * Waiting until every rank arrived at a collective: a spin bounded by time over the arrival
- * words (ring.c), then shared futex waits on the bus's doorbell bounded by BP_DETECT_MS, with a
- * look at the members after each bounded wait.
+ * words (ring.c), then shared futex waits on the bus's doorbell - untimed while the watcher
+ * thread looks at the members, otherwise bounded by BP_DETECT_MS with a look after each.
  *
  * Main design choices:
  *  - Shared futexes (FUTEX_WAIT / FUTEX_WAKE without FUTEX_PRIVATE_FLAG). The private ones key
