@@ -54,7 +54,7 @@
  * Threads: calls on one bus must not run concurrently (one bus per thread, like an MPI
  * communicator); different buses are independent. Each bus of more than one rank runs one
  * watcher thread ("bp-watch", every signal blocked) from the end of create/connect until
- * bp_hangup / bp_cleanup; a process forked meanwhile has no watcher for it.
+ * bp_hangup / bp_cleanup; a child forked meanwhile has no watcher and may only bp_cleanup it.
  */
 #ifndef PROXYSCOPE_BANANAPHONE_H
 #define PROXYSCOPE_BANANAPHONE_H
