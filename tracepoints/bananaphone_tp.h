@@ -77,15 +77,16 @@ LTTNG_UST_TRACEPOINT_EVENT(bananaphone, publish,
 		lttng_ust_field_integer(uint32_t, bytes, bytes)))
 
 /* This rank arrived at the barrier of collective @seq before the others and starts waiting
- * (a time-bounded spin, then FUTEX_WAIT) for generation @gen to move. */
+ * (a time-bounded spin, then FUTEX_WAIT) for every rank to arrive; local rank @missing is the
+ * first one that had not. */
 LTTNG_UST_TRACEPOINT_EVENT(bananaphone, wait_begin,
-	LTTNG_UST_TP_ARGS(uint64_t, cookie, uint32_t, local_rank, uint32_t, seq, uint32_t, gen),
+	LTTNG_UST_TP_ARGS(uint64_t, cookie, uint32_t, local_rank, uint32_t, seq, uint32_t, missing),
 	LTTNG_UST_TP_FIELDS(
 		BP_TP_BUS_FIELDS
 		lttng_ust_field_integer(uint32_t, seq, seq)
-		lttng_ust_field_integer(uint32_t, gen, gen)))
+		lttng_ust_field_integer(uint32_t, missing, missing)))
 
-/* The wait ended: rc 0 (the generation moved) or the bus's error; futex_waits = FUTEX_WAIT
+/* The wait ended: rc 0 (every rank arrived) or the bus's error; futex_waits = FUTEX_WAIT
  * calls made (0: the spin was enough). */
 LTTNG_UST_TRACEPOINT_EVENT(bananaphone, wait_end,
 	LTTNG_UST_TP_ARGS(uint64_t, cookie, uint32_t, local_rank, uint32_t, seq,

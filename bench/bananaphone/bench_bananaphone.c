@@ -40,6 +40,13 @@
 
 #define MAX_RANKS 8
 
+/*
+ * The bus is measured without the probe library (tracepoints stay compiled in, one predicted
+ * branch each): otherwise any LTTng session that records every process - another user's
+ * `proxyscope record` on the same machine - would record the ranks and time the tracer.
+ */
+const int enc_trace_autoload = 0;
+
 enum impl {
 	IMPL_BANANAPHONE = 0,
 	IMPL_PTHREAD = 1,
@@ -357,6 +364,21 @@ static void hogs_stop(pid_t hogs[2])
 	}
 }
 
+/* What else ran on the machine: other users' builds and tests move every number here. */
+static void print_loadavg(const char *when)
+{
+	char buf[128] = "?";
+	FILE *f = fopen("/proc/loadavg", "r");
+
+	if (f) {
+		if (!fgets(buf, sizeof(buf), f))
+			snprintf(buf, sizeof(buf), "?");
+		fclose(f);
+	}
+	buf[strcspn(buf, "\n")] = '\0';
+	printf("# /proc/loadavg %s: %s\n", when, buf);
+}
+
 static int run_load(const struct opts *o, const char *load, unsigned iters)
 {
 	static const unsigned ranks[] = { 2, 4, 8 };
@@ -364,6 +386,7 @@ static int run_load(const struct opts *o, const char *load, unsigned iters)
 
 	printf("# load=%s: %u timed calls per measurement after %u warm-up calls\n", load, iters,
 	       BENCH_BP_WARMUP);
+	print_loadavg("before");
 	for (size_t k = 0; k < sizeof(ranks) / sizeof(ranks[0]); k++) {
 		struct bench_bp_stats s[2][IMPL_NR] = { { { 0 } } };
 		unsigned n = ranks[k];
@@ -388,6 +411,7 @@ static int run_load(const struct opts *o, const char *load, unsigned iters)
 		for (unsigned op = 0; op < 2; op++)
 			print_ratio(op, n, load, s[op], have_mpi);
 	}
+	print_loadavg("after");
 	return rc;
 }
 

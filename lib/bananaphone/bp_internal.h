@@ -1,7 +1,7 @@
 /*
  * Bananaphone internals: the layout of the shared memfd, the per-process bus, and the functions
  * the modules share (bus.c lifecycle, join.c rendezvous, shm.c memfd, ring.c record slots,
- * futex.c waiting, liveness.c peer watching, collectives.c).
+ * futex.c waiting, liveness.c peer watching, watcher.c its thread, collectives.c).
  *
  * The memfd, mapped at a different address in every member (so it holds no pointers):
  *
@@ -19,14 +19,18 @@
  *   W: written once by create/connect before they return, read-only afterwards
  *
  * Ordering, once, outermost first: a rank's record writes -> its seq commit (release) -> its
- * arrival (acq_rel fetch_add on `arrived`) -> the last arriver's generation bump (seq_cst) ->
- * the waiters' acquire load of `gen` -> their record reads. A failure is published as
- * `failure` (CAS) then the abort bit in `gen` (RMW), so whoever sees the bit sees the reason.
+ * arrival word (seq_cst store) -> every member's seq_cst loads of the arrival words (which then
+ * read the records). Sleeping is a Dekker pair on (arrival words, ctrl.sleepers): a sleeper
+ * announces itself (seq_cst RMW) before it looks at the arrivals again, the rank that sees the
+ * last arrival looks at sleepers (seq_cst) after it, so one of them sees the other. A failure
+ * is published as `failure` (CAS) then the abort bit in `gen` (RMW), so whoever sees the bit
+ * sees the reason.
  */
 #ifndef BP_INTERNAL_H
 #define BP_INTERNAL_H
 
 #include <poll.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -42,10 +46,10 @@ _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "bananaphone needs lock-free 64-bit 
 #define BP_MAGIC 0x454e4f4850414e42ull /* "BNAPHONE" little-endian */
 #define BP_LINE 128u                     /* one hot word per line (adjacent-line prefetch) */
 #define BP_RING_SLOTS 2u                 /* see ring.c: two slots make reuse safe */
-#define BP_GEN_ABORT 0x80000000u         /* folded into the futex word: wakes every waiter */
-#define BP_GEN_MASK 0x7fffffffu
+#define BP_GEN_ABORT 1u                  /* folded into the futex word: wakes every waiter */
+#define BP_GEN_STEP 2u                   /* a wake-up bump; it wraps without touching the bit */
 #define BP_SPIN_NS 20000u                /* time-bounded spin before FUTEX_WAIT */
-#define BP_SPIN_RETRY 63u                /* waits without spinning after a spin that failed */
+#define BP_SPIN_RETRY 63u                /* at most this many waits skip the spin after failures */
 #define BP_CPU_WORDS 14u                 /* CPUs 0..895 in a member's affinity bitmap */
 
 /* Why a bus failed (the high half of ctrl.failure). */
@@ -81,16 +85,15 @@ struct bp_shm_hdr {
 };
 
 struct bp_shm_ctrl {
-	/* A: ranks arrived in the current generation. fetch_add acq_rel by each arriver (its
-	 * release publishes the arriver's record; the last arriver's acquire collects them all);
-	 * reset to 0 (relaxed) by the last arriver before it bumps gen (which releases it). */
-	_Alignas(BP_LINE) _Atomic uint32_t arrived;
-	/* A: the futex word: generation (BP_GEN_MASK) | BP_GEN_ABORT. Bumped by the last arriver
-	 * (seq_cst CAS), the abort bit set by bp__bus_fail (seq_cst fetch_or); loaded with acquire
-	 * (seq_cst in the sleepers handshake) by waiters. */
+	/* A: the futex word every sleeper waits on: a doorbell count (BP_GEN_STEP) | BP_GEN_ABORT.
+	 * Bumped (seq_cst fetch_add) by a rank that saw the last arrival while someone sleeps, the
+	 * abort bit set by bp__bus_fail (seq_cst fetch_or); loaded seq_cst by sleepers before they
+	 * announce themselves, acquire elsewhere. It never moves while nobody sleeps, so spinning
+	 * ranks never pull its line. */
 	_Alignas(BP_LINE) _Atomic uint32_t gen;
 	/* A: ranks between announcing a FUTEX_WAIT on gen and returning from it. seq_cst with the
-	 * gen update (Dekker): a releaser that reads 0 here is sure nobody sleeps on the old gen. */
+	 * arrival words (Dekker): a rank that saw the last arrival and reads 0 here is sure nobody
+	 * sleeps on the old gen. */
 	_Atomic uint32_t sleepers;
 	/* A: first failure: reason << 16 | (local rank + 1); 0 while healthy. seq_cst CAS from 0
 	 * before the abort bit; read after an acquire load of gen shows the bit. */
@@ -111,11 +114,15 @@ struct bp_shm_member {
 	uint64_t cpus[BP_CPU_WORDS];   /* M: the CPUs the member may run on (its affinity) */
 };
 
-/* One ring slot: the record of collective n while seq == 2n+2; seq is odd while being written. */
+/*
+ * One ring slot: the record of collective n while seq == 2n+2 (seq is odd while being written),
+ * and the slot's rank's arrival at collective n while arrival == n+1. Both words share the line
+ * with the record's first bytes, so a peer that sees the arrival has the record's line too.
+ */
 struct bp_shm_slot {
-	_Atomic uint32_t seq; /* A: release store by the one writer, acquire load by readers */
-	uint32_t pad;
-	unsigned char data[]; /* record_size bytes; written only by the slot's rank */
+	_Atomic uint32_t seq;     /* A: release store by the one writer, acquire load by readers */
+	_Atomic uint32_t arrival; /* A: seq_cst store by the slot's rank, seq_cst loads by all */
+	unsigned char data[];     /* record_size bytes; written only by the slot's rank */
 };
 
 /* One watched member: a pidfd (or /proc fallback) and, where one exists, the join socket. */
@@ -135,6 +142,15 @@ struct bp_peers {
 	uint32_t npfd;       /* W */
 };
 
+/* The watcher thread (watcher.c). */
+struct bp_watcher {
+	bool running;       /* O: started and not yet stopped (false in a zeroed bus) */
+	pthread_t thread;   /* W */
+	int stop_fd;        /* W: an eventfd; written once to stop the thread */
+	pid_t owner;        /* W: the process that started it (a forked child must not join) */
+	struct pollfd *pfd; /* W: the thread's own poll set: the peers' fds, then stop_fd */
+};
+
 struct bp_bus {
 	struct bp_shm *shm;               /* W: the mapping */
 	size_t map_size;                  /* W */
@@ -149,10 +165,14 @@ struct bp_bus {
 	uint64_t op_timeout_ns;           /* W: 0 = none */
 	char job[BP_JOB_MAX];             /* W */
 	struct bp_peers peers;            /* W/O */
+	struct bp_watcher watcher;        /* W: started after the join, stopped at hang-up */
 	uint32_t seq;                     /* O: collectives started (ring slot and record seq) */
 	uint32_t spin_skip;               /* O: waits left that go to sleep without spinning */
+	uint32_t spin_fails;              /* O: spins in a row that did not end their wait */
 	bool hung_up;                     /* O */
-	bool failure_seen;                /* O: peer_dead already reported in this process */
+	/* A (process-local): peer_dead already reported in this process; exchanged (relaxed) by
+	 * the calling thread and the watcher, so only one of them reports it. */
+	_Atomic bool failure_seen;
 };
 
 /* The join handshake (join.c): one message kind each way, magic and version first. */
@@ -180,8 +200,8 @@ struct bp_msg {
 enum bp_fault_point {
 	BP_FAULT_RECORD_HALF = 0, /* half of this rank's record is in its slot (seq odd) */
 	BP_FAULT_PUBLISHED = 1,   /* the record is committed, the rank has not arrived yet */
-	BP_FAULT_ARRIVED = 2,     /* the rank's arrival is counted; it is about to wait, or, if
-				   * it came last, to open the next generation */
+	BP_FAULT_ARRIVED = 2,     /* the rank's arrival is visible; it is about to wait, or, if
+				   * it came last, to wake whoever sleeps */
 	BP_FAULT_REQUESTED = 3,   /* a peer sent its HELLO and waits for the leader's answer */
 	BP_FAULT_POINT_NR
 };
@@ -233,16 +253,24 @@ void bp__shm_unmap(struct bp_bus *bus);
 /* ---- ring.c ---------------------------------------------------------------------------- */
 /* Write @data as this rank's record of collective @seq and commit it. */
 void bp__ring_publish(struct bp_bus *bus, uint32_t seq, const void *data);
+/* Announce this rank's arrival at collective @seq (after its record, if any, is committed). */
+void bp__ring_arrive(struct bp_bus *bus, uint32_t seq);
+/* True once every rank arrived at collective @seq; *@from (0 at first) skips the ranks seen. */
+bool bp__ring_all_arrived(struct bp_bus *bus, uint32_t seq, uint32_t *from);
 /* Copy @rank's record of collective @seq into @out: 0, or -EBADMSG (torn or not committed). */
 int bp__ring_read(struct bp_bus *bus, uint32_t rank, uint32_t seq, void *out);
 /* True when @rank's latest slot write never finished (its writer stopped mid-record). */
 bool bp__ring_is_torn(struct bp_bus *bus, uint32_t rank);
 
 /* ---- futex.c --------------------------------------------------------------------------- */
+/* FUTEX_WAIT while *@word == @expect, at most @timeout_ns (0: no bound). */
 int bp__futex_wait(_Atomic uint32_t *word, uint32_t expect, uint64_t timeout_ns);
 void bp__futex_wake_all(_Atomic uint32_t *word);
-/* Spin (bounded by time) then FUTEX_WAIT until ctrl.gen leaves @gen; watches the members. */
-int bp__wait_gen(struct bp_bus *bus, uint32_t gen, uint32_t seq);
+/* Spin (bounded by time) then FUTEX_WAIT until every rank arrived at @seq (@from: the first
+ * rank not seen yet); watches the members meanwhile. */
+int bp__wait_all(struct bp_bus *bus, uint32_t seq, uint32_t from);
+/* The last arrival at a collective was seen: ring the doorbell if anyone sleeps. */
+void bp__wake_sleepers(struct bp_shm_ctrl *ctrl);
 
 /* ---- liveness.c ------------------------------------------------------------------------ */
 int bp__peers_init(struct bp_peers *p, uint32_t capacity);
@@ -252,6 +280,12 @@ int bp__peers_add(struct bp_peers *p, uint32_t rank, pid_t pid, uint64_t startti
 		  int sock);
 /* The local rank of a member that is gone (exited, or its socket closed), or -1. */
 int bp__peers_check(struct bp_peers *p);
+/* Wait up to @timeout_ms (-1: forever) for a member to go, polling @pfd: a copy of p->pfd
+ * plus one entry of the caller's at the end (its revents tell whether it fired). Returns the
+ * rank gone, -1, or another negative errno when poll failed. */
+int bp__peers_wait(struct bp_peers *p, struct pollfd *pfd, int timeout_ms);
+/* True when some member has no pidfd (the /proc fallback): it must be looked at, not polled. */
+bool bp__peers_by_proc(const struct bp_peers *p);
 void bp__peers_fini(struct bp_peers *p);
 uint64_t bp__proc_starttime(pid_t pid);
 /* True while @pid runs (exists and is no zombie), read from /proc. */
@@ -259,6 +293,13 @@ bool bp__pid_alive(pid_t pid);
 int bp__pidfd_open(pid_t pid);
 /* The peer's pidfd from a connected unix socket (SO_PEERPIDFD), or a negative errno. */
 int bp__sock_peer_pidfd(int sock);
+
+/* ---- watcher.c ------------------------------------------------------------------------- */
+/* Start the watcher thread (a no-op without peers): 0, or -errno (waits then stay bounded). */
+int bp__watcher_start(struct bp_bus *bus);
+bool bp__watcher_running(const struct bp_bus *bus);
+/* Stop and join it (a no-op when it is not running). */
+void bp__watcher_stop(struct bp_bus *bus);
 
 /* ---- join.c ---------------------------------------------------------------------------- */
 /* Leader: admit local_nranks-1 peers through @lfd, hand them @memfd; watches go to bus->peers. */

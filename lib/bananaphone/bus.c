@@ -133,6 +133,7 @@ static int bus_alloc(const struct bp_args *a, struct bp_bus **out)
 
 static void bus_free(struct bp_bus *bus)
 {
+	bp__watcher_stop(bus); /* before the fds it polls are closed */
 	bp__peers_fini(&bus->peers);
 	bp__shm_unmap(bus);
 	free(bus);
@@ -180,7 +181,7 @@ static unsigned job_cpus(const struct bp_bus *bus)
 /*
  * The join barrier (collective 0), bounded by the join deadline rather than op_timeout_ms.
  * After it every member has published its CPUs: spin only when every rank can have a CPU of
- * its own, otherwise sleep at once.
+ * its own, otherwise sleep at once. Then the watcher thread starts.
  */
 static int join_barrier(struct bp_bus *bus, uint64_t deadline_ns)
 {
@@ -192,9 +193,14 @@ static int join_barrier(struct bp_bus *bus, uint64_t deadline_ns)
 	rc = bp__sync(bus, 0);
 	bus->op_timeout_ns = op_timeout;
 	bus->seq = 1;
-	if (!rc)
-		bus->spin_ns = bus->local_nranks <= job_cpus(bus) ? BP_SPIN_NS : 0;
-	return rc;
+	if (rc)
+		return rc;
+	bus->spin_ns = bus->local_nranks <= job_cpus(bus) ? BP_SPIN_NS : 0;
+	/* Without the watcher the waits stay bounded: slower, but just as safe. */
+	if (bp__watcher_start(bus))
+		enc_info("bananaphone %s: no watcher thread, waits look at the members themselves",
+			 bus->job);
+	return 0;
 }
 
 /* Leave a bus we mapped but cannot use: the others get -EPIPE, not a hang. */
@@ -203,6 +209,7 @@ static void leave(struct bp_bus *bus)
 	if (bus->hung_up)
 		return;
 	bus->hung_up = true;
+	bp__watcher_stop(bus); /* no more collectives: nothing to watch for */
 	/* Ensure LEFT is visible before the failure it explains (seq_cst store, then the CAS in
 	 * bp__bus_fail): a watcher that sees us exit reads LEFT and reports a hang-up. */
 	atomic_store_explicit(&bus->members[bus->local_rank].state, BP_MEMBER_LEFT,
@@ -361,8 +368,9 @@ int bp__bus_error(struct bp_bus *bus)
 
 	if (bus->hung_up)
 		return -ESHUTDOWN;
-	if (reason == BP_FAIL_DIED && !bus->failure_seen && rank < bus->local_nranks) {
-		bus->failure_seen = true;
+	/* Relaxed: only says who reports (the watcher may have, in bp__bus_member_gone). */
+	if (reason == BP_FAIL_DIED && rank < bus->local_nranks &&
+	    !atomic_exchange_explicit(&bus->failure_seen, true, memory_order_relaxed)) {
 		enc_tp(bananaphone, peer_dead, bus->cookie, bus->local_rank, rank,
 		       bus->members[rank].pid, bp__ring_is_torn(bus, rank), 0);
 		enc_warn("bananaphone %s: local rank %u (pid %d) died", bus->job, rank,

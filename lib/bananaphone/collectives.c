@@ -1,13 +1,20 @@
 /*
  * The collectives of a bus: barrier, all-gather, broadcast, and how a failure reaches everyone.
  *
- * Main design choice: one central barrier - an arrival counter and a 32-bit generation that is
- * also the futex word - ends every collective. The last of the local_nranks arrivers resets
- * the counter and bumps the generation; the others wait for the generation to move
- * (futex.c). An all-gather is "publish my record in my ring slot, barrier, read every slot";
- * a broadcast is the same with the leader's slot only. With a handful of local ranks a central
- * counter beats a tree or a dissemination barrier: it needs one wake-up, and one FUTEX_WAKE
- * syscall reaches every sleeper.
+ * Main design choice: every collective ends with one all-to-all barrier on per-rank arrival
+ * words (ring.c). A rank stores its arrival in its own ring slot, beside its record, and is
+ * done once it sees every rank's; the rank that sees the last arrival wakes the sleepers, if
+ * any, with one FUTEX_WAKE (futex.c). An all-gather is "commit my record, arrive, read every
+ * slot"; a broadcast is the same with the leader's slot only.
+ *
+ * Why not a central counter, a tree or a dissemination barrier (all measured on a 2-CPU
+ * machine): when the ranks fit the CPUs and spin, a shared counter and generation word cost
+ * several cache-line transfers in a row per collective, while a rank here waits for one line
+ * per peer, which brings the peer's record along. When they do not fit, every waiter sleeps,
+ * and the cost is the context switches: one per rank, whatever the shape. Trees and
+ * dissemination add wake-ups in a chain (each a syscall and a switch, and waking a halted
+ * vCPU costs tens of microseconds); one wake-all of a central doorbell was the fastest at 4
+ * and 8 ranks.
  *
  * A failure (a member died, hung up, timed out, or a record failed its check) is recorded once
  * in ctrl.failure (the first one wins) and then folded into the futex word as the abort bit,
@@ -46,8 +53,8 @@ void bp__bus_member_gone(struct bp_bus *bus, uint32_t rank)
 		return;
 	}
 	torn = bp__ring_is_torn(bus, rank);
-	if (!bus->failure_seen) {
-		bus->failure_seen = true;
+	/* Relaxed: only says who reports; the calling thread and the watcher both may get here. */
+	if (!atomic_exchange_explicit(&bus->failure_seen, true, memory_order_relaxed)) {
 		enc_tp(bananaphone, peer_dead, bus->cookie, bus->local_rank, rank, m->pid, torn, 1);
 		enc_warn("bananaphone %s: local rank %u (pid %d) died%s", bus->job, rank, (int)m->pid,
 			 torn ? " in the middle of writing its record" : "");
@@ -55,46 +62,20 @@ void bp__bus_member_gone(struct bp_bus *bus, uint32_t rank)
 	bp__bus_fail(bus, BP_FAIL_DIED, rank);
 }
 
-/* The last arriver: open the next generation and wake whoever sleeps on the old one. */
-static void release_gen(struct bp_shm_ctrl *ctrl, uint32_t gen)
-{
-	uint32_t cur = gen;
-
-	/* Ensure the reset of `arrived` and every arrival's record (acquired by our fetch_add) are
-	 * visible before the new generation (release), and that the bump is ordered before our
-	 * sleepers load (seq_cst; the Dekker pair of sleep_once in futex.c). The CAS keeps an
-	 * abort bit set meanwhile. */
-	while (!atomic_compare_exchange_weak_explicit(&ctrl->gen, &cur,
-						      (cur & BP_GEN_ABORT) | ((cur + 1) & BP_GEN_MASK),
-						      memory_order_seq_cst, memory_order_seq_cst))
-		;
-	if (atomic_load_explicit(&ctrl->sleepers, memory_order_seq_cst))
-		bp__futex_wake_all(&ctrl->gen);
-}
-
 int bp__sync(struct bp_bus *bus, uint32_t seq)
 {
-	struct bp_shm_ctrl *ctrl = &bus->shm->ctrl;
-	uint32_t gen;
-	bool last;
+	uint32_t from = 0;
 
-	/* Acquire: pairs with the previous bump (the counter reset is visible) or the abort bit.
-	 * The generation cannot move before our own arrival, so this is the one we wait on. */
-	gen = atomic_load_explicit(&ctrl->gen, memory_order_acquire);
-	if (gen & BP_GEN_ABORT)
+	/* Acquire: pairs with bp__bus_fail's RMW (the failure word is visible with the bit). */
+	if (atomic_load_explicit(&bus->shm->ctrl.gen, memory_order_acquire) & BP_GEN_ABORT)
 		return bp__bus_error(bus);
-	/* Ensure our record and reads are ordered before our arrival counts (release), and, if we
-	 * are last, that every other arrival's record is visible to us (acquire). */
-	last = atomic_fetch_add_explicit(&ctrl->arrived, 1, memory_order_acq_rel) ==
-	       bus->local_nranks - 1;
+	bp__ring_arrive(bus, seq);
 	bp__fault(BP_FAULT_ARRIVED, seq);
-	if (last) {
-		/* Relaxed: release_gen's bump publishes the reset to the next arrivers. */
-		atomic_store_explicit(&ctrl->arrived, 0, memory_order_relaxed);
-		release_gen(ctrl, gen);
+	if (bp__ring_all_arrived(bus, seq, &from)) {
+		bp__wake_sleepers(&bus->shm->ctrl);
 		return 0;
 	}
-	return bp__wait_gen(bus, gen, seq);
+	return bp__wait_all(bus, seq, from);
 }
 
 static int enter(struct bp_bus *bus)

@@ -1,26 +1,32 @@
 /*
- * Waiting for the bus generation to move: a spin bounded by time, then shared futex waits
- * bounded by BP_DETECT_MS, with a look at the members after each bounded wait.
+ * Waiting until every rank arrived at a collective: a spin bounded by time over the arrival
+ * words (ring.c), then shared futex waits on the bus's doorbell - untimed while the watcher
+ * thread looks at the members, otherwise bounded by BP_DETECT_MS with a look after each.
  *
  * Main design choices:
  *  - Shared futexes (FUTEX_WAIT / FUTEX_WAKE without FUTEX_PRIVATE_FLAG). The private ones key
  *    the wait queue on (mm, address) and silently lose every wake-up across processes.
  *  - Spin only when the bus has no more ranks than its members can use CPUs (the union of
  *    their affinity masks, published at the join: a cpuset, or ranks pinned one per CPU, count
- *    right where the number of online CPUs would not), and only for
- *    BP_SPIN_NS of wall time (the cost of `pause` varies ~10x between CPUs, so an iteration
- *    count is no bound). An oversubscribed rank that spins steals the CPU of the rank it waits
- *    for; it sleeps at once instead. The same happens without oversubscription when the
- *    scheduler puts two ranks on one CPU (other load on the machine, and futex wake-ups then
- *    keep them together): so a spin that did not end the wait turns spinning off for the next
- *    BP_SPIN_RETRY waits. There is no sched_yield anywhere: with CPU hogs beside the job a
- *    yield hands the CPU over for a whole scheduler slice (about 4 ms).
- *  - Everything that ends a wait changes the futex word itself: the generation bump, and the
- *    abort bit of a failure. A waiter can therefore not miss the wake-up of a failure between
- *    its check and its FUTEX_WAIT (the kernel re-checks the word).
- *  - Bounded waits instead of a watcher thread: the library owns no thread, and a member's
- *    death is noticed by every blocked member within BP_DETECT_MS (plus the time to be
- *    scheduled), by the first one to look, which then wakes the others through the abort bit.
+ *    right where the number of online CPUs would not), and only for BP_SPIN_NS of wall time
+ *    (the cost of `pause` varies ~10x between CPUs, so an iteration count is no bound). An
+ *    oversubscribed rank that spins steals the CPU of the rank it waits for; it sleeps at
+ *    once instead. The same happens without oversubscription when the scheduler puts two
+ *    ranks on one CPU (other load on the machine, and futex wake-ups then keep them
+ *    together), or when the awaited rank is preempted: so a spin that did not end the wait
+ *    turns spinning off for the next 1, 3, 7 ... BP_SPIN_RETRY waits as such spins repeat.
+ *    There is no sched_yield anywhere: with CPU hogs beside the job a yield hands the CPU
+ *    over for a whole scheduler slice (about 4 ms).
+ *  - Sleepers announce themselves (ctrl.sleepers); whoever sees the last arrival rings the
+ *    doorbell (ctrl.gen) and calls FUTEX_WAKE only then, so a collective in which nobody
+ *    sleeps makes no syscall and touches no shared line but the ranks' own.
+ *  - Everything that ends a wait changes the futex word itself: the doorbell, and the abort
+ *    bit of a failure. A waiter can therefore not miss a wake-up between its check and its
+ *    FUTEX_WAIT (the kernel re-checks the word).
+ *  - Untimed waits while the bus's watcher thread (watcher.c) looks at the members: a bounded
+ *    wait re-arms a kernel timer on every sleep. Without a watcher, or while a deadline
+ *    runs, waits are bounded by BP_DETECT_MS and the waiter looks at the members after each;
+ *    the first to see a death wakes the others through the abort bit.
  */
 #include <errno.h>
 #include <limits.h>
@@ -49,7 +55,8 @@ int bp__futex_wait(_Atomic uint32_t *word, uint32_t expect, uint64_t timeout_ns)
 			       .tv_nsec = (long)(timeout_ns % 1000000000u) };
 
 	/* Shared (no FUTEX_PRIVATE_FLAG): the word lives in a MAP_SHARED memfd mapping. */
-	if (syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT, expect, &ts, NULL, 0) < 0)
+	if (syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT, expect, timeout_ns ? &ts : NULL, NULL,
+		    0) < 0)
 		return -errno; /* -EAGAIN: the word had changed; -ETIMEDOUT; -EINTR */
 	return 0;
 }
@@ -59,75 +66,110 @@ void bp__futex_wake_all(_Atomic uint32_t *word)
 	syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
-/* Spin until the word leaves @gen or BP_SPIN_NS pass; returns the last value read. */
-static uint32_t spin(struct bp_bus *bus, _Atomic uint32_t *word, uint32_t gen)
+/*
+ * Spin until every rank arrived at @seq, BP_SPIN_NS pass, or the bus fails; true when complete.
+ * Polls the arrival words (bp__ring_all_arrived), and the futex word for the abort bit now and
+ * then: neither line is written while the collective runs, so polling costs no traffic.
+ */
+static bool spin(struct bp_bus *bus, uint32_t seq, uint32_t *from)
 {
 	uint64_t end = bp__now_ns() + bus->spin_ns;
-	uint32_t v;
 
 	for (unsigned i = 1;; i++) {
-		/* Acquire: pairs with the generation bump (the records behind it become visible). */
-		v = atomic_load_explicit(word, memory_order_acquire);
-		if (v != gen)
-			return v;
+		if (bp__ring_all_arrived(bus, seq, from))
+			return true;
 		cpu_relax();
-		if ((i & 31u) == 0 && bp__now_ns() >= end)
-			return v;
+		if ((i & 31u) != 0)
+			continue;
+		/* Relaxed: a hint to stop early; the sleep path reads the bit properly. */
+		if (atomic_load_explicit(&bus->shm->ctrl.gen, memory_order_relaxed) & BP_GEN_ABORT)
+			return false;
+		if (bp__now_ns() >= end)
+			return false;
 	}
 }
 
-/* One bounded FUTEX_WAIT on @word == @gen, announced in ctrl.sleepers; 1 if it waited. */
-static uint32_t sleep_once(struct bp_shm_ctrl *ctrl, uint32_t gen)
+/*
+ * One FUTEX_WAIT on the doorbell (at most @timeout_ns, 0: no bound), announced in
+ * ctrl.sleepers, unless the collective completed or the bus failed meanwhile. Returns 1 if it
+ * waited; *@done once complete.
+ */
+static uint32_t sleep_once(struct bp_bus *bus, uint32_t seq, uint32_t *from, bool *done,
+			   uint64_t timeout_ns)
 {
-	uint32_t waited = 0;
+	struct bp_shm_ctrl *ctrl = &bus->shm->ctrl;
+	uint32_t gen, waited = 0;
 
-	/* Ensure our entry in sleepers is globally ordered before our re-read of gen (seq_cst,
-	 * Dekker): pairs with the releaser's seq_cst gen update followed by its sleepers load, so
-	 * either it sees us and wakes, or we see its new gen and do not sleep. */
+	/* seq_cst: read before we announce ourselves, so a doorbell rung after a waker saw us
+	 * changes the word we wait on (the kernel re-checks it). */
+	gen = atomic_load_explicit(&ctrl->gen, memory_order_seq_cst);
+	if (gen & BP_GEN_ABORT)
+		return 0;
+	/* Ensure our entry in sleepers is globally ordered before our look at the arrivals
+	 * (seq_cst, Dekker): pairs with the last arriver's seq_cst arrival store followed by its
+	 * sleepers load, so either it sees us and rings, or we see its arrival and do not sleep. */
 	atomic_fetch_add_explicit(&ctrl->sleepers, 1, memory_order_seq_cst);
-	if (atomic_load_explicit(&ctrl->gen, memory_order_seq_cst) == gen) {
-		bp__futex_wait(&ctrl->gen, gen, (uint64_t)BP_DETECT_MS * 1000000u);
+	*done = bp__ring_all_arrived(bus, seq, from);
+	if (!*done) {
+		bp__futex_wait(&ctrl->gen, gen, timeout_ns);
 		waited = 1;
 	}
-	/* Relaxed: leaving only makes a later releaser do a useless (harmless) wake. */
+	/* Relaxed: leaving only makes a later waker ring a useless (harmless) doorbell. */
 	atomic_fetch_sub_explicit(&ctrl->sleepers, 1, memory_order_relaxed);
+	if (waited)
+		*done = bp__ring_all_arrived(bus, seq, from);
 	return waited;
 }
 
-int bp__wait_gen(struct bp_bus *bus, uint32_t gen, uint32_t seq)
+void bp__wake_sleepers(struct bp_shm_ctrl *ctrl)
 {
-	struct bp_shm_ctrl *ctrl = &bus->shm->ctrl;
+	/* seq_cst: ordered after our look at the arrivals (the Dekker pair of sleep_once). */
+	if (!atomic_load_explicit(&ctrl->sleepers, memory_order_seq_cst))
+		return;
+	/* Ensure the arrivals we saw are visible to whoever the new word wakes (release, seq_cst
+	 * for the pair above). Adding BP_GEN_STEP keeps the abort bit. */
+	atomic_fetch_add_explicit(&ctrl->gen, BP_GEN_STEP, memory_order_seq_cst);
+	bp__futex_wake_all(&ctrl->gen);
+}
+
+int bp__wait_all(struct bp_bus *bus, uint32_t seq, uint32_t from)
+{
+	const uint64_t detect_ns = (uint64_t)BP_DETECT_MS * 1000000u;
+	/* Without a watcher (or with a deadline) the waiter wakes now and then to look itself. */
+	bool bounded = !bp__watcher_running(bus) || bus->op_timeout_ns;
 	uint64_t start, now, next_look, deadline;
-	uint32_t v, futex_waits = 0;
+	uint32_t futex_waits = 0;
+	bool done = false;
 	int gone, rc;
 
-	/* Acquire: pairs with the generation bump (the records behind it become visible). */
-	v = atomic_load_explicit(&ctrl->gen, memory_order_acquire);
-	if (v != gen)
-		goto out_changed;
-	enc_tp(bananaphone, wait_begin, bus->cookie, bus->local_rank, seq, gen);
+	enc_tp(bananaphone, wait_begin, bus->cookie, bus->local_rank, seq, from);
 	if (bus->spin_ns && bus->spin_skip == 0) {
-		v = spin(bus, &ctrl->gen, gen);
-		if (v != gen)
-			goto out_end;
-		/* The spin did not pay: most likely the rank we wait for shares our CPU and
-		 * runs only once we sleep. Sleep at once for a while, then try again. */
-		bus->spin_skip = BP_SPIN_RETRY;
+		done = spin(bus, seq, &from);
+		/* A spin that did not pay: the rank we wait for was preempted, or shares our CPU
+		 * and runs only once we sleep. Sleep at once for the next 1, 3, 7 ... up to
+		 * BP_SPIN_RETRY waits as failures repeat: a passing preemption costs one sleep,
+		 * a lasting one soon costs one spin per BP_SPIN_RETRY + 1 waits. */
+		bus->spin_fails = done ? 0 : bus->spin_fails + 1;
+		if (!done)
+			bus->spin_skip = bus->spin_fails >= 6 ? BP_SPIN_RETRY
+							      : (1u << bus->spin_fails) - 1;
 	} else if (bus->spin_skip) {
 		bus->spin_skip--;
 	}
-	start = bp__now_ns();
-	next_look = start + (uint64_t)BP_DETECT_MS * 1000000u;
+	start = bounded ? bp__now_ns() : 0;
+	next_look = start + detect_ns;
 	deadline = bus->op_timeout_ns ? start + bus->op_timeout_ns : UINT64_MAX;
-	for (;;) {
-		futex_waits += sleep_once(ctrl, gen);
-		/* Acquire: pairs with the generation bump or the abort bit. */
-		v = atomic_load_explicit(&ctrl->gen, memory_order_acquire);
-		if (v != gen)
+	while (!done) {
+		futex_waits += sleep_once(bus, seq, &from, &done, bounded ? detect_ns : 0);
+		/* Acquire: pairs with bp__bus_fail's RMW (the failure word is visible with it). */
+		if (done || atomic_load_explicit(&bus->shm->ctrl.gen, memory_order_acquire) &
+				    BP_GEN_ABORT)
 			break;
+		if (!bounded)
+			continue; /* the watcher looks at the members */
 		now = bp__now_ns();
 		if (now >= next_look) {
-			next_look = now + (uint64_t)BP_DETECT_MS * 1000000u;
+			next_look = now + detect_ns;
 			gone = bp__peers_check(&bus->peers);
 			if (gone >= 0)
 				bp__bus_member_gone(bus, (uint32_t)gone);
@@ -136,12 +178,7 @@ int bp__wait_gen(struct bp_bus *bus, uint32_t gen, uint32_t seq)
 			bp__bus_fail(bus, BP_FAIL_TIMEOUT, bus->local_rank);
 		/* A failure found above set the abort bit: the next sleep_once returns at once. */
 	}
-out_end:
-	rc = (v & BP_GEN_MASK) != gen ? 0 : bp__bus_error(bus);
+	rc = done ? 0 : bp__bus_error(bus);
 	enc_tp(bananaphone, wait_end, bus->cookie, bus->local_rank, seq, futex_waits, rc);
 	return rc;
-
-out_changed:
-	/* The generation moved before we looked: done, unless only the abort bit changed. */
-	return (v & BP_GEN_MASK) != gen ? 0 : bp__bus_error(bus);
 }

@@ -176,19 +176,42 @@ out_close_sock:
 	return rc;
 }
 
-int bp__peers_check(struct bp_peers *p)
+/* Which member is gone after poll(@pfd, @nfds, @timeout_ms): a rank, -1, or -errno of poll. */
+static int gone_after_poll(struct bp_peers *p, struct pollfd *pfd, nfds_t nfds, int timeout_ms)
 {
+	int n = nfds ? poll(pfd, nfds, timeout_ms) : 0;
+
+	if (n < 0)
+		return -errno;
 	/* Readable pidfd: the process exited. Any event on a join socket: the far end closed
 	 * (nothing is ever sent on it after the join). */
-	if (p->npfd && poll(p->pfd, p->npfd, 0) > 0) {
-		for (uint32_t i = 0; i < p->npfd; i++)
-			if (p->pfd[i].revents)
-				return (int)p->w[p->pfd_watch[i]].rank;
-	}
+	for (uint32_t i = 0; n > 0 && i < p->npfd; i++)
+		if (pfd[i].revents)
+			return (int)p->w[p->pfd_watch[i]].rank;
 	for (uint32_t i = 0; i < p->n; i++)
 		if (p->w[i].pidfd < 0 && !proc_alive(&p->w[i]))
 			return (int)p->w[i].rank;
 	return -1;
+}
+
+int bp__peers_check(struct bp_peers *p)
+{
+	int gone = gone_after_poll(p, p->pfd, p->npfd, 0);
+
+	return gone < 0 ? -1 : gone;
+}
+
+int bp__peers_wait(struct bp_peers *p, struct pollfd *pfd, int timeout_ms)
+{
+	return gone_after_poll(p, pfd, p->npfd + 1, timeout_ms);
+}
+
+bool bp__peers_by_proc(const struct bp_peers *p)
+{
+	for (uint32_t i = 0; i < p->n; i++)
+		if (p->w[i].pidfd < 0)
+			return true;
+	return false;
 }
 
 void bp__peers_fini(struct bp_peers *p)

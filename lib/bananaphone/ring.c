@@ -13,6 +13,13 @@
  * n-1. So a slot is never written while it is read; the seq check is the guard against a
  * writer that stopped half way (its peers see an odd word) or against a bus misuse, never a
  * retry loop.
+ *
+ * A slot also carries its rank's arrival word: a rank arrives at collective n (after committing
+ * its record, if it has one) by storing n+1 there, and collective n is complete once every
+ * rank's word says so. There is no shared counter: each rank writes only its own line, and a
+ * spinning peer polls lines that change once per collective, the arrival and the record
+ * travelling together. Arrival words follow the same two-slot reuse as the records: a rank
+ * arrives at n+2 only after every rank arrived at n+1, which each did after it saw n complete.
  */
 #include <errno.h>
 #include <string.h>
@@ -67,6 +74,27 @@ int bp__ring_read(struct bp_bus *bus, uint32_t rank, uint32_t seq, void *out)
 	atomic_thread_fence(memory_order_acquire);
 	after = atomic_load_explicit(&slot->seq, memory_order_relaxed);
 	return after == before ? 0 : -EBADMSG;
+}
+
+void bp__ring_arrive(struct bp_bus *bus, uint32_t seq)
+{
+	/* Ensure the arrival is ordered after the record's commit (release) and before our look
+	 * at the others' arrivals and at ctrl.sleepers (seq_cst; the Dekker pair of futex.c). */
+	atomic_store_explicit(&slot_of(bus, bus->local_rank, seq)->arrival, seq + 1,
+			      memory_order_seq_cst);
+}
+
+bool bp__ring_all_arrived(struct bp_bus *bus, uint32_t seq, uint32_t *from)
+{
+	for (; *from < bus->local_nranks; (*from)++) {
+		struct bp_shm_slot *slot = slot_of(bus, *from, seq);
+
+		/* seq_cst: pairs with each rank's arrival store (acquire: its record is visible)
+		 * and orders this look after a sleeper's announcement (futex.c). */
+		if (atomic_load_explicit(&slot->arrival, memory_order_seq_cst) != seq + 1)
+			return false;
+	}
+	return true;
 }
 
 bool bp__ring_is_torn(struct bp_bus *bus, uint32_t rank)

@@ -12,6 +12,8 @@
  *   join     join, then clean up at once (bad-input cases)
  *   hangup   join; sleep `sleep_ms`; hang up; then a barrier must return -ESHUTDOWN
  *   sleep    join; sleep `sleep_ms`; then a barrier (a late rank)
+ *   poll     join; print every member's pid; bp_check every millisecond, up to `iters` times
+ *            or until it fails (iter = the checks that returned 0)
  *   die      exit by SIGKILL before calling create/connect at all
  * Options: join_ms, op_ms, iters, barriers, op, sleep_ms, version (speak another version),
  *   no_pidfd=1 (the /proc fallback), die=<point>:<seq> (SIGKILL itself at a fault point:
@@ -19,7 +21,8 @@
  *   after its HELLO went out).
  *
  * Output (stdout, one write per line, so a SIGKILL loses nothing): "requested ns=<t>" once a
- * peer's HELLO is sent, "joined ns=<t>" once create/connect returned 0, "dying ns=<t>" just
+ * peer's HELLO is sent, "joined ns=<t>" once create/connect returned 0, "members pid0=<pid>
+ * ... beyond=<bp_bus_member_pid of local_nranks>" (poll), "dying ns=<t>" just
  * before a planned death, and one "result rc=<n> iter=<i> joined_ns=<t> err_ns=<t> fd_leak=<n>
  * map_leak=<n> torn=<0|1> failed_rank=<r>" line at the end (times: CLOCK_MONOTONIC, the same
  * clock in every process; joined = create/connect returned, err = the failing call returned).
@@ -192,6 +195,26 @@ static int run_loop(struct bp_bus *bus, unsigned *iter)
 	return rc;
 }
 
+/* The poll scenario: every member's pid as the bus knows it, then bp_check until it fails. */
+static int run_poll(struct bp_bus *bus, unsigned *iter)
+{
+	char line[512];
+	int len = snprintf(line, sizeof(line), "members");
+	int rc = 0;
+
+	for (uint32_t r = 0; r < g.args.local_nranks && len < (int)sizeof(line) - 32; r++)
+		len += snprintf(line + len, sizeof(line) - (size_t)len, " pid%u=%d", r,
+				bp_bus_member_pid(bus, r));
+	dprintf(1, "%s beyond=%d\n", line, bp_bus_member_pid(bus, g.args.local_nranks));
+	for (; *iter < g.iters; (*iter)++) {
+		rc = bp_check(bus);
+		if (rc)
+			break;
+		sleep_ms(1);
+	}
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct bp_bus *bus = NULL;
@@ -222,6 +245,8 @@ int main(int argc, char **argv)
 		rc = bp_hangup(bus);
 		if (!rc)
 			rc = bp_barrier(bus) == -ESHUTDOWN && bp_hangup(bus) == -ESHUTDOWN ? 0 : 3;
+	} else if (!rc && !strcmp(g.scenario, "poll")) {
+		rc = run_poll(bus, &iter);
 	} else if (!rc && !strcmp(g.scenario, "sleep")) {
 		sleep_ms(g.sleep_ms);
 		rc = bp_barrier(bus);

@@ -1,10 +1,11 @@
 /*
  * A member SIGKILLed at every point of a bus's life, between real processes: before it
  * connects, while the leader is still admitting, in the middle of an all-gather, inside a
- * barrier (after its arrival was counted), half way through writing its ring slot, the leader
- * itself, and at a random moment from outside. Every survivor's pending call must return the
- * error (-ESRCH after the join, the join deadline's -ETIMEDOUT before it) within 100 ms of the
- * death, never hang, and leave no fd and no mapping behind; the bus name must be gone.
+ * barrier (after its arrival was visible), half way through writing its ring slot, the leader
+ * itself, at a random moment from outside, and while the others only poll bp_check. Every
+ * survivor's pending call (or its next bp_check) must return the error (-ESRCH after the join,
+ * the join deadline's -ETIMEDOUT before it) within 100 ms of the death, never hang, and leave
+ * no fd and no mapping behind; the bus name must be gone.
  *
  * The 100 ms are the library's: a canary thread of the test sleeps 1 ms at a time meanwhile,
  * and if the machine did not run it for longer than that (a loaded CI box, a stolen vCPU),
@@ -118,7 +119,7 @@ static void test_death__during_allgather(void **state)
 
 static void test_death__inside_a_barrier_after_its_arrival_counted(void **state)
 {
-	/* The counter already includes the dead rank: only liveness can end the next wait. */
+	/* Its arrival is already visible: only liveness can end the next wait. */
 	run_self_kill(4, 1, "op=barrier", "arrived:100", NULL, 0);
 }
 
@@ -160,6 +161,39 @@ static void test_death__sigkill_from_outside_at_a_random_moment(void **state)
 	assert_int_equal(kill(p[victim].pid, SIGKILL), 0);
 	assert_true(bp_proc_wait(&p[victim], BP_WAIT_MS));
 	expect_survivors(p, n, victim, death_ns, -1);
+	assert_false(bp_bus_name_exists(job));
+}
+
+static void test_death__bp_check_sees_it_while_nobody_waits(void **state)
+{
+	struct bp_proc p[4];
+	const unsigned n = 4, victim = 2;
+	uint64_t death_ns;
+	char job[64];
+
+	bp_job_name(job, sizeof(job), "check");
+	for (unsigned r = 0; r < n; r++)
+		bp_spawn(&p[r], "poll", job, r, n, 64, "iters=100000000", NULL);
+	for (unsigned r = 0; r < n; r++)
+		assert_true(bp_proc_wait_line(&p[r], "members", BP_WAIT_MS));
+	/* Every member knows every member's pid (the processes the test forked). */
+	for (unsigned r = 0; r < n; r++) {
+		for (unsigned m = 0; m < n; m++) {
+			char key[16];
+
+			snprintf(key, sizeof(key), "pid%u", m);
+			assert_int_equal(bp_proc_field(&p[r], "members", key, -2), p[m].pid);
+		}
+		assert_int_equal(bp_proc_field(&p[r], "members", "beyond", -2), -1);
+	}
+	bp_sleep_ms(50); /* a few dozen checks each, all 0 while everyone lives */
+	death_ns = bp_now_ns();
+	assert_int_equal(kill(p[victim].pid, SIGKILL), 0);
+	assert_true(bp_proc_wait(&p[victim], BP_WAIT_MS));
+	expect_survivors(p, n, victim, death_ns, -1);
+	for (unsigned r = 0; r < n; r++)
+		if (r != victim)
+			assert_true(bp_proc_field(&p[r], "result", "iter", 0) > 0);
 	assert_false(bp_bus_name_exists(job));
 }
 
@@ -219,6 +253,7 @@ int main(void)
 		DEATH_TEST(test_death__with_8_ranks),
 		DEATH_TEST(test_death__seen_through_proc_where_pidfd_is_missing),
 		DEATH_TEST(test_death__sigkill_from_outside_at_a_random_moment),
+		DEATH_TEST(test_death__bp_check_sees_it_while_nobody_waits),
 		DEATH_TEST(test_death__before_connect_fails_the_join_at_its_deadline),
 		DEATH_TEST(test_death__while_the_leader_is_still_admitting),
 	};

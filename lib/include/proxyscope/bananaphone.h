@@ -46,12 +46,15 @@
  *   -EBADMSG     a record failed its sequence check after the barrier (written out of turn,
  *                or half written): the bus is failed for everyone
  *   -ENOMEM, -EMFILE, ...  the kernel refused a resource (memfd, mapping, socket)
- * A member's death is reported to every other member's pending call within BP_DETECT_MS plus
- * the time it takes to be scheduled (the tests hold every survivor to 100 ms); nothing is left
- * behind on any error path (no fd, no mapping, no name).
+ * A member's death is reported to every other member's pending call as soon as the bus's
+ * watcher thread sees it (well under a millisecond), and within BP_DETECT_MS plus the time it
+ * takes to be scheduled where that thread could not be started (the tests hold every survivor
+ * to 100 ms); nothing is left behind on any error path (no fd, no mapping, no name).
  *
  * Threads: calls on one bus must not run concurrently (one bus per thread, like an MPI
- * communicator); different buses are independent.
+ * communicator); different buses are independent. Each bus of more than one rank runs one
+ * watcher thread ("bp-watch", every signal blocked) from the end of create/connect until
+ * bp_hangup / bp_cleanup; a child forked meanwhile has no watcher and may only bp_cleanup it.
  */
 #ifndef PROXYSCOPE_BANANAPHONE_H
 #define PROXYSCOPE_BANANAPHONE_H
@@ -64,11 +67,11 @@
 extern "C" {
 #endif
 
-#define BP_VERSION 1          /* the shared-memory and wire format; both sides must agree */
+#define BP_VERSION 2          /* the shared-memory and wire format; both sides must agree */
 #define BP_JOB_MAX 64         /* bytes of a job name, with its NUL */
 #define BP_MAX_LOCAL 64       /* local ranks per bus */
 #define BP_MAX_RECORD 65536   /* bytes of one all-gather record */
-#define BP_DETECT_MS 10       /* a blocked call looks for dead members this often */
+#define BP_DETECT_MS 10       /* without the watcher, a blocked call looks this often */
 #define BP_JOIN_TIMEOUT_MS 30000 /* default join deadline */
 
 struct bp_bus;
