@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli_util.h"
@@ -76,6 +77,61 @@ static bool result_read(int fd, struct enc_wl_result *r)
 	return true;
 }
 
+/* How long the others may run on once one process died by a signal. */
+static uint64_t grace_ms(const struct enc_wl_args *args)
+{
+	return 3 * (uint64_t)args->timeout_ms + 10000;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/*
+ * Wait for every child. Once one has died by a signal, the others get @grace ms to notice and
+ * end; one still running then is stuck (e.g. spinning inside a provider on a lock the dead
+ * process held) and is killed, so the run always ends and leaves no process behind.
+ */
+static void reap_all(struct run_procs *rp, uint64_t grace)
+{
+	uint32_t left = rp->n;
+	uint64_t deadline = 0;
+	bool done[BP_MAX_LOCAL] = { false };
+
+	while (left) {
+		bool any = false;
+
+		for (uint32_t i = 0; i < rp->n; i++) {
+			pid_t p;
+
+			if (done[i])
+				continue;
+			p = waitpid(rp->pid[i], &rp->status[i], WNOHANG);
+			if (p == 0)
+				continue;
+			done[i] = true;
+			left--;
+			any = true;
+			if (p > 0 && WIFSIGNALED(rp->status[i]) && !rp->killed[i] && !deadline)
+				deadline = now_ms() + grace;
+		}
+		if (any || !left)
+			continue;
+		if (deadline && now_ms() >= deadline) {
+			for (uint32_t i = 0; i < rp->n; i++)
+				if (!done[i] && !rp->killed[i]) {
+					rp->killed[i] = true;
+					kill(rp->pid[i], SIGKILL);
+				}
+		}
+		usleep(10000);
+	}
+}
+
 int run_procs_run(const struct enc_wl_args *args, bool traced, int argc, char **argv,
 		  struct run_procs *rp, struct enc_wl_result *res)
 {
@@ -100,16 +156,16 @@ int run_procs_run(const struct enc_wl_args *args, bool traced, int argc, char **
 		for (uint32_t i = 0; i < started; i++)
 			kill(rp->pid[i], SIGKILL);
 	}
+	reap_all(rp, grace_ms(args));
 	for (uint32_t i = 0; i < started; i++) {
 		struct enc_wl_result r;
 
+		/* the child wrote its result before exiting; the pipe holds it (it is small) */
 		if (!rc && result_read(fds[i], &r)) {
 			rp->reported[i] = true;
 			enc_wl_result_merge(res, &r);
 		}
 		close(fds[i]);
-		while (waitpid(rp->pid[i], &rp->status[i], 0) < 0 && errno == EINTR)
-			;
 	}
 	return rc;
 }
@@ -144,6 +200,8 @@ void run_procs_json(struct cli_json *j, const struct run_procs *rp, const struct
 			cli_json_null(j);
 		cli_json_key(j, "reported");
 		cli_json_bool(j, rp->reported[i]);
+		cli_json_key(j, "killed_by_proxyscope");
+		cli_json_bool(j, rp->killed[i]);
 		cli_json_end_object(j);
 	}
 	cli_json_end_array(j);
@@ -168,7 +226,10 @@ void run_procs_print(const struct run_procs *rp, const struct enc_wl_args *args,
 		enc_wl_proc_ranks(args, i, &first, &count);
 		fprintf(out, "process %" PRIu32 " (pid %d, ranks %" PRIu32 "..%" PRIu32 ") ", i,
 			(int)rp->pid[i], first, first + count - 1);
-		if (WIFSIGNALED(st))
+		if (rp->killed[i])
+			fprintf(out, "was still running long after another process died (stuck, "
+				"e.g. inside the provider): killed by proxyscope\n");
+		else if (WIFSIGNALED(st))
 			fprintf(out, "died: killed by signal %d (%s)\n", WTERMSIG(st),
 				strsignal(WTERMSIG(st)));
 		else

@@ -6,7 +6,9 @@
  * when the run is recorded so the child loads the probes), waits for all of them and adds their
  * results up. The children meet on the bananaphone bus under the run's job name. A child dies
  * with the parent (PR_SET_PDEATHSIG), so nothing outlives the run; one that dies on its own (the
- * kill fault, a crash) is reported by its exit status, and its ranks count as not completed.
+ * kill fault, a crash) is reported by its exit status, and its ranks count as not completed;
+ * the others then get 3 x the watchdog timeout + 10 s to end, after which one still running is
+ * stuck (a provider spinning on a lock the dead process held) and is killed.
  */
 #ifndef PROXYSCOPE_CLI_RUN_PROCS_H
 #define PROXYSCOPE_CLI_RUN_PROCS_H
@@ -26,6 +28,7 @@ struct run_procs {
 	pid_t pid[BP_MAX_LOCAL];
 	int status[BP_MAX_LOCAL];      /* waitpid status */
 	bool reported[BP_MAX_LOCAL];   /* its result arrived */
+	bool killed[BP_MAX_LOCAL];     /* we killed it: stuck after another process died */
 	uint32_t vpids[BP_MAX_LOCAL];  /* = pid, for the report's process filter */
 };
 

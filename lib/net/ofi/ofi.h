@@ -166,6 +166,14 @@ bool enc__ofi_job_check(struct ofi_job *job);
 /* Keep @mem (which the provider may still own) until the endpoints are closed, then free it. */
 void enc__ofi_job_bury(struct ofi_job *job, void *mem);
 
+/*
+ * Before posting to @rank: true (and *@pid) when its process is known dead. One atomic load while
+ * the bus is healthy (its watcher reports a death asynchronously); a failed bus is classified at
+ * once. A post to a dead peer must not reach the provider: shm takes a lock in the peer's shared
+ * region, which a process killed inside libfabric may have left held for good.
+ */
+bool enc__ofi_job_peer_gone(struct ofi_job *job, uint32_t rank, int *pid);
+
 /* True when the process holding @rank is known dead (after enc__ofi_job_check saw it). */
 bool enc__ofi_job_rank_dead(const struct ofi_job *job, uint32_t rank, int *pid);
 

@@ -512,7 +512,7 @@ void enc__ofi_job_bury(struct ofi_job *job, void *mem)
 			 job->name, mem);
 }
 
-bool enc__ofi_job_check(struct ofi_job *job)
+static bool job_check(struct ofi_job *job, bool now_or_never)
 {
 	uint64_t now;
 	int rc;
@@ -521,10 +521,12 @@ bool enc__ofi_job_check(struct ofi_job *job)
 		return false;
 	if (__atomic_load_n(&job->dead, __ATOMIC_RELAXED))
 		return true;
-	if (pthread_mutex_trylock(&job->live_mtx))
+	if (now_or_never)
+		pthread_mutex_lock(&job->live_mtx);
+	else if (pthread_mutex_trylock(&job->live_mtx))
 		return false; /* another rank of the process is looking right now */
 	now = now_ns();
-	if (now >= job->live_next_ns) {
+	if (now_or_never || now >= job->live_next_ns) {
 		job->live_next_ns = now + (uint64_t)OFI_LIVE_MS * 1000000u;
 		rc = bp_check(job->bus);
 		if (rc == -ESRCH) {
@@ -537,6 +539,23 @@ bool enc__ofi_job_check(struct ofi_job *job)
 	}
 	pthread_mutex_unlock(&job->live_mtx);
 	return __atomic_load_n(&job->dead, __ATOMIC_RELAXED) != 0;
+}
+
+bool enc__ofi_job_check(struct ofi_job *job)
+{
+	return job_check(job, false);
+}
+
+bool enc__ofi_job_peer_gone(struct ofi_job *job, uint32_t rank, int *pid)
+{
+	if (!job->bus)
+		return false;
+	if (!__atomic_load_n(&job->dead, __ATOMIC_RELAXED)) {
+		if (bp_bus_failed_rank(job->bus) < 0)
+			return false; /* the common case: one atomic load */
+		job_check(job, true);
+	}
+	return enc__ofi_job_rank_dead(job, rank, pid);
 }
 
 bool enc__ofi_job_rank_dead(const struct ofi_job *job, uint32_t rank, int *pid)
