@@ -288,6 +288,10 @@ static int measure(const struct opts *o)
 	printf("# bench_trace: %u ranks, 64 KiB ring exchange, %llu execs per run, %u repetitions,"
 	       " children %s%d\n", o->ranks, (unsigned long long)o->ops, o->reps,
 	       o->cpu == NO_PIN ? "not pinned" : "pinned to CPU ", o->cpu == NO_PIN ? 0 : o->cpu);
+	if (s.sessiond_pid <= 0)
+		printf("# note: an lttng-sessiond was already running; its other sessions (if any) record\n"
+		       "# the traced runs too. For a clean measurement run this with no other session, e.g.\n"
+		       "# unshare -m sh -c 'mount -t tmpfs tmpfs /run/lttng && exec bench_trace' (root).\n");
 	print_loadavg("before");
 	for (unsigned r = 0; r < o->reps; r++) {
 		for (int k = 0; k < VARIANTS; k++) {
