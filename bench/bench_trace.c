@@ -299,8 +299,11 @@ static int measure(const struct opts *o)
 		return 1;
 	}
 	printf("# bench_trace: %u ranks, 64 KiB ring exchange, %llu execs per run, %u repetitions,"
-	       " children %s%d\n", o->ranks, (unsigned long long)o->ops, o->reps,
-	       o->cpu == NO_PIN ? "not pinned" : "pinned to CPU ", o->cpu == NO_PIN ? 0 : o->cpu);
+	       " children ", o->ranks, (unsigned long long)o->ops, o->reps);
+	if (o->cpu == NO_PIN)
+		printf("not pinned\n");
+	else
+		printf("pinned to CPU %d\n", o->cpu);
 	if (s.sessiond_pid <= 0)
 		printf("# note: an lttng-sessiond was already running; its other sessions (if any) record\n"
 		       "# the traced runs too. For a clean measurement run this with no other session, e.g.\n"
