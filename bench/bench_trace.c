@@ -335,7 +335,10 @@ static int usage(FILE *f, int code)
 		   "Prints BENCH lines: the workload's wall and CPU time with tracing compiled out,\n"
 		   "compiled in without a session, under an INFO session and a DEBUG session, each\n"
 		   "as a ratio to compiled out. Defaults: --ops 3000 --reps 9 --ranks 2, the runs\n"
-		   "pinned to the last CPU (--cpu none: not pinned); --quick: --ops 500 --reps 3.\n");
+		   "pinned to the last CPU (--cpu none: not pinned); --quick: --ops 500 --reps 3.\n"
+		   "Any other LTTng session on the machine records these runs too: run it alone\n"
+		   "(as root, in a mount namespace with its own /run/lttng:\n"
+		   " unshare -m sh -c 'mount -t tmpfs tmpfs /run/lttng && exec bench_trace').\n");
 	return code;
 }
 
