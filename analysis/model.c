@@ -258,10 +258,14 @@ static void worker_event(struct psa_model *m, struct psa_proc *p, const struct p
 		worker_mode(w, 2, ev->ts_ns);
 		break;
 	case PSA_EV_encproxy_worker_idle_begin:
+		w->idle_recorded = true;
 		worker_mode(w, 1, ev->ts_ns);
 		break;
-	case PSA_EV_encproxy_worker_wakeup:
 	case PSA_EV_encproxy_worker_idle_end:
+		w->idle_recorded = true;
+		worker_mode(w, 0, ev->ts_ns);
+		break;
+	case PSA_EV_encproxy_worker_wakeup:
 		worker_mode(w, 0, ev->ts_ns);
 		break;
 	default:

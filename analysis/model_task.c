@@ -105,6 +105,14 @@ void psa__task_state(struct psa_model *m, struct psa_task *t, const struct psa_e
 {
 	uint32_t to = (uint32_t)psa__f(ev, PSA_F_new, t->state);
 
+	/* task_drain is DEBUG: without it, the task's first state change - fired by its worker in
+	 * the pass that took it - stands in for the drain (drain_ts, worker_vtid, observers). */
+	if (!t->drain_ts) {
+		struct psa_event drain = *ev;
+
+		drain.type = PSA_EV_encproxy_task_drain;
+		psa__task_instant(m, t, &drain);
+	}
 	close_interval(m, t, ev->ts_ns, false);
 	t->state = to;
 	t->state_since = ev->ts_ns;

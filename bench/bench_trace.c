@@ -7,13 +7,19 @@
  *   (c) a session at the default level (INFO)
  *   (d) a DEBUG session (every poll recorded)
  *
- * Each variant runs as a child process (`--worker`) so all four start equal; variants are
- * interleaved across repetitions and the median wall time of each is compared. For (c) and (d)
- * the events recorded (and discarded) are counted with babeltrace2, giving the cost per event.
- * Goals (from the issue): (b)/(a) <= 1.01, (c)/(a) <= 1.03.
+ * Each variant runs as a child process (`--worker`), which times the workload alone (not its
+ * start-up): wall time and the CPU time of all its threads. One repetition runs the four
+ * variants back to back in an order that rotates from one repetition to the next; each
+ * variant's ratio is the median over repetitions of its time divided by (a)'s time in the same
+ * repetition, so slow drifts of the machine's load cancel out. The children are pinned to one
+ * CPU (default: the last one; the LTTng daemons keep the others): the workload's threads yield
+ * to each other on it instead of migrating, which makes a run's time far steadier on a small
+ * machine. For (c) and (d) the events recorded (and discarded) are counted with babeltrace2,
+ * giving the cost per event. Goals (from the issue): (b)/(a) <= 1.01, (c)/(a) <= 1.03.
  */
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,59 +32,65 @@
 #include <proxyscope/workload.h>
 
 #ifndef BENCH_NOTRACE
+#include "bench.h"
 #include "lttng_ctl.h"
 #endif
 
 #define VARIANTS 4
-#define REPS_MAX 15
+#define REPS_MAX 31
+#define NO_PIN (-1)
 
 struct opts {
 	uint64_t ops;
 	unsigned reps;
 	uint32_t ranks;
+	int cpu; /* pin the children to this CPU, or NO_PIN */
 };
 
-/* --worker: run the workload once, print its wall time. */
+/* One timed run of the workload. */
+struct sample {
+	uint64_t wall_ns;
+	uint64_t cpu_ns; /* user + system, every thread of the process */
+};
+
+static uint64_t self_cpu_ns(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000ull +
+	       ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000ull;
+}
+
+/* --worker: run the workload once, print its wall and CPU time. */
 static int worker(const struct opts *o)
 {
 	struct enc_wl_args a;
 	struct enc_wl_result r;
+	uint64_t cpu0;
 
 	enc_wl_args_default(&a);
 	a.ranks = o->ranks;
 	a.ops = o->ops;
 	a.bytes = 64 * 1024;
+	cpu0 = self_cpu_ns();
 	if (enc_wl_run(&a, &r) || !enc_wl_result_is_ok(&a, &r)) {
 		fprintf(stderr, "bench_trace: workload failed\n");
 		return 1;
 	}
-	printf("%llu\n", (unsigned long long)r.wall_ns);
+	printf("%llu %llu\n", (unsigned long long)r.wall_ns,
+	       (unsigned long long)(self_cpu_ns() - cpu0));
 	return 0;
 }
 
 #ifndef BENCH_NOTRACE
 
-static int cmp_u64(const void *a, const void *b)
+/* Run @exe --worker (pinned to o->cpu) and read the times it printed; 0 times on failure. */
+static struct sample run_child(const char *exe, const struct opts *o)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static uint64_t median(uint64_t *v, unsigned n)
-{
-	qsort(v, n, sizeof(*v), cmp_u64);
-	return n ? v[n / 2] : 0;
-}
-
-/* CPU time (user + system, ns) of the last child run_child waited for. */
-static uint64_t g_child_cpu_ns;
-
-/* Run @exe --worker and return the wall time it printed, 0 on failure. */
-static uint64_t run_child(const char *exe, const struct opts *o)
-{
-	struct rusage ru;
-	char ops[32], ranks[32], out[64] = "";
+	struct sample smp = { 0, 0 };
+	char ops[32], ranks[32], out[96] = "";
+	unsigned long long wall = 0, cpu = 0;
 	int pipefd[2], status;
 	ssize_t n;
 	pid_t pid;
@@ -86,24 +98,32 @@ static uint64_t run_child(const char *exe, const struct opts *o)
 	snprintf(ops, sizeof(ops), "%llu", (unsigned long long)o->ops);
 	snprintf(ranks, sizeof(ranks), "%u", o->ranks);
 	if (pipe(pipefd))
-		return 0;
+		return smp;
 	pid = fork();
 	if (pid == 0) {
+		if (o->cpu != NO_PIN) {
+			cpu_set_t set;
+
+			CPU_ZERO(&set);
+			CPU_SET(o->cpu, &set);
+			if (sched_setaffinity(0, sizeof(set), &set))
+				_exit(126);
+		}
 		dup2(pipefd[1], STDOUT_FILENO);
 		close(pipefd[0]);
 		execl(exe, exe, "--worker", "--ops", ops, "--ranks", ranks, (char *)NULL);
 		_exit(127);
 	}
 	close(pipefd[1]);
-	n = read(pipefd[0], out, sizeof(out) - 1);
+	n = pid > 0 ? read(pipefd[0], out, sizeof(out) - 1) : -1;
 	close(pipefd[0]);
-	wait4(pid, &status, 0, &ru);
-	g_child_cpu_ns = ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000ull +
-			 ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000ull;
-	if (n <= 0 || !WIFEXITED(status) || WEXITSTATUS(status))
-		return 0;
+	if (pid <= 0 || waitpid(pid, &status, 0) != pid || n <= 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		return smp;
 	out[n] = '\0';
-	return strtoull(out, NULL, 10);
+	if (sscanf(out, "%llu %llu", &wall, &cpu) == 2)
+		smp = (struct sample){ wall, cpu };
+	return smp;
 }
 
 /* Events recorded in @dir and discarded, counted with babeltrace2. */
@@ -137,39 +157,137 @@ static void rm_rf(const char *dir)
 }
 
 /* One traced run: a session at @level around a child. */
-static uint64_t run_traced(const char *exe, const struct opts *o, struct lt_session *s,
-			   enum lt_level level, uint64_t *recorded, uint64_t *discarded, uint64_t *cpu)
+static struct sample run_traced(const char *exe, const struct opts *o, struct lt_session *s,
+				enum lt_level level, uint64_t *recorded, uint64_t *discarded)
 {
 	char err[LT_ERR_MAX], dir[] = "/tmp/bench-trace-XXXXXX";
-	uint64_t ns;
+	struct sample smp = { 0, 0 };
 
 	if (!mkdtemp(dir))
-		return 0;
+		return smp;
 	rmdir(dir); /* lttng creates it */
 	snprintf(s->output, sizeof(s->output), "%s", dir);
 	s->level = level;
 	if (lt_session_begin(s, err, sizeof(err))) {
 		fprintf(stderr, "bench_trace: %s\n", err);
-		return 0;
+		return smp;
 	}
-	ns = run_child(exe, o);
-	*cpu = g_child_cpu_ns;
+	smp = run_child(exe, o);
 	if (lt_session_end(s, err, sizeof(err)))
 		fprintf(stderr, "bench_trace: %s\n", err);
 	count_events(dir, recorded, discarded);
 	rm_rf(dir);
-	return ns;
+	return smp;
+}
+
+static const char *const variant_names[VARIANTS] = { "compiled_out", "no_session",
+						       "session_info", "session_debug" };
+
+/* What one variant measured over the repetitions. */
+struct variant {
+	struct sample runs[REPS_MAX];
+	uint64_t recorded, discarded; /* events, summed over the repetitions */
+};
+
+static struct sample run_variant(int v, const char *self, const char *notrace,
+				 const struct opts *o, struct lt_session *s, struct variant *out)
+{
+	uint64_t rec = 0, disc = 0;
+	struct sample smp;
+
+	switch (v) {
+	case 0:
+		return run_child(notrace, o);
+	case 1:
+		return run_child(self, o);
+	default:
+		smp = run_traced(self, o, s, v == 2 ? LT_LEVEL_INFO : LT_LEVEL_DEBUG, &rec, &disc);
+		out->recorded += rec;
+		out->discarded += disc;
+		return smp;
+	}
+}
+
+/* The median of @v's per-repetition ratios to the baseline @base (wall or CPU time). */
+static double median_ratio(const struct variant *v, const struct variant *base, unsigned reps,
+			   bool cpu)
+{
+	double r[REPS_MAX];
+
+	for (unsigned i = 0; i < reps; i++)
+		r[i] = cpu ? (double)v->runs[i].cpu_ns / (double)base->runs[i].cpu_ns
+			   : (double)v->runs[i].wall_ns / (double)base->runs[i].wall_ns;
+	return bench_median_double(r, reps);
+}
+
+static uint64_t median_time(const struct variant *v, unsigned reps, bool cpu)
+{
+	double t[REPS_MAX];
+
+	for (unsigned i = 0; i < reps; i++)
+		t[i] = (double)(cpu ? v->runs[i].cpu_ns : v->runs[i].wall_ns);
+	return (uint64_t)bench_median_double(t, reps);
+}
+
+/* The shortest wall time: load from other processes only ever adds to a run. */
+static uint64_t min_wall(const struct variant *v, unsigned reps)
+{
+	uint64_t m = v->runs[0].wall_ns;
+
+	for (unsigned i = 1; i < reps; i++)
+		if (v->runs[i].wall_ns < m)
+			m = v->runs[i].wall_ns;
+	return m;
+}
+
+static void print_loadavg(const char *when)
+{
+	char line[128] = "?";
+	FILE *f = fopen("/proc/loadavg", "r");
+
+	if (f && fgets(line, sizeof(line), f))
+		line[strcspn(line, "\n")] = '\0';
+	if (f)
+		fclose(f);
+	printf("# load average %s: %s\n", when, line);
+}
+
+static void print_results(const struct opts *o, const struct variant *var)
+{
+	uint64_t base_wall = median_time(&var[0], o->reps, false);
+
+	printf("# ratio = the median over repetitions of (variant / compiled_out) in the same\n"
+	       "# repetition, for the wall time and the CPU time of the workload; wall_ns / cpu_ns\n"
+	       "# are medians; min_ratio = the ratio of the shortest runs (other load only adds).\n"
+	       "# Goals: no_session <= 1.01, session_info <= 1.03 (ratio, wall).\n");
+	for (int v = 0; v < VARIANTS; v++) {
+		double ratio = v ? median_ratio(&var[v], &var[0], o->reps, false) : 1.0;
+		double cpu_ratio = v ? median_ratio(&var[v], &var[0], o->reps, true) : 1.0;
+		uint64_t events = var[v].recorded / o->reps;
+
+		printf("BENCH trace_%s wall_ns=%llu ratio=%.3f cpu_ns=%llu cpu_ratio=%.3f min_ratio=%.3f",
+		       variant_names[v], (unsigned long long)median_time(&var[v], o->reps, false),
+		       ratio, (unsigned long long)median_time(&var[v], o->reps, true), cpu_ratio,
+		       (double)min_wall(&var[v], o->reps) / (double)min_wall(&var[0], o->reps));
+		if (v == 1)
+			printf(" goal_max=1.01 ok=%d", ratio <= 1.01);
+		if (v == 2)
+			printf(" goal_max=1.03 ok=%d", ratio <= 1.03);
+		if (v >= 2)
+			printf(" events=%llu discarded=%llu ns_per_event=%.1f",
+			       (unsigned long long)events,
+			       (unsigned long long)(var[v].discarded / o->reps),
+			       events && ratio > 1.0 ? (ratio - 1.0) * (double)base_wall / (double)events
+						     : 0.0);
+		printf("\n");
+	}
 }
 
 static int measure(const struct opts *o)
 {
-	static const char *const names[VARIANTS] = { "compiled_out", "no_session", "session_info",
-						     "session_debug" };
-	uint64_t t[VARIANTS][REPS_MAX] = { { 0 } }, rec[VARIANTS] = { 0 }, disc[VARIANTS] = { 0 };
-	uint64_t cpu[VARIANTS][REPS_MAX] = { { 0 } }, cmed[VARIANTS];
+	static struct variant var[VARIANTS];
 	char self[PATH_MAX], notrace[PATH_MAX + 16], err[LT_ERR_MAX];
 	struct lt_session s = { 0 };
-	uint64_t med[VARIANTS];
 	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
 	if (len <= 0)
@@ -180,55 +298,32 @@ static int measure(const struct opts *o)
 		fprintf(stderr, "bench_trace: %s\n", err);
 		return 1;
 	}
-	printf("# bench_trace: %u ranks, 64 KiB ring exchange, %llu execs per run, %u runs per variant\n",
-	       o->ranks, (unsigned long long)o->ops, o->reps);
+	printf("# bench_trace: %u ranks, 64 KiB ring exchange, %llu execs per run, %u repetitions,"
+	       " children ", o->ranks, (unsigned long long)o->ops, o->reps);
+	if (o->cpu == NO_PIN)
+		printf("not pinned\n");
+	else
+		printf("pinned to CPU %d\n", o->cpu);
+	if (s.sessiond_pid <= 0)
+		printf("# note: an lttng-sessiond was already running; its other sessions (if any) record\n"
+		       "# the traced runs too. For a clean measurement run this with no other session, e.g.\n"
+		       "# unshare -m sh -c 'mount -t tmpfs tmpfs /run/lttng && exec bench_trace' (root).\n");
+	print_loadavg("before");
 	for (unsigned r = 0; r < o->reps; r++) {
-		uint64_t rc, dc;
+		for (int k = 0; k < VARIANTS; k++) {
+			int v = (int)((r + (unsigned)k) % VARIANTS);
 
-		t[0][r] = run_child(notrace, o);
-		cpu[0][r] = g_child_cpu_ns;
-		t[1][r] = run_child(self, o);
-		cpu[1][r] = g_child_cpu_ns;
-		t[2][r] = run_traced(self, o, &s, LT_LEVEL_INFO, &rc, &dc, &cpu[2][r]);
-		rec[2] += rc;
-		disc[2] += dc;
-		t[3][r] = run_traced(self, o, &s, LT_LEVEL_DEBUG, &rc, &dc, &cpu[3][r]);
-		rec[3] += rc;
-		disc[3] += dc;
-		for (int v = 0; v < VARIANTS; v++)
-			if (!t[v][r]) {
-				fprintf(stderr, "bench_trace: variant %s failed\n", names[v]);
+			var[v].runs[r] = run_variant(v, self, notrace, o, &s, &var[v]);
+			if (!var[v].runs[r].wall_ns || !var[v].runs[r].cpu_ns) {
+				fprintf(stderr, "bench_trace: variant %s failed\n", variant_names[v]);
 				lt_sessiond_release(&s);
 				return 1;
 			}
+		}
 	}
 	lt_sessiond_release(&s);
-	for (int v = 0; v < VARIANTS; v++) {
-		med[v] = median(t[v], o->reps);
-		cmed[v] = median(cpu[v], o->reps);
-	}
-	printf("# wall time of one run (median) and the traced process's CPU time (median), each as\n"
-	       "# a ratio to the compiled-out build; goals: no_session <= 1.01, session_info <= 1.03.\n"
-	       "# The workload yields on 2 cores: its wall time varies run to run far more than 3%%;\n"
-	       "# the CPU time is the steadier measure of what tracing costs the traced process.\n");
-	for (int v = 0; v < VARIANTS; v++) {
-		double ratio = (double)med[v] / (double)med[0];
-		uint64_t per_run = rec[v] / o->reps;
-
-		printf("BENCH trace_%s wall_ns=%llu ratio=%.3f cpu_ns=%llu cpu_ratio=%.3f", names[v],
-		       (unsigned long long)med[v], ratio, (unsigned long long)cmed[v],
-		       (double)cmed[v] / (double)cmed[0]);
-		if (v == 1)
-			printf(" goal_max=1.01 ok=%d", ratio <= 1.01);
-		if (v == 2)
-			printf(" goal_max=1.03 ok=%d", ratio <= 1.03);
-		if (v >= 2)
-			printf(" events=%llu discarded=%llu ns_per_event=%.1f", (unsigned long long)per_run,
-			       (unsigned long long)(disc[v] / o->reps),
-			       per_run ? (double)(med[v] > med[0] ? med[v] - med[0] : 0) / (double)per_run
-				       : 0.0);
-		printf("\n");
-	}
+	print_loadavg("after");
+	print_results(o, var);
 	return 0;
 }
 
@@ -236,34 +331,45 @@ static int measure(const struct opts *o)
 
 static int usage(FILE *f, int code)
 {
-	fprintf(f, "usage: bench_trace [--quick] [--ops M] [--reps N] [--ranks R]\n"
-		   "Prints BENCH lines: the workload's wall time with tracing compiled out, compiled\n"
-		   "in without a session, under an INFO session and a DEBUG session.\n");
+	fprintf(f, "usage: bench_trace [--quick] [--ops M] [--reps N] [--ranks R] [--cpu C|none]\n"
+		   "Prints BENCH lines: the workload's wall and CPU time with tracing compiled out,\n"
+		   "compiled in without a session, under an INFO session and a DEBUG session, each\n"
+		   "as a ratio to compiled out. Defaults: --ops 3000 --reps 9 --ranks 2, the runs\n"
+		   "pinned to the last CPU (--cpu none: not pinned); --quick: --ops 500 --reps 3.\n"
+		   "Any other LTTng session on the machine records these runs too: run it alone\n"
+		   "(as root, in a mount namespace with its own /run/lttng:\n"
+		   " unshare -m sh -c 'mount -t tmpfs tmpfs /run/lttng && exec bench_trace').\n");
 	return code;
 }
 
 int main(int argc, char **argv)
 {
-	struct opts o = { .ops = 2000, .reps = 5, .ranks = 4 };
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	struct opts o = { .ops = 3000, .reps = 9, .ranks = 2, .cpu = ncpu > 1 ? (int)ncpu - 1 : 0 };
 	bool is_worker = false;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--worker"))
 			is_worker = true;
 		else if (!strcmp(argv[i], "--quick"))
-			o.ops = 300, o.reps = 3;
+			o.ops = 500, o.reps = 3;
 		else if (!strcmp(argv[i], "--ops") && i + 1 < argc)
 			o.ops = strtoull(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
 			o.reps = (unsigned)strtoul(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--ranks") && i + 1 < argc)
 			o.ranks = (uint32_t)strtoul(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--cpu") && i + 1 < argc && !strcmp(argv[i + 1], "none"))
+			o.cpu = NO_PIN, i++;
+		else if (!strcmp(argv[i], "--cpu") && i + 1 < argc)
+			o.cpu = (int)strtol(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
 			return usage(stdout, 0);
 		else
 			return usage(stderr, 2);
 	}
-	if (!o.ops || !o.reps || o.reps > REPS_MAX || !o.ranks)
+	if (!o.ops || !o.reps || o.reps > REPS_MAX || !o.ranks || o.cpu < NO_PIN ||
+	    o.cpu >= CPU_SETSIZE)
 		return usage(stderr, 2);
 	if (is_worker)
 		return worker(&o);

@@ -104,6 +104,7 @@ static const char run_usage[] =
 	"                          (default: ./proxyscope-run-YYYYMMDD-HHMMSS)\n"
 	"    --loglevel LEVEL      err, warning, info or debug (default info); debug adds the\n"
 	"                          per-poll events (every B2 call, trigger read and status poll)\n"
+	"                          and the per-exec details (drain, recycle, worker idle, ...)\n"
 	"    --no-trace            run the workload without recording (no LTTng needed); only\n"
 	"                          the workload's own result is printed\n"
 	"\n"

@@ -154,6 +154,7 @@ static void workers(struct cli_json *j, const struct psa_model *m)
 		u64_member(j, "gid", w[i]->gid);
 		u64_member(j, "active_ns", w[i]->active_ns);
 		u64_member(j, "idle_ns", w[i]->idle_ns);
+		bool_member(j, "idle_recorded", w[i]->idle_recorded);
 		u64_member(j, "sleep_ns", w[i]->sleep_ns);
 		u64_member(j, "begin_ts", w[i]->begin_ts);
 		opt_u64_member(j, "end_ts", w[i]->end_ts != 0, w[i]->end_ts);

@@ -151,7 +151,8 @@ static void print_workers(const struct psa_model *m, FILE *out)
 {
 	size_t n;
 	const struct psa_worker *const *w = psa_model_workers(m, &n);
-	char name[32], a[16], i[16], s[16];
+	char name[32], a[16], i[16], ip[16], s[16];
+	bool idle_unknown = false;
 
 	fprintf(out, "workers:    %zu\n", n);
 	for (size_t k = 0; k < n; k++) {
@@ -159,13 +160,23 @@ static void print_workers(const struct psa_model *m, FILE *out)
 
 		psa_worker_name(w[k], name, sizeof(name));
 		psa__fmt_dur(w[k]->active_ns, a, sizeof(a));
-		psa__fmt_dur(w[k]->idle_ns, i, sizeof(i));
 		psa__fmt_dur(w[k]->sleep_ns, s, sizeof(s));
+		if (w[k]->idle_recorded) {
+			psa__fmt_dur(w[k]->idle_ns, i, sizeof(i));
+			snprintf(ip, sizeof(ip), "(%3.0f%%)", pct(w[k]->idle_ns, total));
+		} else {
+			snprintf(i, sizeof(i), "n/a");
+			ip[0] = '\0';
+			idle_unknown = true;
+		}
 		fprintf(out, "  %-14s pid %-7" PRIu32 " gid %-3" PRIu32 " active %8s (%3.0f%%)  idle %8s "
-			"(%3.0f%%)  sleeping %8s (%3.0f%%)%s\n", name, w[k]->proc->vpid, w[k]->gid, a,
-			pct(w[k]->active_ns, total), i, pct(w[k]->idle_ns, total), s,
+			"%-6s  sleeping %8s (%3.0f%%)%s\n", name, w[k]->proc->vpid, w[k]->gid, a,
+			pct(w[k]->active_ns, total), i, ip, s,
 			pct(w[k]->sleep_ns, total), w[k]->end_ts ? "" : "  [running at the end]");
 	}
+	if (idle_unknown)
+		fprintf(out, "            (idle n/a: the idle stretches are DEBUG events; active "
+			"includes them)\n");
 }
 
 static void print_groups(const struct psa_overview *o, const struct psa_model *m, FILE *out)

@@ -564,17 +564,27 @@ static void test_trace_record__registry_and_worker_events_match_the_comms(void *
 
 /* ---- the default level ------------------------------------------------------------------------ */
 
+/* The catalogue's DEBUG events by name (NULL for the others). */
+#define DEBUG_EVENT(provider, event, level) \
+	(level) == ENC_TP_LEVEL_DEBUG ? ENC_EV_NAME(provider, event) : NULL,
+static const char *const debug_events[] = { ENC_TP_ALL_EVENTS(DEBUG_EVENT) };
+
 static void test_trace_record__default_level_records_no_per_poll_events(void **state)
 {
 	const struct recording *r = default_recording();
 
 	(void)state;
-	/* The driver did poll (its counters say so): the level alone kept the events out. */
+	/* The driver did poll and recycle (its counters say so): the level alone kept the
+	 * events out - the per-poll ones and every other DEBUG event of the catalogue. */
 	assert_true(stat_of(r, "seam_progress") > 0);
 	assert_true(stat_of(r, "trigger_reads") > 0);
+	assert_true(stat_of(r, "tasks_recycled") > 0);
 	assert_int_equal(trace_count_all(&r->trace, EV(seam_progress)), 0);
 	assert_int_equal(trace_count_all(&r->trace, EV(trigger_read)), 0);
 	assert_int_equal(trace_count_all(&r->trace, EV(status_poll)), 0);
+	for (size_t i = 0; i < sizeof(debug_events) / sizeof(debug_events[0]); i++)
+		if (debug_events[i] && trace_count_all(&r->trace, debug_events[i]))
+			fail_msg("%s is DEBUG, yet a default session recorded it", debug_events[i]);
 	assert_true(trace_count(&r->trace, EV(task_state)) > 0);
 	tasks_check(r); /* and the state changes are all there */
 }

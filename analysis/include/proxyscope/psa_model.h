@@ -89,7 +89,7 @@ struct psa_task {
 
 	uint64_t first_ts;          /* first event seen */
 	uint64_t enqueue_ts;        /* 0: the enqueue was not in the trace (truncated start) */
-	uint64_t drain_ts;          /* the worker took it (its first step follows) */
+	uint64_t drain_ts;          /* the worker took it: task_drain, else its first task_state */
 	uint64_t done_ts;           /* reached DONE (0: never) */
 	uint64_t last_ts;           /* last event about it */
 	bool truncated;             /* first seen mid-life (flight-recorder snapshot) */
@@ -139,6 +139,7 @@ struct psa_worker {
 	uint64_t begin_ts, end_ts, last_ts; /* end_ts 0: still running at trace end */
 	uint64_t active_ns, idle_ns, sleep_ns;
 	int mode;                           /* 0 active, 1 idle (all tasks IDLE), 2 sleeping */
+	bool idle_recorded;                 /* worker_idle_* seen (DEBUG): else idle is in active */
 	uint64_t mode_since;
 	uint64_t steps_seen;                /* events fired from this thread */
 };

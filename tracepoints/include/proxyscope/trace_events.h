@@ -8,6 +8,17 @@
  * X(provider, event, level) where level is the LTTng log level the event is declared with:
  *   ERR 3, WARNING 4, INFO 6, DEBUG 14. Events that fire on every poll are DEBUG, so a
  *   default (INFO) session records state changes and lifecycle only.
+ *
+ * DEBUG also holds the per-exec details that a task_state in the same step already marks, or
+ * that the worker's and consumer's poll loops produce: the drain (the task's first state change
+ * follows in the same pass), the recycle (follows DONE), the trigger clear (follows
+ * trigger_fire), barrier send / receive and the leader's semaphore increments (the barrier's
+ * INIT -> PROGRESSING and -> DONE), the consumer's begin / end around its status polls (its
+ * outcome is the DONE status, task_failed or watchdog_timeout), the worker's idle stretches
+ * (toggled by the outcome of each pass) and the device's semaphore waits. A default session
+ * then records about 17.5 events per rank per exec of the ring exchange (35 with these at
+ * INFO); analysis/ falls back to the INFO events where it would use these (the first
+ * task_state stands in for the drain).
  */
 #ifndef PROXYSCOPE_TRACE_EVENTS_H
 #define PROXYSCOPE_TRACE_EVENTS_H
@@ -26,31 +37,31 @@
 	X(encproxy, worker_end, ENC_TP_LEVEL_INFO)          \
 	X(encproxy, worker_sleep, ENC_TP_LEVEL_INFO)        \
 	X(encproxy, worker_wakeup, ENC_TP_LEVEL_INFO)       \
-	X(encproxy, worker_idle_begin, ENC_TP_LEVEL_INFO)   \
-	X(encproxy, worker_idle_end, ENC_TP_LEVEL_INFO)     \
+	X(encproxy, worker_idle_begin, ENC_TP_LEVEL_DEBUG)   \
+	X(encproxy, worker_idle_end, ENC_TP_LEVEL_DEBUG)     \
 	X(encproxy, task_enqueue, ENC_TP_LEVEL_INFO)        \
-	X(encproxy, task_drain, ENC_TP_LEVEL_INFO)          \
+	X(encproxy, task_drain, ENC_TP_LEVEL_DEBUG)          \
 	X(encproxy, task_state, ENC_TP_LEVEL_INFO)          \
-	X(encproxy, task_recycle, ENC_TP_LEVEL_INFO)        \
+	X(encproxy, task_recycle, ENC_TP_LEVEL_DEBUG)        \
 	X(encproxy, seam_start, ENC_TP_LEVEL_INFO)          \
 	X(encproxy, seam_progress, ENC_TP_LEVEL_DEBUG)      \
 	X(encproxy, seam_stop, ENC_TP_LEVEL_INFO)           \
 	X(encproxy, trigger_read, ENC_TP_LEVEL_DEBUG)       \
 	X(encproxy, trigger_fire, ENC_TP_LEVEL_INFO)        \
-	X(encproxy, trigger_clear, ENC_TP_LEVEL_INFO)       \
+	X(encproxy, trigger_clear, ENC_TP_LEVEL_DEBUG)       \
 	X(encproxy, status_poll, ENC_TP_LEVEL_DEBUG)        \
-	X(encproxy, consume_begin, ENC_TP_LEVEL_INFO)       \
-	X(encproxy, consume_end, ENC_TP_LEVEL_INFO)         \
+	X(encproxy, consume_begin, ENC_TP_LEVEL_DEBUG)       \
+	X(encproxy, consume_end, ENC_TP_LEVEL_DEBUG)         \
 	X(encproxy, watchdog_timeout, ENC_TP_LEVEL_WARNING) \
 	X(encproxy, task_failed, ENC_TP_LEVEL_ERR)          \
-	X(encproxy, barrier_send, ENC_TP_LEVEL_INFO)        \
-	X(encproxy, barrier_recv, ENC_TP_LEVEL_INFO)        \
-	X(encproxy, sema_inc, ENC_TP_LEVEL_INFO)
+	X(encproxy, barrier_send, ENC_TP_LEVEL_DEBUG)        \
+	X(encproxy, barrier_recv, ENC_TP_LEVEL_DEBUG)        \
+	X(encproxy, sema_inc, ENC_TP_LEVEL_DEBUG)
 
 #define ENC_TP_ENCDEV_EVENTS(X)                    \
 	X(encdev, trigger_write, ENC_TP_LEVEL_INFO)    \
-	X(encdev, sema_wait_begin, ENC_TP_LEVEL_INFO)  \
-	X(encdev, sema_wait_end, ENC_TP_LEVEL_INFO)    \
+	X(encdev, sema_wait_begin, ENC_TP_LEVEL_DEBUG)  \
+	X(encdev, sema_wait_end, ENC_TP_LEVEL_DEBUG)    \
 	X(encdev, fault, ENC_TP_LEVEL_WARNING)
 
 #define ENC_TP_ENCNET_EVENTS(X)                   \
