@@ -41,7 +41,9 @@
 /* BENCH_OFI_SLACK=1: a 1 ns timer slack for the consumer's sleeps. Measured here it makes the
  * 10 us poll sleeps so frequent that the ping-pong slows to milliseconds: off by default. */
 static bool tight_slack;
-static unsigned poll_us = 10; /* BENCH_OFI_POLL_US: the consumer's sleep between polls */
+static unsigned poll_us = 10;
+static unsigned yield_us = 100; /* BENCH_OFI_YIELD_US: the consumer's yield phase (the driver's
+				  * default) */ /* BENCH_OFI_POLL_US: the consumer's sleep between polls */
 
 struct opts {
 	const char *providers[4];
@@ -177,6 +179,7 @@ static int player(const char *job, const char *provider, uint32_t rank, size_t b
 	snprintf(cfg.net_provider, sizeof(cfg.net_provider), "%s", provider);
 	cfg.device_wait = false; /* no simulated device: the exchange is all there is */
 	cfg.consume_poll_us = poll_us;
+	cfg.consume_yield_us = yield_us;
 	cfg.one_thread_per_core = spin;
 	cfg.proxy_timeout_ms = 20000;
 	if (!buf || enc_setup_global_comm(&a, &comm))
@@ -298,10 +301,12 @@ int main(int argc, char **argv)
 	enc_log_set_hook(enc_log_stderr, NULL, ENC_LOG_ERROR);
 	if (getenv("BENCH_OFI_SLACK"))
 		tight_slack = strcmp(getenv("BENCH_OFI_SLACK"), "0") != 0;
+	if (getenv("BENCH_OFI_YIELD_US"))
+		yield_us = (unsigned)strtoul(getenv("BENCH_OFI_YIELD_US"), NULL, 10);
 	if (getenv("BENCH_OFI_POLL_US"))
 		poll_us = (unsigned)strtoul(getenv("BENCH_OFI_POLL_US"), NULL, 10);
-	printf("# bench_ofi: %u round trips (8 B), %u (1 MiB); consumer poll %u us, timer slack %s, "
-	       "workers %s; load %s", o.iters, o.iters / 10 + 1, poll_us,
+	printf("# bench_ofi: %u round trips (8 B), %u (1 MiB); consumer yield %u us then poll %u us, "
+	       "timer slack %s, workers %s; load %s", o.iters, o.iters / 10 + 1, yield_us, poll_us,
 	       tight_slack ? "1 ns" : "default", o.spin ? "spin" : "yield", loadavg());
 	for (unsigned p = 0; p < o.providers_n; p++) {
 		for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {

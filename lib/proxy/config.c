@@ -19,6 +19,7 @@ void enc_config_default(struct enc_config *cfg)
 	cfg->one_thread_per_core = false;
 	cfg->proxy_timeout_ms = 30000;
 	cfg->consume_poll_us = 10;
+	cfg->consume_yield_us = 100;
 	cfg->device_wait = true;
 	cfg->early_completion = false;
 	cfg->worker_cpu = -1;
@@ -91,6 +92,12 @@ int enc_config_from_lookup(struct enc_config *cfg, const char *(*lookup)(const c
 	}
 	if ((v = lookup("ENC_PROXY_TIMEOUT_MS"))) {
 		rc = parse_u32("ENC_PROXY_TIMEOUT_MS", v, 1, UINT32_MAX, &cfg->proxy_timeout_ms, err, errlen);
+		if (rc)
+			return rc;
+	}
+	if ((v = lookup("ENC_PROXY_CONSUME_YIELD_US"))) {
+		rc = parse_u32("ENC_PROXY_CONSUME_YIELD_US", v, 0, 1000000, &cfg->consume_yield_us, err,
+			       errlen);
 		if (rc)
 			return rc;
 	}
