@@ -10,16 +10,10 @@ static int live_cmp(const void *a, const void *b)
 {
 	const struct psa_task *x = *(const struct psa_task *const *)a;
 	const struct psa_task *y = *(const struct psa_task *const *)b;
+	struct psa_task_key kx = { x->proc->id, x->rank, x->exec_id, x->kind, x->task_id };
+	struct psa_task_key ky = { y->proc->id, y->rank, y->exec_id, y->kind, y->task_id };
 
-	if (x->proc->id != y->proc->id)
-		return x->proc->id < y->proc->id ? -1 : 1;
-	if (x->rank != y->rank)
-		return x->rank < y->rank ? -1 : 1;
-	if (x->exec_id != y->exec_id)
-		return x->exec_id < y->exec_id ? -1 : 1;
-	if (x->kind != y->kind)
-		return x->kind < y->kind ? -1 : 1;
-	return x->task_id < y->task_id ? -1 : x->task_id > y->task_id;
+	return psa_task_key_cmp(&kx, &ky);
 }
 
 void psa_model_finish(struct psa_model *m)

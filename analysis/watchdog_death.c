@@ -310,16 +310,10 @@ static void failed_detail(const struct psa_model *m, const struct psa__failed_ta
 static int stall_cmp(const void *a, const void *b)
 {
 	const struct psa_stall *x = a, *y = b;
+	struct psa_task_key kx = { x->proc, x->rank, x->exec_id, x->kind, x->task_id };
+	struct psa_task_key ky = { y->proc, y->rank, y->exec_id, y->kind, y->task_id };
 
-	if (x->proc != y->proc)
-		return x->proc < y->proc ? -1 : 1;
-	if (x->rank != y->rank)
-		return x->rank < y->rank ? -1 : 1;
-	if (x->exec_id != y->exec_id)
-		return x->exec_id < y->exec_id ? -1 : 1;
-	if (x->kind != y->kind)
-		return x->kind < y->kind ? -1 : 1;
-	return x->task_id < y->task_id ? -1 : x->task_id > y->task_id;
+	return psa_task_key_cmp(&kx, &ky);
 }
 
 /* The failed tasks a death explains, after the deaths, sorted as the open tasks are. Nothing

@@ -136,16 +136,10 @@ uint64_t psa_timeline_tasks_seen(const struct psa_timeline *tl)
 static int row_cmp(const void *a, const void *b)
 {
 	const struct psa_timeline_row *x = a, *y = b;
+	struct psa_task_key kx = { x->proc, x->rank, x->exec_id, x->kind, x->task_id };
+	struct psa_task_key ky = { y->proc, y->rank, y->exec_id, y->kind, y->task_id };
 
-	if (x->proc != y->proc)
-		return x->proc < y->proc ? -1 : 1;
-	if (x->rank != y->rank)
-		return x->rank < y->rank ? -1 : 1;
-	if (x->exec_id != y->exec_id)
-		return x->exec_id < y->exec_id ? -1 : 1;
-	if (x->kind != y->kind)
-		return x->kind < y->kind ? -1 : 1;
-	return x->task_id < y->task_id ? -1 : x->task_id > y->task_id;
+	return psa_task_key_cmp(&kx, &ky);
 }
 
 const struct psa_timeline_row *psa_timeline_rows(struct psa_timeline *tl, size_t *n)

@@ -126,6 +126,28 @@ struct psa_task {
 				     * error with that errno); -1 unknown. Set at DONE and finish */
 };
 
+/* The order every per-task listing uses: process, rank, exec, kind, task id. */
+struct psa_task_key {
+	unsigned proc;
+	uint32_t rank;
+	uint64_t exec_id;
+	uint32_t kind;
+	uint64_t task_id;
+};
+
+static inline int psa_task_key_cmp(const struct psa_task_key *x, const struct psa_task_key *y)
+{
+	if (x->proc != y->proc)
+		return x->proc < y->proc ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	if (x->exec_id != y->exec_id)
+		return x->exec_id < y->exec_id ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	return x->task_id < y->task_id ? -1 : x->task_id > y->task_id;
+}
+
 /* Whether @t is finished (reached DONE). */
 static inline bool psa_task_is_done(const struct psa_task *t)
 {
