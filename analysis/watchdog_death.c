@@ -155,7 +155,7 @@ static uint32_t death_rank(const struct psa_model *m, const struct psa_proc *p,
 	for (size_t i = 0; i < n; i++)
 		if (names_dead(&e[i], p))
 			return e[i].peer;
-	return p->ranks_n ? p->ranks[0] : 0;
+	return p->ranks_n ? p->ranks[0] : PSA_RANK_NONE;
 }
 
 static bool others_go_on(const struct psa_model *m, const struct psa_proc *p)

@@ -11,7 +11,10 @@
 static void task_label(const struct psa_stall *s, char *buf, size_t len)
 {
 	if (s->process) {
-		snprintf(buf, len, "rank %u's process (pid %u)", s->rank, s->vpid);
+		if (s->rank == PSA_RANK_NONE)
+			snprintf(buf, len, "the process pid %u", s->vpid);
+		else
+			snprintf(buf, len, "rank %u's process (pid %u)", s->rank, s->vpid);
 		return;
 	}
 	snprintf(buf, len, "rank %u exec %" PRIu64 " %s task %" PRIu64, s->rank, s->exec_id,
@@ -25,8 +28,13 @@ static void print_root(const struct psa_watchdog *w, size_t r, FILE *out)
 	unsigned blocked = 0;
 
 	task_label(s, label, sizeof(label));
-	fprintf(out, "root cause: rank %u (pid %u on %s, gid %u): %s%s\n", s->rank, s->vpid, s->host,
-		s->gid, s->detail, s->uncertain ? " [uncertain: events were lost in this window]" : "");
+	if (s->rank == PSA_RANK_NONE)
+		fprintf(out, "root cause: the process pid %u on %s: %s%s\n", s->vpid, s->host, s->detail,
+			s->uncertain ? " [uncertain: events were lost in this window]" : "");
+	else
+		fprintf(out, "root cause: rank %u (pid %u on %s, gid %u): %s%s\n", s->rank, s->vpid,
+			s->host, s->gid, s->detail,
+			s->uncertain ? " [uncertain: events were lost in this window]" : "");
 	if (!s->process)
 		fprintf(out, "    %s, %s for %.3f s%s\n", label, psa_state_str(s->state),
 			(double)s->duration_ns / 1e9,

@@ -364,7 +364,7 @@ static void stall_json(struct cli_json *j, const struct psa_stall *st, const str
 		if (st->streams_pending & (1u << s))
 			streams[ns++] = s;
 	cli_json_begin_object(j);
-	u64_member(j, "rank", st->rank);
+	opt_u64_member(j, "rank", st->rank != PSA_RANK_NONE, st->rank);
 	u64_member(j, "gid", st->gid);
 	u64_member(j, "exec_id", st->exec_id);
 	u64_member(j, "task_id", st->task_id);

@@ -16,6 +16,9 @@
 
 #include <proxyscope/psa_model.h>
 
+/* psa_stall.rank of a dead process none of whose ranks the trace shows */
+#define PSA_RANK_NONE UINT32_MAX
+
 #ifdef __cplusplus
 extern "C" {
 #endif
