@@ -22,6 +22,7 @@
 #include <proxyscope/psa_model.h>
 
 #include "chrome_check.h"
+#include "event_builder.h"
 #include "export_int.h" /* the live-task table, to check memory follows live tasks */
 #include "json_mini.h"
 
@@ -114,31 +115,17 @@ static void fx_fini(struct fx *f)
 /* One event @dt_ns after the previous one, from thread @vtid ("proxy-N" for a worker). */
 static void ev(struct fx *f, uint64_t dt_ns, enum psa_ev_type type, uint32_t vtid, ...)
 {
-	struct psa_event e = { .type = type, .vpid = f->vpid, .vtid = vtid };
+	const struct evb_thread th = { .host = f->host, .procname = vtid >= 100 ? NULL : f->procname,
+				       .vpid = f->vpid, .vtid = vtid };
 	va_list ap;
-	const char *name;
 
 	f->now += dt_ns;
-	e.ts_ns = f->now;
-	snprintf(e.host, sizeof(e.host), "%s", f->host);
-	if (vtid >= 100)
-		snprintf(e.procname, sizeof(e.procname), "proxy-%u", vtid);
-	else
-		snprintf(e.procname, sizeof(e.procname), "%s", f->procname);
 	va_start(ap, vtid);
-	while ((name = va_arg(ap, const char *))) {
-		int fld = psa_field_lookup(name);
-
-		assert_true(fld >= 0);
-		e.f[fld] = va_arg(ap, int64_t);
-		e.present |= UINT64_C(1) << fld;
-	}
+	evb_vfeed(f->m, type, f->now, &th, NULL, ap);
 	va_end(ap);
-	psa_model_feed(f->m, &e);
 }
 
-#define TASK(id, rank, exec, kind) "task_id", (int64_t)(id), "rank", (int64_t)(rank), "gid", \
-	(int64_t)((rank) / 2), "exec_id", (int64_t)(exec), "kind", (int64_t)(kind)
+#define TASK(id, rank, exec, kind) EVB_TASK(id, rank, (rank) / 2, exec, kind)
 #define RANK_TID(rank) (10 + (rank))
 #define WORKER_TID(rank) (100 + (rank) / 2)
 

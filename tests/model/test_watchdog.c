@@ -13,6 +13,8 @@
 #include <proxyscope/psa_model.h>
 #include <proxyscope/psa_watchdog.h>
 
+#include "event_builder.h"
+
 #define MS 1000000ull
 #define WORKER_TID(rank) (100 + (rank))
 
@@ -43,28 +45,16 @@ static void fx_fini(struct fx *f)
 /* One event at f->now (+@dt ms), from the worker of @rank, with "name=value" fields. */
 static void ev(struct fx *f, uint64_t dt_ms, enum psa_ev_type type, uint32_t rank, ...)
 {
-	struct psa_event e = { .type = type, .vpid = 42, .vtid = WORKER_TID(rank) };
+	const struct evb_thread th = { .vpid = 42, .vtid = WORKER_TID(rank) };
 	va_list ap;
-	const char *name;
 
 	f->now += dt_ms * MS;
-	e.ts_ns = f->now;
-	snprintf(e.host, sizeof(e.host), "host");
-	snprintf(e.procname, sizeof(e.procname), "proxy-%u", WORKER_TID(rank));
 	va_start(ap, rank);
-	while ((name = va_arg(ap, const char *))) {
-		int fld = psa_field_lookup(name);
-
-		assert_true(fld >= 0);
-		e.f[fld] = va_arg(ap, int64_t);
-		e.present |= UINT64_C(1) << fld;
-	}
+	evb_vfeed(f->m, type, f->now, &th, NULL, ap);
 	va_end(ap);
-	psa_model_feed(f->m, &e);
 }
 
-#define TASK(id, rank, exec, kind) "task_id", (int64_t)(id), "rank", (int64_t)(rank), "gid", \
-	(int64_t)(rank), "exec_id", (int64_t)(exec), "kind", (int64_t)(kind)
+#define TASK(id, rank, exec, kind) EVB_TASK(id, rank, rank, exec, kind)
 #define NET PSA_KIND_NETWORK
 #define BAR PSA_KIND_BARRIER
 

@@ -14,6 +14,8 @@
 #include <proxyscope/psa_model.h>
 #include <proxyscope/psa_watchdog.h>
 
+#include "event_builder.h"
+
 #define MS 1000000ull
 #define JOB 0x13C984C2
 #define PID_A 100 /* ranks 0, 1 (gid 0): survives */
@@ -56,31 +58,16 @@ static void fx_fini(struct fx *f)
 static void ev(struct fx *f, uint64_t dt_ms, enum psa_ev_type type, uint32_t pid, const char *text,
 	       ...)
 {
-	struct psa_event e = { .type = type, .vpid = pid, .vtid = pid + 1 };
+	const struct evb_thread th = { .vpid = pid, .vtid = pid + 1 };
 	va_list ap;
-	const char *name;
 
 	f->now += dt_ms * MS;
-	e.ts_ns = f->now;
-	snprintf(e.host, sizeof(e.host), "host");
-	snprintf(e.procname, sizeof(e.procname), "proxy-%u", pid + 1);
-	if (text)
-		snprintf(e.text, sizeof(e.text), "%s", text);
 	va_start(ap, text);
-	while ((name = va_arg(ap, const char *))) {
-		int fld = psa_field_lookup(name);
-
-		assert_true(fld >= 0);
-		e.f[fld] = va_arg(ap, int64_t);
-		e.present |= UINT64_C(1) << fld;
-	}
+	evb_vfeed(f->m, type, f->now, &th, text, ap);
 	va_end(ap);
-	psa_model_feed(f->m, &e);
 }
 
-#define TASK(id, rank, exec, kind) "task_id", (int64_t)(id), "rank", (int64_t)(rank), "gid", \
-	(int64_t)((rank) / 2), "exec_id", (int64_t)(exec), "kind", (int64_t)(kind), "job",     \
-	(int64_t)JOB
+#define TASK(id, rank, exec, kind) EVB_TASK(id, rank, (rank) / 2, exec, kind), "job", (int64_t)JOB
 
 /* Task ids: unique per (rank, exec, kind). */
 static uint64_t tid(uint32_t rank, uint64_t exec, int kind)
@@ -223,6 +210,15 @@ static const struct psa_stall *the_death(const struct psa_stall *s, size_t n, si
 	return d;
 }
 
+/* A fixture fed death_run(@o) and analyzed: its stalls, @n of them. */
+static const struct psa_stall *death_analyzed(struct fx *f, const struct death_opts *o,
+					      size_t *n)
+{
+	fx_init(f);
+	death_run(f, o);
+	return analyze(f, n);
+}
+
 /* The human report of the watchdog, as a string to free. */
 static char *printed(struct fx *f)
 {
@@ -245,9 +241,7 @@ static void test_watchdog_death__a_killed_process_is_the_root_cause(void **state
 	size_t n, at;
 	char *text;
 
-	fx_init(&f);
-	death_run(&f, &o);
-	s = analyze(&f, &n);
+	s = death_analyzed(&f, &o, &n);
 	assert_true(psa_watchdog_found(f.w));
 	d = the_death(s, n, &at);
 	assert_true(d->process);
@@ -303,9 +297,7 @@ static void test_watchdog_death__a_crash_is_named_by_the_first_error(void **stat
 	struct fx f;
 	size_t n, at;
 
-	fx_init(&f);
-	death_run(&f, &o);
-	s = analyze(&f, &n);
+	s = death_analyzed(&f, &o, &n);
 	d = the_death(s, n, &at);
 	assert_int_equal(d->rank, 2);
 	assert_int_equal(d->vpid, PID_B);
@@ -325,9 +317,7 @@ static void test_watchdog_death__the_bus_alone_confirms_a_death(void **state_)
 	struct fx f;
 	size_t n, at;
 
-	fx_init(&f);
-	death_run(&f, &o);
-	s = analyze(&f, &n);
+	s = death_analyzed(&f, &o, &n);
 	d = the_death(s, n, &at);
 	assert_int_equal(d->rank, 2); /* no kill event, no error: its lowest rank */
 	assert_non_null(strstr(d->detail, "pid 100 saw it die on the bootstrap bus"));
@@ -346,9 +336,7 @@ static void test_watchdog_death__silence_alone_is_not_a_death(void **state_)
 	struct fx f;
 	size_t n;
 
-	fx_init(&f);
-	death_run(&f, &o);
-	s = analyze(&f, &n);
+	s = death_analyzed(&f, &o, &n);
 	for (size_t i = 0; i < n; i++) {
 		assert_int_not_equal(s[i].cause, PSA_CAUSE_PROCESS_DIED);
 		assert_false(s[i].failed || s[i].process);
@@ -367,9 +355,7 @@ static void test_watchdog_death__an_unrelated_error_keeps_its_own_root_cause(voi
 	struct fx f;
 	size_t n, at;
 
-	fx_init(&f);
-	death_run(&f, &o);
-	s = analyze(&f, &n);
+	s = death_analyzed(&f, &o, &n);
 	the_death(s, n, &at);
 	t = find(s, n, 1, 1, NET);
 	assert_int_equal(t->cause, PSA_CAUSE_TASK_ERROR);

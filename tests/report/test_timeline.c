@@ -15,6 +15,8 @@
 #include <proxyscope/psa_stats.h>
 #include <proxyscope/psa_timeline.h>
 
+#include "event_builder.h"
+
 #define US 1000ull
 #define NET PSA_KIND_NETWORK
 #define BAR PSA_KIND_BARRIER
@@ -51,28 +53,16 @@ static void fx_fini(struct fx *f)
 /* One event @dt_us after the previous one, from worker 100 + gid of pid 42, with fields. */
 static void ev(struct fx *f, uint64_t dt_us, enum psa_ev_type type, ...)
 {
-	struct psa_event e = { .type = type, .vpid = 42, .vtid = 100 };
-	const char *name;
+	const struct evb_thread th = { .vpid = 42, .vtid = 100 };
 	va_list ap;
 
 	f->now += dt_us * US;
-	e.ts_ns = f->now;
-	snprintf(e.host, sizeof(e.host), "host");
-	snprintf(e.procname, sizeof(e.procname), "proxy-100");
 	va_start(ap, type);
-	while ((name = va_arg(ap, const char *))) {
-		int fld = psa_field_lookup(name);
-
-		assert_true(fld >= 0);
-		e.f[fld] = va_arg(ap, int64_t);
-		e.present |= UINT64_C(1) << fld;
-	}
+	evb_vfeed(f->m, type, f->now, &th, NULL, ap);
 	va_end(ap);
-	psa_model_feed(f->m, &e);
 }
 
-#define TASK(id, rank, gid, exec, kind) "task_id", (int64_t)(id), "rank", (int64_t)(rank), \
-	"gid", (int64_t)(gid), "exec_id", (int64_t)(exec), "kind", (int64_t)(kind)
+#define TASK EVB_TASK
 
 static void state(struct fx *f, uint64_t dt_us, uint64_t id, uint32_t rank, uint64_t exec,
 		  int kind, int from, int to)
