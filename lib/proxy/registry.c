@@ -30,6 +30,13 @@ static struct registry_node *g_nodes;  /* R */
 static size_t g_nodes_n;               /* R */
 static size_t g_nodes_cap;             /* R */
 
+void enc__registry_freeze(void)
+{
+	pthread_mutex_lock(&g_registry_lock);
+	for (size_t i = 0; i < g_nodes_n; i++)
+		pthread_mutex_lock(&g_nodes[i].queue->mtx);
+}
+
 static struct registry_node *find_locked(uint32_t gid)
 {
 	for (size_t i = 0; i < g_nodes_n; i++)

@@ -17,6 +17,7 @@
 
 #include "common/log.h"
 #include "common/trace.h"
+#include "proxy/comm.h"
 #include "workload_int.h"
 
 static const char *const stage_names[ENC_WL_STAGE_NR] = {
@@ -235,6 +236,8 @@ static void kill_check(struct enc__wl_rank *r, uint64_t e)
 			 "(pid %ld), as the kill fault asks", r->run->job, r->rank, e,
 			 (long)getpid());
 		enc_tp(encdev, fault, r->rank, e, ENC_WL_TP_FAULT_KILL, UINT32_MAX, (uint64_t)getpid());
+		/* die between two transport calls of this process's workers, not inside one */
+		enc__registry_freeze();
 		raise(SIGKILL);
 	}
 }

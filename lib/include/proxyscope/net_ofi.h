@@ -18,7 +18,14 @@
  *
  * Errors in B2 and the barrier: a completion error ends the block with the provider's error
  * (its text goes to the log and to encnet:error); an op whose peer's process died (the bus's
- * pidfd liveness) fails with -ESRCH, naming the rank and the pid.
+ * pidfd liveness) fails with -ESRCH, naming the rank and the pid, and nothing is posted to a
+ * peer known dead.
+ *
+ * A process that dies *inside* a libfabric call can leave the shm provider's lock of a shared
+ * region held for good; a peer that then sends to it (or progresses a region that process was
+ * writing to) spins inside libfabric forever. No check outside libfabric can rule that out:
+ * choose "tcp" where processes may die mid-call. (The workload's kill fault stops the process's
+ * workers between two calls before it dies, so it does not hit this.)
  */
 #ifndef PROXYSCOPE_NET_OFI_H
 #define PROXYSCOPE_NET_OFI_H
