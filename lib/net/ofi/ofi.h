@@ -95,6 +95,12 @@ const char *enc__ofi_ep_prov(const struct ofi_ep *e);
 /* Insert the nranks endpoint names (@names[q]: rank q's fi_getname bytes) in rank order. */
 int enc__ofi_ep_insert(struct ofi_ep *e, const uint8_t *const *names, char *err, size_t errlen);
 
+/* Our shm endpoint names: OFI_SHM_PREFIX "<pid>-<start stamp>-<rank>" (fi_setname). */
+#define OFI_SHM_PREFIX "fi_shm://proxyscope-"
+
+/* Remove the shared region of @name (a dead process's endpoint) if the name is one of ours. */
+void enc__ofi_shm_unlink(const uint8_t *name);
+
 /* Whether @provider (NULL or "": the default) resolves here; 0 or -ENODATA with @err. */
 int enc__ofi_provider_check(const char *provider, char *err, size_t errlen);
 

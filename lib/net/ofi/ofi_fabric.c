@@ -13,6 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <rdma/fi_cm.h>
 #include <rdma/fi_domain.h>
@@ -49,6 +52,33 @@ static struct fi_info *hints_build(const char *provider, bool loopback)
 	if (loopback && (strncmp(provider, "tcp", 3) == 0 || strncmp(provider, "net", 3) == 0))
 		h->addr_format = FI_SOCKADDR_IN;
 	return h;
+}
+
+/* When this process first opened an endpoint (ns since boot): part of our shm region names. */
+static uint64_t shm_stamp(void)
+{
+	static uint64_t stamp;
+	struct timespec ts;
+
+	if (!__atomic_load_n(&stamp, __ATOMIC_RELAXED)) {
+		clock_gettime(CLOCK_BOOTTIME, &ts);
+		__atomic_store_n(&stamp, (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec,
+				 __ATOMIC_RELAXED);
+	}
+	return __atomic_load_n(&stamp, __ATOMIC_RELAXED);
+}
+
+void enc__ofi_shm_unlink(const uint8_t *name)
+{
+	char path[FI_NAME_MAX + 2];
+	const char *n = (const char *)name;
+
+	/* only a region named by us, of a process that died without removing it */
+	if (strncmp(n, OFI_SHM_PREFIX, strlen(OFI_SHM_PREFIX)) || !memchr(n, '\0', FI_NAME_MAX))
+		return;
+	snprintf(path, sizeof(path), "/%s", n + strlen("fi_shm://"));
+	if (shm_unlink(path) == 0)
+		enc_info("ofi: removed the shm region %s of a dead process", path);
 }
 
 static int fi_err(int rc)
@@ -120,6 +150,22 @@ int enc__ofi_ep_open(struct ofi_ep *e, const char *provider, bool loopback, uint
 	rc = fi_ep_bind(e->ep, &e->av->fid, 0);
 	if (rc)
 		goto out_err;
+	if (e->info->addr_format == FI_ADDR_STR && !strncmp(provider, "shm", 3)) {
+		/*
+		 * shm names its shared region after the pid by default, and a process that was
+		 * killed leaves its region behind: a later process with the same pid then fails
+		 * with EBUSY. A name of our own (pid + start time + rank) never collides, and
+		 * tells enc__ofi_shm_unlink which regions are ours to remove.
+		 */
+		char name[FI_NAME_MAX];
+
+		snprintf(name, sizeof(name), "%s%d-%llx-%u", OFI_SHM_PREFIX, (int)getpid(),
+			 (unsigned long long)shm_stamp(), rank);
+		what = "fi_setname";
+		rc = fi_setname(&e->ep->fid, name, strlen(name) + 1);
+		if (rc)
+			goto out_err;
+	}
 	what = "fi_enable";
 	rc = fi_enable(e->ep);
 	if (rc)

@@ -56,6 +56,7 @@ struct ofi_job {
 	struct ofi_ep *eps;        /* I once READY: one per local rank, same order */
 	int32_t *owner;            /* I once READY: nranks: bus rank of the holder (-1: none) */
 	int32_t *owner_pid;        /* I once READY: nranks */
+	uint8_t (*names)[FI_NAME_MAX]; /* I once READY: nranks endpoint names */
 	pthread_mutex_t live_mtx;  /* L: serializes the bus calls of the liveness check */
 	uint64_t live_next_ns;     /* L */
 	int dead;                  /* A: 1 + bus rank of a dead process, 0 while none */
@@ -113,6 +114,7 @@ static void job_free(struct ofi_job *job)
 	free(job->local);
 	free(job->owner);
 	free(job->owner_pid);
+	free(job->names);
 	pthread_mutex_destroy(&job->live_mtx);
 	pthread_cond_destroy(&job->cv);
 	pthread_mutex_destroy(&job->mtx);
@@ -138,7 +140,8 @@ static struct ofi_job *job_new(const struct enc_net_open_args *a, uint32_t expec
 	job->eps = calloc(expected, sizeof(*job->eps));
 	job->owner = malloc(a->nranks * sizeof(*job->owner));
 	job->owner_pid = calloc(a->nranks, sizeof(*job->owner_pid));
-	if (!job->local || !job->eps || !job->owner || !job->owner_pid) {
+	job->names = calloc(a->nranks, sizeof(*job->names));
+	if (!job->local || !job->eps || !job->owner || !job->owner_pid || !job->names) {
 		job_free(job);
 		return NULL;
 	}
@@ -180,6 +183,8 @@ out:
 	return rc;
 }
 
+static bool job_check(struct ofi_job *job, bool now_or_never);
+
 /* Drop a reference; the last one closes the endpoints (after the bus barrier) and frees. */
 void enc__ofi_job_leave(struct ofi_job *job)
 {
@@ -208,6 +213,11 @@ void enc__ofi_job_leave(struct ofi_job *job)
 		if (rc)
 			enc_dbg("ofi: job %s: closing without the other processes: %s", job->name,
 				bp_strerror(rc));
+		/* a killed process cannot remove its own shm regions: the survivors do */
+		job_check(job, true);
+		for (uint32_t q = 0; q < job->nranks; q++)
+			if (enc__ofi_job_rank_dead(job, q, NULL))
+				enc__ofi_shm_unlink(job->names[q]);
 	}
 	job_free(job);
 }
@@ -417,6 +427,8 @@ static int meet(struct ofi_job *job)
 	rc = round_names(job, open_rc, reason, names, all);
 	for (uint32_t i = 0; !rc && i < job->expected; i++)
 		rc = enc__ofi_ep_insert(&job->eps[i], names, reason, sizeof(reason));
+	for (uint32_t q = 0; !rc && q < job->nranks; q++)
+		memcpy(job->names[q], names[q], FI_NAME_MAX);
 	if (rc && reason[0] && !open_rc)
 		enc_err("ofi: job %s: %s", job->name, reason);
 	if (!rc)
