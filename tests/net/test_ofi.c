@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <dirent.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -139,6 +140,8 @@ static int child_main(struct enc_wl_args *a, uint32_t proc, const struct child_s
  * Fork one child per process of @a, each running its share; @specs[p] says what child p checks
  * (NULL: all EXPECT_OK). Returns the wait statuses in @status.
  */
+static pid_t g_pids[8]; /* the children of the last run_procs */
+
 static void run_procs(struct enc_wl_args *a, const struct child_spec *specs, int *status)
 {
 	static const struct child_spec ok = { .expect = EXPECT_OK };
@@ -152,8 +155,27 @@ static void run_procs(struct enc_wl_args *a, const struct child_spec *specs, int
 		if (pid[p] == 0)
 			exit(child_main(a, p, specs ? &specs[p] : &ok)); /* exit: leak checks run */
 	}
-	for (uint32_t p = 0; p < a->procs; p++)
+	for (uint32_t p = 0; p < a->procs; p++) {
 		assert_int_equal(waitpid(pid[p], &status[p], 0), pid[p]);
+		g_pids[p] = pid[p];
+	}
+}
+
+/* The shm regions /dev/shm holds for process @pid (the ofi backend names them
+ * "proxyscope-<pid>-..."). */
+static int shm_regions_of(pid_t pid)
+{
+	char prefix[48];
+	struct dirent *d;
+	DIR *dir = opendir("/dev/shm");
+	int n = 0;
+
+	snprintf(prefix, sizeof(prefix), "proxyscope-%d-", (int)pid);
+	while (dir && (d = readdir(dir)))
+		n += !strncmp(d->d_name, prefix, strlen(prefix));
+	if (dir)
+		closedir(dir);
+	return n;
 }
 
 static void job_name(char *buf, size_t len, const char *what)
@@ -200,24 +222,33 @@ static void test_ofi__ring_and_alltoall_over_shm_in_1_2_and_4_processes(void **s
 	exchange(4, 4, NULL, ENC_WL_ALLTOALL); /* the default provider */
 }
 
-static void test_ofi__a_killed_process_fails_the_others_with_esrch_in_time(void **state)
+static void killed_process(const char *provider)
 {
 	struct child_spec specs[2] = { { .expect = EXPECT_PEER_DEAD }, { .expect = EXPECT_OK } };
 	struct enc_wl_args a;
 	char job[64], err[ENC_WL_ERR_MAX];
 	int status[2];
 
-	(void)state;
 	job_name(job, sizeof(job), "kill");
-	args_base(&a, job, 2, 4, "tcp", ENC_WL_RING);
+	args_base(&a, job, 2, 4, provider, ENC_WL_RING);
 	assert_int_equal(enc_wl_args_add_fault(&a, "kill:rank=3,exec=7", err, sizeof(err)), 0);
+	pthread_mutex_lock(&g_log_mtx);
 	g_log_want = "process (pid"; /* "rank 3's process (pid N) died" */
+	pthread_mutex_unlock(&g_log_mtx);
 	run_procs(&a, specs, status);
-	g_log_want = NULL;
 	if (!WIFEXITED(status[0]) || WEXITSTATUS(status[0]) != CHILD_OK)
-		fail_msg("the survivor ended with status 0x%x", status[0]);
+		fail_msg("%s: the survivor ended with status 0x%x", provider, status[0]);
 	assert_true(WIFSIGNALED(status[1]));
 	assert_int_equal(WTERMSIG(status[1]), SIGKILL);
+	/* nothing left behind: the survivor removed the dead process's shm regions */
+	assert_int_equal(shm_regions_of(g_pids[0]) + shm_regions_of(g_pids[1]), 0);
+}
+
+static void test_ofi__a_killed_process_fails_the_others_with_esrch_in_time(void **state)
+{
+	(void)state;
+	killed_process("tcp");
+	killed_process("shm");
 }
 
 static void test_ofi__a_provider_that_does_not_exist_fails_the_setup(void **state)
