@@ -21,6 +21,21 @@ int enc_proxy_check_status(const struct enc_context *ctx, enum proxy_task_state_
 	return enc__queue_check_status(ctx->comm->queue, ctx, type, done, status, NULL);
 }
 
+/* Whether this thread may run on more than one CPU (its affinity, read once per thread). */
+static bool may_yield(void)
+{
+	static _Thread_local int cpus; /* 0: not read yet */
+
+	if (!cpus) {
+		cpu_set_t set;
+
+		cpus = sched_getaffinity(0, sizeof(set), &set) ? 1 : CPU_COUNT(&set);
+		if (cpus < 1)
+			cpus = 1;
+	}
+	return cpus > 1;
+}
+
 int enc_consume_proxy_task_status(const struct enc_context *ctx, enum proxy_task_state_type type)
 {
 	struct enc_status_seen seen;
@@ -61,8 +76,9 @@ int enc_consume_proxy_task_status(const struct enc_context *ctx, enum proxy_task
 			break;
 		}
 		/* A sleep lasts at least the timer slack (50 us by default): a caller that wants the
-		 * answer sooner first yields between polls for consume_yield_us. */
-		if (elapsed < (uint64_t)ctx->comm->cfg.consume_yield_us * 1000u)
+		 * answer sooner first yields between polls for consume_yield_us - when it may run
+		 * on more than one CPU; alone on one, yielding only multiplies the switches. */
+		if (elapsed < (uint64_t)ctx->comm->cfg.consume_yield_us * 1000u && may_yield())
 			sched_yield();
 		else if (ctx->comm->cfg.consume_poll_us)
 			usleep(ctx->comm->cfg.consume_poll_us);
