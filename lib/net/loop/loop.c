@@ -18,15 +18,8 @@
 #include <time.h>
 
 #include "common/log.h"
+#include "common/time.h"
 #include "common/trace.h"
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static void sleep_us(uint32_t us)
 {
@@ -208,7 +201,7 @@ static void trace_posts(struct enc_net_req *req)
 
 	if (!enc_tp_enabled(encnet, post))
 		return;
-	now = now_ns();
+	now = enc_now_ns();
 	for (size_t i = 0; i < req->ops_n; i++) {
 		req->ops[i].post_ns = now;
 		op_ident(req, i, &id);
@@ -221,7 +214,7 @@ static bool op_report(struct enc_net_req *req, struct loop_op *op, int res, uint
 {
 	if (req->plan.delay_ms) {
 		if (!*now)
-			*now = now_ns();
+			*now = enc_now_ns();
 		if (!op->ready_ns)
 			op->ready_ns = *now + (uint64_t)req->plan.delay_ms * 1000000u;
 		if (*now < op->ready_ns)
@@ -233,7 +226,7 @@ static bool op_report(struct enc_net_req *req, struct loop_op *op, int res, uint
 		struct enc_net_op_ident id;
 
 		if (!*now)
-			*now = now_ns();
+			*now = enc_now_ns();
 		op_ident(req, (size_t)(op - req->ops), &id);
 		enc_tp_do(encnet, complete, &id, res, op->post_ns ? *now - op->post_ns : 0);
 	}

@@ -31,6 +31,7 @@
 #include <proxyscope/bananaphone.h>
 
 #include "common/log.h"
+#include "common/time.h"
 
 #define OFI_JOB_MAX 64
 #define OFI_MEET_TIMEOUT_MS 30000
@@ -93,14 +94,6 @@ struct names {
 	char reason[OFI_REASON_MAX];
 	struct name_entry e[]; /* count entries */
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static void job_free(struct ofi_job *job)
 {
@@ -444,7 +437,7 @@ int enc__ofi_job_join(const struct enc_net_open_args *a, struct ofi_job **out,
 		      struct ofi_ep **ep)
 {
 	uint32_t expected = a->proc_ranks ? a->proc_ranks : a->bus ? 1 : a->nranks;
-	uint64_t deadline = now_ns() + (uint64_t)OFI_MEET_TIMEOUT_MS * 1000000u;
+	uint64_t deadline = enc_now_ns() + (uint64_t)OFI_MEET_TIMEOUT_MS * 1000000u;
 	struct ofi_job *job;
 	uint32_t idx;
 	int rc;
@@ -477,14 +470,14 @@ int enc__ofi_job_join(const struct enc_net_open_args *a, struct ofi_job **out,
 		uint64_t t = deadline;
 
 		clock_gettime(CLOCK_REALTIME, &ts);
-		if (now_ns() >= deadline) {
+		if (enc_now_ns() >= deadline) {
 			enc_err("ofi: job %s: rank %u: only %u of this process's %u ranks opened "
 				"within %d ms", a->job, a->rank, job->arrived, expected,
 				OFI_MEET_TIMEOUT_MS);
 			rc = -ETIMEDOUT;
 			goto out_unlock;
 		}
-		t = deadline - now_ns();
+		t = deadline - enc_now_ns();
 		ts.tv_sec += (time_t)(t / 1000000000u);
 		ts.tv_nsec += (long)(t % 1000000000u);
 		if (ts.tv_nsec >= 1000000000L) {
@@ -537,7 +530,7 @@ static bool job_check(struct ofi_job *job, bool now_or_never)
 		pthread_mutex_lock(&job->live_mtx);
 	else if (pthread_mutex_trylock(&job->live_mtx))
 		return false; /* another rank of the process is looking right now */
-	now = now_ns();
+	now = enc_now_ns();
 	if (now_or_never || now >= job->live_next_ns) {
 		job->live_next_ns = now + (uint64_t)OFI_LIVE_MS * 1000000u;
 		rc = bp_check(job->bus);

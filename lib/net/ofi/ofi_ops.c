@@ -15,10 +15,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "common/ident.h"
 #include "common/log.h"
+#include "common/time.h"
 #include "common/trace.h"
 
 #define OFI_WARMUP_TIMEOUT_MS 20000
@@ -53,14 +53,6 @@ struct enc_net_req {
 	int err;                   /* first failure, sticky */
 	struct ofi_op ops[];
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 void enc__ofi_req_xfer_done(struct enc_net_comm *nc, struct enc_net_req *req)
 {
@@ -127,13 +119,13 @@ static int ofi_open(const struct enc_net_open_args *args, struct enc_net_comm **
 /* Cancel what the provider owns for a closing comm and let the cancels come back. */
 static void close_drain(struct enc_net_comm *nc)
 {
-	uint64_t deadline = now_ns() + (uint64_t)OFI_CLOSE_DRAIN_MS * 1000000u;
+	uint64_t deadline = enc_now_ns() + (uint64_t)OFI_CLOSE_DRAIN_MS * 1000000u;
 
 	for (struct enc_net_req *r = nc->zombies; r; r = r->next)
 		for (size_t i = 0; i < r->ops_n; i++)
 			enc__ofi_cancel(nc, &r->ops[i].x);
 	enc__ofi_barrier_cancel(nc);
-	while ((nc->zombies || enc__ofi_barrier_busy(nc)) && now_ns() < deadline)
+	while ((nc->zombies || enc__ofi_barrier_busy(nc)) && enc_now_ns() < deadline)
 		if (enc__ofi_cq_drain(nc) < 0)
 			break;
 }
@@ -237,7 +229,7 @@ static bool post_more(struct enc_net_comm *nc, struct enc_net_req *req)
 		if (enc_tp_enabled(encnet, post)) {
 			struct enc_net_op_ident id;
 
-			op->post_ns = now_ns();
+			op->post_ns = enc_now_ns();
 			op_ident(req, (size_t)(op - req->ops), &id);
 			enc_tp_do(encnet, post, &id);
 		}
@@ -253,7 +245,7 @@ static void op_report(struct enc_net_req *req, struct ofi_op *op, int res)
 		struct enc_net_op_ident id;
 
 		op_ident(req, (size_t)(op - req->ops), &id);
-		enc_tp_do(encnet, complete, &id, res, op->post_ns ? now_ns() - op->post_ns : 0);
+		enc_tp_do(encnet, complete, &id, res, op->post_ns ? enc_now_ns() - op->post_ns : 0);
 	}
 	if (res == 0) {
 		/* the received bytes before the count: pairs with the device's ACQUIRE load */

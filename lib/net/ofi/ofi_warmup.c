@@ -9,17 +9,9 @@
 
 #include <errno.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "common/log.h"
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
+#include "common/time.h"
 
 static int warm_state(const struct enc_net_comm *nc, const struct ofi_xfer *x, uint32_t *q)
 {
@@ -40,7 +32,7 @@ static int warm_state(const struct enc_net_comm *nc, const struct ofi_xfer *x, u
 
 int enc__ofi_warmup(struct enc_net_comm *nc, uint32_t timeout_ms)
 {
-	uint64_t deadline = now_ms() + timeout_ms;
+	uint64_t deadline = enc_now_ns() + (uint64_t)timeout_ms * 1000000u;
 	uint32_t n = nc->nranks, next = 0, q = 0;
 	struct ofi_xfer *x;  /* [0, n): receives, [n, 2n): sends */
 	uint64_t *buf;       /* [0, n): receive buffers, [n]: what the sends carry */
@@ -79,7 +71,7 @@ int enc__ofi_warmup(struct enc_net_comm *nc, uint32_t timeout_ms)
 		rc = next == 2 * n ? warm_state(nc, x, &q) : 1;
 		if (rc <= 0)
 			break;
-		if (now_ms() >= deadline) {
+		if (enc_now_ns() >= deadline) {
 			rc = -ETIMEDOUT;
 			break;
 		}
