@@ -21,7 +21,12 @@
 #include <proxyscope/bananaphone.h>
 #include <proxyscope/net_loop.h>
 
+#include "common/time.h"
 #include "workload_int.h"
+
+/* Every counter of struct enc_proxy_stats, for the run's difference and the processes' sum. */
+#define ENC_WL_STATS_FIELDS(X) X(workers_started) X(tasks_enqueued) X(tasks_recycled) \
+	X(steps) X(seam_start) X(seam_progress) X(seam_stop) X(trigger_reads) X(watchdog_timeouts)
 
 void enc_wl_args_default(struct enc_wl_args *args)
 {
@@ -57,15 +62,9 @@ void enc_wl_result_merge(struct enc_wl_result *dst, const struct enc_wl_result *
 	for (uint32_t i = 0; i < ENC_WL_MAX_RANKS; i++)
 		dst->execs_completed[i] += src->execs_completed[i];
 	dst->ranks_run += src->ranks_run;
-	dst->stats.workers_started += src->stats.workers_started;
-	dst->stats.tasks_enqueued += src->stats.tasks_enqueued;
-	dst->stats.tasks_recycled += src->stats.tasks_recycled;
-	dst->stats.steps += src->stats.steps;
-	dst->stats.seam_start += src->stats.seam_start;
-	dst->stats.seam_progress += src->stats.seam_progress;
-	dst->stats.seam_stop += src->stats.seam_stop;
-	dst->stats.trigger_reads += src->stats.trigger_reads;
-	dst->stats.watchdog_timeouts += src->stats.watchdog_timeouts;
+#define STAT_ADD(f) dst->stats.f += src->stats.f;
+	ENC_WL_STATS_FIELDS(STAT_ADD)
+#undef STAT_ADD
 	dst->execs_completed_total += src->execs_completed_total;
 	dst->bytes_verified += src->bytes_verified;
 	dst->mismatches += src->mismatches;
@@ -254,26 +253,12 @@ static void config_build(const struct enc_wl_args *a, struct enc_config *cfg)
 		snprintf(cfg->net_provider, sizeof(cfg->net_provider), "%s", a->provider);
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void stats_sub(struct enc_proxy_stats *d, const struct enc_proxy_stats *after,
 		      const struct enc_proxy_stats *before)
 {
-	d->workers_started = after->workers_started - before->workers_started;
-	d->tasks_enqueued = after->tasks_enqueued - before->tasks_enqueued;
-	d->tasks_recycled = after->tasks_recycled - before->tasks_recycled;
-	d->steps = after->steps - before->steps;
-	d->seam_start = after->seam_start - before->seam_start;
-	d->seam_progress = after->seam_progress - before->seam_progress;
-	d->seam_stop = after->seam_stop - before->seam_stop;
-	d->trigger_reads = after->trigger_reads - before->trigger_reads;
-	d->watchdog_timeouts = after->watchdog_timeouts - before->watchdog_timeouts;
+#define STAT_SUB(f) d->f = after->f - before->f;
+	ENC_WL_STATS_FIELDS(STAT_SUB)
+#undef STAT_SUB
 }
 
 /* Create every rank's device and slot, and arm the device faults. */
@@ -357,7 +342,7 @@ static int ranks_run(struct enc__wl_run *run)
 	threads = calloc(n, sizeof(*threads));
 	if (!threads)
 		return -ENOMEM;
-	t0 = now_ns();
+	t0 = enc_now_ns();
 	for (; started < n; started++) {
 		rc = -pthread_create(&threads[started], NULL, enc__wl_rank_main,
 				     &run->ranks[run->first + started]);
@@ -371,7 +356,7 @@ static int ranks_run(struct enc__wl_run *run)
 	}
 	for (uint32_t i = 0; i < started; i++)
 		pthread_join(threads[i], NULL);
-	run->res->wall_ns = now_ns() - t0;
+	run->res->wall_ns = enc_now_ns() - t0;
 	free(threads);
 
 	/* only now: tasks that timed out stay in the queues until their gid's last comm goes */
