@@ -200,17 +200,26 @@ static void proc_note_rank(struct psa_proc *p, const struct psa_event *ev)
 	p->ranks_n++;
 }
 
-/* Worker time accounting: close the current mode at @ts, enter @mode. */
-static void worker_mode(struct psa_worker *w, int mode, uint64_t ts)
+void psa__worker_account(struct psa_worker *w, uint64_t ts)
 {
-	uint64_t d = ts > w->mode_since ? ts - w->mode_since : 0;
+	uint64_t d;
 
+	if (ts <= w->mode_since)
+		return;
+	d = ts - w->mode_since;
 	if (w->mode == 0)
 		w->active_ns += d;
 	else if (w->mode == 1)
 		w->idle_ns += d;
 	else
 		w->sleep_ns += d;
+	w->mode_since = ts;
+}
+
+/* Worker time accounting: close the current mode at @ts, enter @mode. */
+static void worker_mode(struct psa_worker *w, int mode, uint64_t ts)
+{
+	psa__worker_account(w, ts);
 	w->mode = mode;
 	w->mode_since = ts;
 }

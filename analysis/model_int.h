@@ -54,6 +54,8 @@ struct psa_model {
 struct psa_task *psa__task_get(struct psa_model *m, const struct psa_proc *p,
 			       const struct psa_event *ev);
 void psa__task_state(struct psa_model *m, struct psa_task *t, const struct psa_event *ev);
+/* Add the time since w->mode_since to its current mode, up to @ts (model.c). */
+void psa__worker_account(struct psa_worker *w, uint64_t ts);
 void psa__task_seam(struct psa_model *m, struct psa_task *t, const struct psa_event *ev,
 		    enum psa_seam which);
 void psa__task_net(struct psa_model *m, struct psa_task *t, const struct psa_event *ev);

@@ -48,17 +48,7 @@ void psa_model_finish(struct psa_model *m)
 		struct psa_worker *w = m->worker_list.v[i];
 		uint64_t until = w->end_ts ? w->end_ts : end;
 
-		if (until > w->mode_since) {
-			uint64_t d = until - w->mode_since;
-
-			if (w->mode == 0)
-				w->active_ns += d;
-			else if (w->mode == 1)
-				w->idle_ns += d;
-			else
-				w->sleep_ns += d;
-			w->mode_since = until;
-		}
+		psa__worker_account(w, until);
 		for (unsigned o = 0; o < m->obs_n; o++)
 			if (m->obs[o].worker_end)
 				m->obs[o].worker_end(m->obs[o].arg, w);
