@@ -1,13 +1,21 @@
 # The shell harness of the CLI tests (sourced, POSIX sh): a temporary directory removed on exit,
 # $out / $err for the last command's output, fail() to count a failed check (showing that
 # output), run() to run the binary under test ($bin) and check its exit status, and
-# harness_finish() to end with the tally.
+# harness_finish() to end with the tally; need_lttng() skips a script that records.
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 out=$tmp/out
 err=$tmp/err
 failed=0
+
+# need_lttng: skip the script (exit 77) when lttng-tools is not installed.
+need_lttng() {
+	if ! command -v lttng >/dev/null 2>&1 || ! command -v lttng-sessiond >/dev/null 2>&1; then
+		echo "skip: lttng is not installed"
+		exit 77
+	fi
+}
 
 fail() {
 	echo "FAIL: $*" >&2

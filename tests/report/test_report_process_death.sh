@@ -11,11 +11,8 @@ set -eu
 
 bin=${1:?usage: test_report_process_death.sh PROXYSCOPE}
 bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
-if ! command -v lttng >/dev/null 2>&1 || ! command -v lttng-sessiond >/dev/null 2>&1; then
-	echo "skip: lttng is not installed"
-	exit 77
-fi
 . "$(dirname "$0")/../cli_harness.sh"
+need_lttng
 cd "$tmp"
 
 kill_run="run --backend ofi --procs 2 --ranks 4 --ops 20 --inject kill:rank=3,exec=5"

@@ -11,11 +11,8 @@ set -eu
 
 bin=${1:?usage: test_report_scenarios.sh PROXYSCOPE}
 bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
-if ! command -v lttng >/dev/null 2>&1 || ! command -v lttng-sessiond >/dev/null 2>&1; then
-	echo "skip: lttng is not installed"
-	exit 77
-fi
 . "$(dirname "$0")/../cli_harness.sh"
+need_lttng
 cd "$tmp"
 
 # py FILE... <<PY: run python checks with j[0], j[1], ... = the JSON documents in the files.
