@@ -130,6 +130,9 @@ void enc__queue_destroy(struct enc_proxy_queue *q)
 	}
 	free(q->active);
 	free(q->spare);
+	for (size_t i = 0; i < q->done_n; i++)
+		enc__task_state_put(q->done[i]);
+	free(q->done);
 	enc_list_for_each_safe(pos, tmp, &q->state_queue) {
 		enc_list_del(pos);
 		enc__task_state_put(enc_container_of(pos, struct enc_proxy_task_state, node));
@@ -179,6 +182,11 @@ int enc__queue_check_status(struct enc_proxy_queue *q, const struct enc_context 
 		if (seen) {
 			seen->id = st->id;
 			seen->state = rs;
+			seen->st = NULL;
+			if (!*done) {
+				__atomic_add_fetch(&st->refcnt, 1, __ATOMIC_RELAXED);
+				seen->st = st;
+			}
 		}
 		if (*done) {
 			enc_list_del(&st->node);

@@ -38,6 +38,10 @@ struct enc_proxy_queue {
 	struct enc_rank_bucket *spare;    /* Q: one pruned bucket kept for reuse (no malloc per exec) */
 	bool stop;                        /* Q: set once, by destroy */
 	bool running;                     /* Q: the worker has named itself and entered process() */
+	/* W: statuses of the tasks that became DONE in this pass, each with a reference: their
+	 * consumers are woken after the pass, not in the middle of it */
+	struct enc_proxy_task_state **done;
+	size_t done_n, done_cap;
 
 	pthread_mutex_t state_mtx;
 	struct enc_list state_queue;      /* S: enc_proxy_task_state nodes, in append order */
@@ -64,6 +68,9 @@ void enc__queue_append(struct enc_proxy_queue *q, struct enc_proxy_task *task);
 struct enc_status_seen {
 	struct enc_task_ident id;
 	enum proxy_task_run_state state;
+	/* When not done: the status object, with a reference the caller drops
+	 * (enc__task_state_put), so it can wait for the task to finish (enc__task_state_wait). */
+	struct enc_proxy_task_state *st;
 };
 
 /* The seed's check_proxy_task_status. Returns 0 or -ENOENT; fills @seen (may be NULL). */

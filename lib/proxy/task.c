@@ -4,7 +4,12 @@
  * task_network.c and task_barrier.c.
  */
 #include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <proxyscope/device.h>
 
@@ -85,9 +90,33 @@ int enc__task_set_run_state(struct enc_proxy_task *task, enum proxy_task_run_sta
 	}
 	enc_tp(encproxy, task_state, &task->id, (int)from, (int)to,
 	       __atomic_load_n(&task->proxy_state->progress_status, __ATOMIC_RELAXED));
-	/* Release: the status stored before this is visible to whoever acquires the new state. */
-	__atomic_store_n(&task->proxy_state->run_state, (uint32_t)to, __ATOMIC_RELEASE);
+	/* Release: the status stored before this is visible to whoever acquires the new state.
+	 * DONE: seq_cst, against a waiter's seq_cst increment then futex compare - either
+	 * enc__task_state_wake sees the waiter or the waiter's compare sees DONE. */
+	__atomic_store_n(&task->proxy_state->run_state, (uint32_t)to,
+			 to == PROXY_TASK_STATE_DONE ? __ATOMIC_SEQ_CST : __ATOMIC_RELEASE);
 	return 0;
+}
+
+void enc__task_state_wake(struct enc_proxy_task_state *st)
+{
+	if (__atomic_load_n(&st->waiters, __ATOMIC_SEQ_CST))
+		syscall(SYS_futex, &st->run_state, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+void enc__task_state_wait(struct enc_proxy_task_state *st, enum proxy_task_run_state seen,
+			  uint64_t timeout_ns)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(timeout_ns / 1000000000ull),
+		.tv_nsec = (long)(timeout_ns % 1000000000ull),
+	};
+
+	__atomic_add_fetch(&st->waiters, 1, __ATOMIC_SEQ_CST);
+	/* Returns at once if run_state is no longer @seen; EINTR and timeouts are fine: the
+	 * caller reads the status again either way. */
+	syscall(SYS_futex, &st->run_state, FUTEX_WAIT_PRIVATE, (uint32_t)seen, &ts, NULL, 0);
+	__atomic_sub_fetch(&st->waiters, 1, __ATOMIC_SEQ_CST);
 }
 
 void enc__task_set_status(struct enc_proxy_task *task, int status)

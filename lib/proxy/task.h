@@ -31,7 +31,9 @@ struct enc_proxy_task_state {
 	const struct enc_comm *comm;          /* I: enc_ctx->comm (enc_ctx may be gone at detach) */
 	enum proxy_task_state_type task_type; /* I */
 	struct enc_task_ident id;             /* I: a copy of the task's, for consumer events */
-	uint32_t refcnt;                      /* A: acq_rel; the task and the state list each own one */
+	uint32_t refcnt;                      /* A: acq_rel; the task and the state list each own one,
+					       * a blocked consumer a third */
+	uint32_t waiters;                     /* A: consumers blocked on run_state (a futex word) */
 	struct enc_list node;                 /* S: link in queue->state_queue */
 };
 
@@ -64,6 +66,14 @@ void enc__task_fini(struct enc_proxy_task *task);
 
 /* Drop one reference on a status object; the last one frees it. */
 void enc__task_state_put(struct enc_proxy_task_state *state);
+
+/* Wake the consumers blocked on @st (after its task became DONE). */
+void enc__task_state_wake(struct enc_proxy_task_state *st);
+
+/* Block until the task's run state is no longer @seen - woken when it becomes DONE - or
+ * @timeout_ns passed, or a signal came. The caller holds a reference to @st. */
+void enc__task_state_wait(struct enc_proxy_task_state *st, enum proxy_task_run_state seen,
+			  uint64_t timeout_ns);
 
 static inline enum proxy_task_run_state enc__task_run_state(const struct enc_proxy_task *task)
 {

@@ -65,6 +65,34 @@ static void drain_locked(struct enc_proxy_queue *q)
 	}
 }
 
+/* Keep @st (referenced) to wake its consumers after the pass; at once if there is no room. */
+static void done_note(struct enc_proxy_queue *q, struct enc_proxy_task_state *st)
+{
+	if (q->done_n == q->done_cap) {
+		size_t cap = q->done_cap ? 2 * q->done_cap : 16;
+		struct enc_proxy_task_state **a = realloc(q->done, cap * sizeof(*a));
+
+		if (!a) {
+			enc__task_state_wake(st);
+			return;
+		}
+		q->done = a;
+		q->done_cap = cap;
+	}
+	__atomic_add_fetch(&st->refcnt, 1, __ATOMIC_RELAXED);
+	q->done[q->done_n++] = st;
+}
+
+/* (4) WAKE the consumers of the tasks that finished in this pass. */
+static void done_wake(struct enc_proxy_queue *q)
+{
+	for (size_t i = 0; i < q->done_n; i++) {
+		enc__task_state_wake(q->done[i]);
+		enc__task_state_put(q->done[i]);
+	}
+	q->done_n = 0;
+}
+
 /* (2) STEP + RECYCLE: one tick for every active task; DONE tasks leave, IDLE ones stay. */
 static void step_all_locked(struct enc_proxy_queue *q, size_t *active_count, size_t *idle_count)
 {
@@ -90,6 +118,7 @@ static void step_all_locked(struct enc_proxy_queue *q, size_t *active_count, siz
 			    rs == PROXY_TASK_STATE_WAITING_DEVICE_TRIGGER)
 				idle++;
 			if (rs == PROXY_TASK_STATE_DONE) {
+				done_note(q, t->proxy_state);
 				enc_list_del(pos);
 				enc_tp(encproxy, task_recycle, &t->id);
 				t->ops->destroy(t);
@@ -138,6 +167,11 @@ void enc__queue_process(struct enc_proxy_queue *q)
 				enc_tp(encproxy, worker_idle_end, q->gid, (uint32_t)active);
 		}
 
+		if (q->done_n) {
+			pthread_mutex_unlock(&q->mtx);
+			done_wake(q);
+			pthread_mutex_lock(&q->mtx);
+		}
 		/* (3) BLOCK: real quiescence only - nothing active and nothing queued. */
 		if (q->active_n == 0 && enc_list_is_empty(&q->queue)) {
 			enc_tp(encproxy, worker_sleep, q->gid, 0);

@@ -2,6 +2,7 @@
  * backend: what a caller of enc_enq_proxy_tasks / enc_consume_proxy_task_status relies on. */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,17 +20,32 @@
 
 static struct enc_comm *g_comm;
 
-static int setup_comm(uint32_t timeout_ms)
+static int setup_comm_poll(uint32_t timeout_ms, bool slow_poll)
 {
 	struct enc_config cfg;
 	struct enc_comm_args args = { .job = "queue", .rank = 0, .nranks = 1, .cfg = &cfg };
 
 	fx_fake_config(&cfg, 1);
 	cfg.proxy_timeout_ms = timeout_ms;
+	if (slow_poll) {
+		cfg.consume_poll_us = 1000000;
+		cfg.consume_yield_us = 0;
+	}
 	fake_net_reset();
 	fx_log_capture();
 	fx_log_clear();
 	return enc_setup_global_comm(&args, &g_comm);
+}
+
+static int setup_comm(uint32_t timeout_ms)
+{
+	return setup_comm_poll(timeout_ms, false);
+}
+
+/* A consumer that re-reads the status only every second (and never yields). */
+static int setup_slow_poll(void **state)
+{
+	return setup_comm_poll(5000, true);
 }
 
 static int setup(void **state)
@@ -194,6 +210,37 @@ static void test_queue__network_task_waits_for_the_trigger_then_consumes_it(void
 	__atomic_store_n(&f.trigger, 42u, __ATOMIC_RELEASE);
 	consume_both(&f, 0);
 	assert_int_equal(f.trigger, 0); /* consumed */
+}
+
+static void *trigger_later(void *arg)
+{
+	usleep(100 * 1000);
+	__atomic_store_n((uint32_t *)arg, 42u, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* The blocking consumer returns when the worker finishes the task, not at its next poll - when
+ * it may run on another CPU than the worker; alone on one CPU it keeps the seed's sleep. */
+static void test_queue__a_blocked_consumer_wakes_when_its_task_is_done(void **state)
+{
+	cpu_set_t cpus;
+	pthread_t th;
+	struct fx_ctx f;
+	uint64_t t0, ms;
+
+	assert_int_equal(sched_getaffinity(0, sizeof(cpus), &cpus), 0);
+	fx_ctx_init(&f, g_comm, 1, true);
+	assert_int_equal(enc_enq_proxy_tasks(&f.ctx), 0);
+	assert_int_equal(pthread_create(&th, NULL, trigger_later, &f.trigger), 0);
+	t0 = enc_now_ns();
+	assert_int_equal(enc_consume_proxy_task_status(&f.ctx, PROXY_TASK_NETWORK), 0);
+	ms = (enc_now_ns() - t0) / 1000000;
+	assert_int_equal(pthread_join(th, NULL), 0);
+	if (CPU_COUNT(&cpus) > 1)
+		assert_true(ms >= 90 && ms < 600); /* the trigger came at 100 ms; polls are 1 s apart */
+	else
+		assert_true(ms >= 1000);
+	assert_int_equal(enc_consume_proxy_task_status(&f.ctx, PROXY_TASK_BARRIER), 0);
 }
 
 static void test_queue__basic_block_switch_stops_the_drained_block(void **state)
@@ -371,6 +418,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_queue__done_erases_the_status_on_poll, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_queue__early_completion_skips_the_net_stage, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_queue__network_task_waits_for_the_trigger_then_consumes_it, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_queue__a_blocked_consumer_wakes_when_its_task_is_done, setup_slow_poll, teardown),
 		cmocka_unit_test_setup_teardown(test_queue__basic_block_switch_stops_the_drained_block, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_queue__seam_error_fails_the_task_with_its_status, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_queue__start_error_fails_the_task, setup, teardown),

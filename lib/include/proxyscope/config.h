@@ -23,9 +23,10 @@ struct enc_config {
 	uint32_t ranks_per_network_proxy; /* ENC_RANKS_PER_NETWORK_PROXY: gid = rank / this (>= 1) */
 	bool one_thread_per_core;         /* ENC_ONE_THREAD_PER_CORE: busy-spin instead of sched_yield */
 	uint32_t proxy_timeout_ms;        /* ENC_PROXY_TIMEOUT_MS: consumer watchdog (>= 1) */
-	uint32_t consume_poll_us;         /* ENC_PROXY_CONSUME_POLL_US: sleep between consumer polls */
+	uint32_t consume_poll_us;         /* ENC_PROXY_CONSUME_POLL_US: longest wait between consumer
+					   * polls (woken early when the task is done; 0: busy) */
 	uint32_t consume_yield_us;        /* ENC_PROXY_CONSUME_YIELD_US: first poll this long with
-					   * sched_yield() between polls, then sleep (0: never) */
+					   * sched_yield() between polls, then wait (0: never) */
 	bool device_wait;                 /* ENC_PROXY_DEVICE_WAIT: gate network tasks on the trigger */
 	bool early_completion;            /* ENC_PROXY_EARLY_COMPLETION: skip the net stage (INIT->DONE) */
 	int worker_cpu;                   /* ENC_PROXY_CPU: pin each worker to this CPU; -1 = don't */
