@@ -67,7 +67,7 @@ static void task_discard(struct enc_proxy_task *t)
 
 int enc_enq_proxy_tasks(struct enc_context *ctx)
 {
-	struct enc_proxy_task *net, *bar;
+	struct enc_proxy_task *net, *bar, *tasks[2];
 	int rc;
 
 	if (!ctx)
@@ -85,7 +85,8 @@ int enc_enq_proxy_tasks(struct enc_context *ctx)
 		task_discard(net);
 		return rc;
 	}
-	enc__queue_append(ctx->comm->queue, net);
-	enc__queue_append(ctx->comm->queue, bar);
+	tasks[0] = net;
+	tasks[1] = bar;
+	enc__queue_append(ctx->comm->queue, tasks, 2);
 	return 0;
 }

@@ -143,18 +143,21 @@ void enc__queue_destroy(struct enc_proxy_queue *q)
 	free(q);
 }
 
-void enc__queue_append(struct enc_proxy_queue *q, struct enc_proxy_task *task)
+void enc__queue_append(struct enc_proxy_queue *q, struct enc_proxy_task *const *tasks, size_t n)
 {
-	/* Publish the status first: a consumer sees the task the instant append returns. */
+	/* Publish the statuses first: a consumer sees the tasks the instant append returns. */
 	pthread_mutex_lock(&q->state_mtx);
-	enc_list_add_tail(&q->state_queue, &task->proxy_state->node);
+	for (size_t i = 0; i < n; i++)
+		enc_list_add_tail(&q->state_queue, &tasks[i]->proxy_state->node);
 	pthread_mutex_unlock(&q->state_mtx);
 
 	pthread_mutex_lock(&q->mtx);
-	enc_list_add_tail(&q->queue, &task->node);
-	enc_tp(encproxy, task_enqueue, &task->id);
+	for (size_t i = 0; i < n; i++) {
+		enc_list_add_tail(&q->queue, &tasks[i]->node);
+		enc_tp(encproxy, task_enqueue, &tasks[i]->id);
+	}
 	pthread_mutex_unlock(&q->mtx);
-	enc__stat_add(ENC_STAT_TASKS_ENQUEUED, 1);
+	enc__stat_add(ENC_STAT_TASKS_ENQUEUED, n);
 
 	/* No lost wake-up: the worker re-checks the deque under mtx before it waits. */
 	pthread_cond_broadcast(&q->cv);

@@ -61,8 +61,11 @@ int enc__queue_start(struct enc_proxy_queue *q);
 /* stop = 1, notify, join (only if a worker was started), then free what is left. */
 void enc__queue_destroy(struct enc_proxy_queue *q);
 
-/* Publish the task's status, enqueue it, notify the worker (the seed's append_task). */
-void enc__queue_append(struct enc_proxy_queue *q, struct enc_proxy_task *task);
+/* Publish the tasks' statuses, enqueue them in order, notify the worker: the seed's append_task
+ * for each, with one lock round and one notification for all - an exec's network and barrier
+ * tasks reach the worker together (appended one by one, the first notification woke the
+ * worker, which ran the network task alone before the barrier task arrived). */
+void enc__queue_append(struct enc_proxy_queue *q, struct enc_proxy_task *const *tasks, size_t n);
 
 /* What a status poll saw, besides done and status. */
 struct enc_status_seen {
