@@ -23,6 +23,7 @@ void enc_config_default(struct enc_config *cfg)
 	cfg->device_wait = true;
 	cfg->early_completion = false;
 	cfg->worker_cpu = -1;
+	cfg->worker_linger_us = 100;
 	snprintf(cfg->net_backend, sizeof(cfg->net_backend), "loop");
 }
 
@@ -103,6 +104,12 @@ int enc_config_from_lookup(struct enc_config *cfg, const char *(*lookup)(const c
 	}
 	if ((v = lookup("ENC_PROXY_CONSUME_POLL_US"))) {
 		rc = parse_u32("ENC_PROXY_CONSUME_POLL_US", v, 0, 1000000, &cfg->consume_poll_us, err, errlen);
+		if (rc)
+			return rc;
+	}
+	if ((v = lookup("ENC_PROXY_WORKER_LINGER_US"))) {
+		rc = parse_u32("ENC_PROXY_WORKER_LINGER_US", v, 0, 1000000, &cfg->worker_linger_us, err,
+			       errlen);
 		if (rc)
 			return rc;
 	}

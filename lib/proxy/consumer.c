@@ -6,6 +6,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include "common/cpu.h"
 #include "common/log.h"
 #include "common/time.h"
 #include "common/trace.h"
@@ -20,21 +21,6 @@ int enc_proxy_check_status(const struct enc_context *ctx, enum proxy_task_state_
 	if (!ctx || !ctx->comm || !done || !status)
 		return -EINVAL;
 	return enc__queue_check_status(ctx->comm->queue, ctx, type, done, status, NULL);
-}
-
-/* Whether this thread may run on more than one CPU (its affinity, read once per thread). */
-static bool may_run_elsewhere(void)
-{
-	static _Thread_local int cpus; /* 0: not read yet */
-
-	if (!cpus) {
-		cpu_set_t set;
-
-		cpus = sched_getaffinity(0, sizeof(set), &set) ? 1 : CPU_COUNT(&set);
-		if (cpus < 1)
-			cpus = 1;
-	}
-	return cpus > 1;
 }
 
 /*
@@ -52,7 +38,7 @@ static void wait_or_yield(const struct enc_context *ctx, struct enc_status_seen 
 {
 	const struct enc_config *cfg = &ctx->comm->cfg;
 	uint64_t wait_ns = (uint64_t)cfg->consume_poll_us * 1000u;
-	bool several_cpus = may_run_elsewhere();
+	bool several_cpus = enc_thread_may_run_elsewhere();
 
 	if (several_cpus && elapsed < (uint64_t)cfg->consume_yield_us * 1000u)
 		sched_yield();

@@ -37,6 +37,7 @@ int enc__queue_create(uint32_t gid, const struct enc_config *cfg, struct enc_pro
 	q->gid = gid;
 	q->one_thread_per_core = cfg->one_thread_per_core;
 	q->cpu = cfg->worker_cpu;
+	q->linger_ns = (uint64_t)cfg->worker_linger_us * 1000u;
 	*out = q;
 	return 0;
 

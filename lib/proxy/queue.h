@@ -49,6 +49,7 @@ struct enc_proxy_queue {
 	uint32_t gid;                     /* I */
 	bool one_thread_per_core;         /* I: busy-spin instead of sched_yield when all idle */
 	int cpu;                          /* I: worker affinity, -1 = none */
+	uint64_t linger_ns;               /* I: yield this long at quiescence before sleeping */
 	bool started;                     /* I: a worker thread exists (the seed's tid != 0) */
 	pthread_t tid;                    /* I */
 };

@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/cpu.h"
 #include "common/log.h"
+#include "common/time.h"
 #include "common/trace.h"
 #include "proxy/queue.h"
 #include "proxy/stats.h"
@@ -149,6 +151,30 @@ static inline void cpu_relax(void)
 #endif
 }
 
+/*
+ * At quiescence, before the seed's sleep: yield for up to linger_ns while nothing is appended.
+ * The next exec's tasks usually come within microseconds, and waking a sleeping worker costs
+ * the producer a futex wake and the worker a wake-up - on this kind of VM, 10-20 us when its
+ * CPU had gone idle. Only when the worker may run on another CPU than its producers (alone on
+ * one, yielding only adds switches). Called and returns with mtx held; true when work came.
+ */
+static bool linger_locked(struct enc_proxy_queue *q)
+{
+	uint64_t start;
+
+	if (!q->linger_ns || q->stop || !enc_thread_may_run_elsewhere())
+		return false;
+	start = enc_now_ns();
+	do {
+		pthread_mutex_unlock(&q->mtx);
+		sched_yield();
+		pthread_mutex_lock(&q->mtx);
+		if (q->stop || !enc_list_is_empty(&q->queue))
+			return true;
+	} while (enc_now_ns() - start < q->linger_ns);
+	return false;
+}
+
 void enc__queue_process(struct enc_proxy_queue *q)
 {
 	size_t active = 0, idle = 0;
@@ -173,6 +199,8 @@ void enc__queue_process(struct enc_proxy_queue *q)
 			pthread_mutex_lock(&q->mtx);
 		}
 		/* (3) BLOCK: real quiescence only - nothing active and nothing queued. */
+		if (q->active_n == 0 && enc_list_is_empty(&q->queue) && linger_locked(q))
+			continue;
 		if (q->active_n == 0 && enc_list_is_empty(&q->queue)) {
 			enc_tp(encproxy, worker_sleep, q->gid, 0);
 			while (!q->stop && q->active_n == 0 && enc_list_is_empty(&q->queue))

@@ -30,6 +30,8 @@ struct enc_config {
 	bool device_wait;                 /* ENC_PROXY_DEVICE_WAIT: gate network tasks on the trigger */
 	bool early_completion;            /* ENC_PROXY_EARLY_COMPLETION: skip the net stage (INIT->DONE) */
 	int worker_cpu;                   /* ENC_PROXY_CPU: pin each worker to this CPU; -1 = don't */
+	uint32_t worker_linger_us;        /* ENC_PROXY_WORKER_LINGER_US: with nothing left to do, the
+					   * worker yields this long before it sleeps (0: never) */
 	char net_backend[ENC_NET_NAME_MAX]; /* ENC_NET_BACKEND: seam backend name ("loop") */
 	char net_provider[ENC_NET_PROVIDER_MAX]; /* ENC_NET_PROVIDER: the ofi backend's libfabric
 						  * provider ("": its default, shm on one host) */
