@@ -244,9 +244,14 @@ static int network_step(struct enc_proxy_task *t)
 		if (t->ctx->device_wait && t->streams_n > 0) {
 			nt->wait_begin_ns = enc_now_ns();
 			enc__task_set_run_state(t, PROXY_TASK_STATE_WAITING_DEVICE_TRIGGER);
-		} else {
-			enc__task_set_run_state(t, PROXY_TASK_STATE_PROGRESSING);
+			break;
 		}
+		enc__task_set_run_state(t, PROXY_TASK_STATE_PROGRESSING);
+		/* Nothing to wait for: the first B2 goes out in this same step, as after the
+		 * trigger below - not after the rest of the pass (the exec's barrier send included). */
+		rc = proxy_progress(nt);
+		if (rc)
+			finish_with(t, rc);
 		break;
 	case PROXY_TASK_STATE_PROGRESSING:
 	case PROXY_TASK_STATE_IDLE:
