@@ -39,6 +39,10 @@ static inline void enc_list_del(struct enc_list *node)
 	node->prev = node;
 }
 
+/* Iterate; the body may delete the current node only if it then leaves the loop. */
+#define enc_list_for_each(pos, head) \
+	for ((pos) = (head)->next; (pos) != (head); (pos) = (pos)->next)
+
 /* Iterate allowing deletion of the current node. */
 #define enc_list_for_each_safe(pos, tmp, head) \
 	for ((pos) = (head)->next, (tmp) = (pos)->next; (pos) != (head); (pos) = (tmp), (tmp) = (pos)->next)

@@ -53,7 +53,7 @@ static int loop_open(const struct enc_net_open_args *args, struct enc_net_comm *
 		rc = -rc;
 		goto out_free_comm;
 	}
-	loop_list_init(&nc->reqs);
+	enc_list_init(&nc->reqs);
 	rc = enc__net_loop_fabric_open(args->job, args->rank, args->nranks, &nc->fab);
 	if (rc)
 		goto out_destroy_mutex;
@@ -94,10 +94,10 @@ static void loop_close(struct enc_net_comm *nc)
 	if (!nc)
 		return;
 	pthread_mutex_lock(&nc->reqs_mtx);
-	while (!loop_list_is_empty(&nc->reqs)) {
-		struct enc_net_req *req = loop_container_of(nc->reqs.next, struct enc_net_req, link);
+	while (!enc_list_is_empty(&nc->reqs)) {
+		struct enc_net_req *req = enc_container_of(nc->reqs.next, struct enc_net_req, link);
 
-		loop_list_del(&req->link);
+		enc_list_del(&req->link);
 		req_cancel(nc, req);
 		free(req);
 	}
@@ -167,13 +167,13 @@ static int loop_start(struct enc_net_comm *nc, const struct enc_net_block *blk,
 		op->tag = o->tag;
 		op->bytes = o->bytes;
 		op->buf = addrs ? addrs[i] : NULL;
-		loop_list_init(&op->link);
+		enc_list_init(&op->link);
 		/* Not yet published: plain stores; posting (a mutex) publishes them. A dropped send
 		 * is never posted and completes on this side only. */
 		op->result = send && req->plan.drop ? 0 : LOOP_OP_PENDING;
 	}
 	pthread_mutex_lock(&nc->reqs_mtx);
-	loop_list_add_tail(&nc->reqs, &req->link);
+	enc_list_add_tail(&nc->reqs, &req->link);
 	pthread_mutex_unlock(&nc->reqs_mtx);
 	*out = req;
 	return 0;
@@ -288,7 +288,7 @@ static int loop_stop(struct enc_net_comm *nc, struct enc_net_req *req)
 	if (!nc || !req)
 		return -EINVAL;
 	pthread_mutex_lock(&nc->reqs_mtx);
-	loop_list_del(&req->link);
+	enc_list_del(&req->link);
 	pthread_mutex_unlock(&nc->reqs_mtx);
 	req_cancel(nc, req);
 	free(req);

@@ -40,42 +40,7 @@
 #include <proxyscope/net.h>
 #include <proxyscope/net_loop.h>
 
-/* ---- intrusive doubly linked list (circular, with a head node) ---- */
-
-struct loop_link {
-	struct loop_link *prev;
-	struct loop_link *next;
-};
-
-#define loop_container_of(ptr, type, member) \
-	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
-
-static inline void loop_list_init(struct loop_link *head)
-{
-	head->prev = head;
-	head->next = head;
-}
-
-static inline bool loop_list_is_empty(const struct loop_link *head)
-{
-	return head->next == head;
-}
-
-static inline void loop_list_add_tail(struct loop_link *head, struct loop_link *node)
-{
-	node->prev = head->prev;
-	node->next = head;
-	head->prev->next = node;
-	head->prev = node;
-}
-
-static inline void loop_list_del(struct loop_link *node)
-{
-	node->prev->next = node->next;
-	node->next->prev = node->prev;
-	node->prev = node;
-	node->next = node;
-}
+#include "common/list.h"
 
 /* ---- slot and fabric ---- */
 
@@ -88,8 +53,8 @@ enum loop_slot_state {
 /* Cache-line aligned (and so padded) so that neighbouring ranks' slots never share a line. */
 struct loop_slot {
 	pthread_mutex_t mtx;
-	struct loop_link unexp;    /* M: unmatched sends to this rank, FIFO (loop_op.link) */
-	struct loop_link posted;   /* M: unmatched recvs of this rank, FIFO (loop_op.link) */
+	struct enc_list unexp;     /* M: unmatched sends to this rank, FIFO (loop_op.link) */
+	struct enc_list posted;    /* M: unmatched recvs of this rank, FIFO (loop_op.link) */
 	int state;                 /* A: enum loop_slot_state; stored (RELEASE) under R and M,
 				    * loaded under M (exact) or lock-free (ACQUIRE, barrier) */
 	uint64_t barrier_arrived;  /* A: barriers this rank has entered; RELEASE store by its
@@ -137,7 +102,7 @@ struct loop_op {
 	uint64_t tag;             /* I */
 	uint64_t bytes;           /* I */
 	char *buf;                /* I: source of a send, destination of a recv */
-	struct loop_link link;    /* M */
+	struct enc_list link;     /* M */
 	struct loop_op *peer;     /* M, accessed atomically: the owner of a recv peeks at it
 				   * lock-free (RELAXED, only a hint: it re-reads under M) */
 	uint64_t copied;          /* M: bytes moved so far (recv side of a pair) */
@@ -150,7 +115,7 @@ struct loop_op {
 
 struct enc_net_req {
 	struct enc_net_comm *comm;     /* I */
-	struct loop_link link;         /* C: on comm->reqs */
+	struct enc_list link;          /* C: on comm->reqs */
 	uint64_t exec_id;              /* I */
 	uint64_t task_id;              /* I: for the encnet events */
 	uint32_t job_id;               /* I: for the encnet events */
@@ -172,7 +137,7 @@ struct enc_net_comm {
 	uint32_t rank;            /* I */
 	uint32_t nranks;          /* I */
 	pthread_mutex_t reqs_mtx;
-	struct loop_link reqs;    /* C: started, not yet stopped (enc_net_req.link) */
+	struct enc_list reqs;     /* C: started, not yet stopped (enc_net_req.link) */
 	uint64_t barrier_next;    /* W: lowest barrier seq not announced yet */
 	uint64_t barrier_early;   /* W: bit i: seq barrier_next + i was announced out of order */
 };

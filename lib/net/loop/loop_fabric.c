@@ -94,8 +94,8 @@ static int slots_create_locked(struct loop_fabric *fab, uint32_t nranks)
 		rc = pthread_mutex_init(&slots[i].mtx, NULL);
 		if (rc)
 			goto out_destroy_mutexes;
-		loop_list_init(&slots[i].unexp);
-		loop_list_init(&slots[i].posted);
+		enc_list_init(&slots[i].unexp);
+		enc_list_init(&slots[i].posted);
 	}
 	fab->slots = slots;
 	fab->nranks = nranks;
@@ -172,7 +172,7 @@ void enc__net_loop_fabric_close(struct loop_fabric *fab, uint32_t rank)
 
 	pthread_mutex_lock(&g_reg.mtx);
 	pthread_mutex_lock(&slot->mtx);
-	assert(loop_list_is_empty(&slot->posted)); /* the comm cancelled its blocks first */
+	assert(enc_list_is_empty(&slot->posted)); /* the comm cancelled its blocks first */
 	__atomic_store_n(&slot->state, LOOP_SLOT_CLOSED, __ATOMIC_RELEASE);
 	enc__net_loop_slot_fail_unexp_locked(slot, -EPIPE);
 	pthread_mutex_unlock(&slot->mtx);

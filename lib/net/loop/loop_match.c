@@ -43,15 +43,15 @@ static void op_set_peer(struct loop_op *op, struct loop_op *peer)
 }
 
 /* Unlink and return the first op of @head with @op's (sender, tag), or NULL. */
-static struct loop_op *list_take_match_locked(struct loop_link *head, const struct loop_op *op)
+static struct loop_op *list_take_match_locked(struct enc_list *head, const struct loop_op *op)
 {
-	struct loop_link *l;
+	struct enc_list *l;
 
-	for (l = head->next; l != head; l = l->next) {
-		struct loop_op *cand = loop_container_of(l, struct loop_op, link);
+	enc_list_for_each(l, head) {
+		struct loop_op *cand = enc_container_of(l, struct loop_op, link);
 
 		if (cand->src == op->src && cand->tag == op->tag) {
-			loop_list_del(l);
+			enc_list_del(l);
 			return cand;
 		}
 	}
@@ -94,14 +94,14 @@ void enc__net_loop_op_post(struct loop_slot *home, struct loop_op *op)
 			pair_locked(match, op);
 			goto out_unlock;
 		}
-		loop_list_add_tail(&home->unexp, &op->link);
+		enc_list_add_tail(&home->unexp, &op->link);
 	} else {
 		match = list_take_match_locked(&home->unexp, op);
 		if (match) {
 			pair_locked(op, match);
 			goto out_unlock;
 		}
-		loop_list_add_tail(&home->posted, &op->link);
+		enc_list_add_tail(&home->posted, &op->link);
 	}
 	op->where = LOOP_OP_QUEUED;
 out_unlock:
@@ -153,7 +153,7 @@ void enc__net_loop_op_cancel(struct loop_slot *home, struct loop_op *op)
 		goto out_unlock;
 	switch (op->where) {
 	case LOOP_OP_QUEUED:
-		loop_list_del(&op->link);
+		enc_list_del(&op->link);
 		break;
 	case LOOP_OP_MATCHED:
 		peer = op_peer(op);
@@ -175,10 +175,10 @@ out_unlock:
 void enc__net_loop_slot_fail_unexp_locked(struct loop_slot *slot, int err)
 {
 	assert(slot_is_locked(slot));
-	while (!loop_list_is_empty(&slot->unexp)) {
-		struct loop_op *op = loop_container_of(slot->unexp.next, struct loop_op, link);
+	while (!enc_list_is_empty(&slot->unexp)) {
+		struct loop_op *op = enc_container_of(slot->unexp.next, struct loop_op, link);
 
-		loop_list_del(&op->link);
+		enc_list_del(&op->link);
 		op->where = LOOP_OP_NOWHERE;
 		loop_op_finish(op, err);
 	}
