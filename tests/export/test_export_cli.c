@@ -16,9 +16,10 @@
 #include <cmocka.h>
 
 #include "chrome_check.h"
-#include "cli_run.h"
+#include "child_run.h"
 #include "export_files.h"
 #include "json_mini.h"
+#include "scratch.h"
 
 #ifndef PROXYSCOPE_BIN
 #error "the build defines PROXYSCOPE_BIN (the proxyscope CLI) and FIXTURE_TXT"
@@ -31,13 +32,13 @@
 #define FIXTURE_TASKS 8
 #define ARGS_MAX 16
 
-static char g_base[CLI_PATH_MAX];
-static char g_out[CLI_PATH_MAX + 16], g_err[CLI_PATH_MAX + 16];
+static char g_base[SCRATCH_PATH_MAX];
+static char g_out[SCRATCH_PATH_MAX + 16], g_err[SCRATCH_PATH_MAX + 16];
 static char g_stderr[4096];
 
 static const char *path(const char *name)
 {
-	static char bufs[32][CLI_PATH_MAX + 64]; /* more than one test case holds at once */
+	static char bufs[32][SCRATCH_PATH_MAX + 64]; /* more than one test case holds at once */
 	static int next;
 	char *b = bufs[next++ % 32];
 
@@ -52,7 +53,6 @@ static int px(const char *in, ...)
 	const char *a;
 	va_list ap;
 	int n = 0, rc;
-	FILE *f;
 
 	argv[n++] = PROXYSCOPE_BIN;
 	argv[n++] = "export";
@@ -61,13 +61,8 @@ static int px(const char *in, ...)
 		argv[n++] = (char *)a;
 	va_end(ap);
 	argv[n] = NULL;
-	rc = cli_run(argv, in, g_out, g_err);
-	g_stderr[0] = '\0';
-	f = fopen(g_err, "r");
-	if (f) {
-		g_stderr[fread(g_stderr, 1, sizeof(g_stderr) - 1, f)] = '\0';
-		fclose(f);
-	}
+	rc = child_run(argv, in, g_out, g_err);
+	file_read(g_err, g_stderr, sizeof(g_stderr));
 	return rc;
 }
 
@@ -147,9 +142,9 @@ static void expand(char *buf, size_t len, const char *tmpl, const char *arg)
 
 static void test_export_cli__bad_input_exits_2_and_writes_nothing(void **state)
 {
-	char msg[CLI_PATH_MAX + 128];
+	char msg[SCRATCH_PATH_MAX + 128];
 	const char *out = path("bad.json");
-	char tmp[CLI_PATH_MAX + 80];
+	char tmp[SCRATCH_PATH_MAX + 80];
 	const struct bad_case cases[] = {
 		{ "missing path", { "--format", "chrome", "-o", out, path("nope") },
 		  "error: cannot open '@': No such file or directory" },

@@ -25,36 +25,26 @@
 #include <cmocka.h>
 
 #include "chrome_check.h"
-#include "cli_run.h"
+#include "child_run.h"
 #include "export_files.h"
+#include "scratch.h"
 
 #ifndef PROXYSCOPE_BIN
 #error "the build defines PROXYSCOPE_BIN (the proxyscope CLI) and EXPORT_SCENARIO_BIN"
 #endif
 
-static char g_base[CLI_PATH_MAX];
-static char g_trace[CLI_PATH_MAX + 16];
+static char g_base[SCRATCH_PATH_MAX];
+static char g_trace[SCRATCH_PATH_MAX + 16];
 static char g_fail[2048]; /* why the recording cannot be used, or "" */
 
 static const char *path(const char *name)
 {
-	static char bufs[16][CLI_PATH_MAX + 64];
+	static char bufs[16][SCRATCH_PATH_MAX + 64];
 	static int next;
 	char *b = bufs[next++ % 16];
 
 	snprintf(b, sizeof(bufs[0]), "%s/%s", g_base, name);
 	return b;
-}
-
-static void file_text(const char *p, char *buf, size_t len)
-{
-	FILE *f = fopen(p, "r");
-
-	buf[0] = '\0';
-	if (f) {
-		buf[fread(buf, 1, len - 1, f)] = '\0';
-		fclose(f);
-	}
 }
 
 /* `proxyscope export --format FMT -o OUT TRACE`; fails the test on a non-zero exit. */
@@ -63,10 +53,10 @@ static void export(const char *fmt, const char *out, const char *trace)
 	char *argv[] = { PROXYSCOPE_BIN, "export", "--format", (char *)fmt, "-o", (char *)out,
 			 (char *)trace, NULL };
 	char err[2048];
-	int rc = cli_run(argv, NULL, path("export.stdout"), path("export.stderr"));
+	int rc = child_run(argv, NULL, path("export.stdout"), path("export.stderr"));
 
 	if (rc != 0) {
-		file_text(path("export.stderr"), err, sizeof(err));
+		file_read(path("export.stderr"), err, sizeof(err));
 		fail_msg("proxyscope export --format %s %s: exit %d\n%s", fmt, trace, rc, err);
 	}
 }
@@ -139,7 +129,7 @@ static void test_export_record__formats_and_text_dump_agree(void **state)
 	assert_int_equal(check_html_file(path("a.html")), st.state_slices);
 
 	/* the same timeline from `babeltrace2 TRACE > FILE` */
-	assert_int_equal(cli_run(bt, NULL, path("trace.txt"), path("bt.stderr")), 0);
+	assert_int_equal(child_run(bt, NULL, path("trace.txt"), path("bt.stderr")), 0);
 	export("csv", path("b.csv"), path("trace.txt"));
 	text_rows = check_csv_file(path("b.csv"), &text_open);
 	assert_int_equal(text_rows, rows);
@@ -176,15 +166,15 @@ static void test_export_record__truncated_trace_is_an_error(void **state)
 	int rc;
 
 	recording();
-	assert_int_equal(cli_run(cp, NULL, path("cp.stdout"), path("cp.stderr")), 0);
+	assert_int_equal(child_run(cp, NULL, path("cp.stdout"), path("cp.stderr")), 0);
 	g_victim[0] = '\0';
 	g_victim_size = 0;
 	assert_int_equal(nftw(path("cut"), find_stream, 16, FTW_PHYS), 0);
 	assert_true(g_victim[0] && g_victim_size > 512); /* a packet header and some events */
 	assert_int_equal(stat(g_victim, &st), 0);
 	assert_int_equal(truncate(g_victim, st.st_size / 2 + 7), 0); /* mid-packet */
-	rc = cli_run(argv, NULL, path("cut.stdout"), path("cut.stderr"));
-	file_text(path("cut.stderr"), err, sizeof(err));
+	rc = child_run(argv, NULL, path("cut.stdout"), path("cut.stderr"));
+	file_read(path("cut.stderr"), err, sizeof(err));
 	if (rc != 2 || strncmp(err, "error: ", 7) || strchr(err, '\n') != err + strlen(err) - 1)
 		fail_msg("a truncated trace: exit %d, stderr:\n%s(expected exit 2, one error line)", rc,
 			 err);
@@ -201,9 +191,9 @@ static int setup(void **state)
 	if (scratch_create("proxyscope-export-record", g_base))
 		return -1;
 	snprintf(g_trace, sizeof(g_trace), "%s/trace", g_base);
-	rc = cli_run(argv, NULL, path("record.stdout"), path("record.stderr"));
+	rc = child_run(argv, NULL, path("record.stdout"), path("record.stderr"));
 	if (rc != 0) {
-		file_text(path("record.stderr"), err, sizeof(err));
+		file_read(path("record.stderr"), err, sizeof(err));
 		snprintf(g_fail, sizeof(g_fail), "proxyscope record -- export_scenario: exit %d\n%s",
 			 rc, err);
 	}
@@ -216,22 +206,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-static bool in_path(const char *tool)
-{
-	const char *p = getenv("PATH");
-	char buf[PATH_MAX];
-
-	for (p = p ? p : "/usr/bin:/bin"; *p;) {
-		size_t len = strcspn(p, ":");
-
-		if (len && (size_t)snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, p, tool) < sizeof(buf) &&
-		    access(buf, X_OK) == 0)
-			return true;
-		p += len + (p[len] == ':');
-	}
-	return false;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -240,7 +214,7 @@ int main(void)
 		cmocka_unit_test(test_export_record__truncated_trace_is_an_error),
 	};
 
-	if (!in_path("lttng")) {
+	if (!tool_in_path("lttng")) {
 		fprintf(stderr, "skip: no 'lttng' in PATH (install lttng-tools)\n");
 		return 77;
 	}

@@ -14,36 +14,12 @@
 #include <proxyscope/psa_watchdog.h>
 
 #include "event_builder.h"
+#include "watchdog_fixture.h"
 
-#define MS 1000000ull
 #define WORKER_TID(rank) (100 + (rank))
 
-struct fx {
-	struct psa_model *m;
-	struct psa_watchdog *w;
-	uint64_t now;
-};
-
-static void fx_init(struct fx *f, uint64_t threshold_ns)
-{
-	struct psa_watchdog_opts o = { .threshold_ns = threshold_ns };
-	struct psa_observer obs;
-
-	assert_int_equal(psa_model_create(&f->m), 0);
-	assert_int_equal(psa_watchdog_create(&o, &f->w), 0);
-	psa_watchdog_observer(f->w, &obs);
-	assert_int_equal(psa_model_add_observer(f->m, &obs), 0);
-	f->now = 1000 * MS;
-}
-
-static void fx_fini(struct fx *f)
-{
-	psa_watchdog_destroy(f->w);
-	psa_model_destroy(f->m);
-}
-
 /* One event at f->now (+@dt ms), from the worker of @rank, with "name=value" fields. */
-static void ev(struct fx *f, uint64_t dt_ms, enum psa_ev_type type, uint32_t rank, ...)
+static void ev(struct wdfx *f, uint64_t dt_ms, enum psa_ev_type type, uint32_t rank, ...)
 {
 	const struct evb_thread th = { .vpid = 42, .vtid = WORKER_TID(rank) };
 	va_list ap;
@@ -58,14 +34,15 @@ static void ev(struct fx *f, uint64_t dt_ms, enum psa_ev_type type, uint32_t ran
 #define NET PSA_KIND_NETWORK
 #define BAR PSA_KIND_BARRIER
 
-static void state(struct fx *f, uint64_t id, uint32_t rank, uint64_t exec, int kind, int from, int to)
+static void state(struct wdfx *f, uint64_t id, uint32_t rank, uint64_t exec, int kind, int from,
+		  int to)
 {
 	ev(f, 1, PSA_EV_encproxy_task_state, rank, TASK(id, rank, exec, kind), "old", (int64_t)from,
 	   "new", (int64_t)to, "status", (int64_t)0, NULL);
 }
 
 /* An op of task @id: post, and complete unless @complete is false. */
-static void op(struct fx *f, uint64_t id, uint32_t rank, uint64_t exec, int idx, int kind,
+static void op(struct wdfx *f, uint64_t id, uint32_t rank, uint64_t exec, int idx, int kind,
 	       uint32_t peer, bool complete)
 {
 	ev(f, 0, PSA_EV_encnet_post, rank, "task_id", (int64_t)id, "rank", (int64_t)rank, "exec_id",
@@ -79,7 +56,7 @@ static void op(struct fx *f, uint64_t id, uint32_t rank, uint64_t exec, int idx,
 }
 
 /* Start a network task of a 2-rank ring up to PROGRESSING (trigger read and fired). */
-static void net_start(struct fx *f, uint64_t id, uint32_t rank, uint64_t exec)
+static void net_start(struct wdfx *f, uint64_t id, uint32_t rank, uint64_t exec)
 {
 	ev(f, 1, PSA_EV_encproxy_task_enqueue, rank, TASK(id, rank, exec, NET), NULL);
 	ev(f, 1, PSA_EV_encproxy_task_drain, rank, TASK(id, rank, exec, NET), NULL);
@@ -88,7 +65,7 @@ static void net_start(struct fx *f, uint64_t id, uint32_t rank, uint64_t exec)
 	state(f, id, rank, exec, NET, 0, 2);
 }
 
-static void net_fire(struct fx *f, uint64_t id, uint32_t rank, uint64_t exec)
+static void net_fire(struct wdfx *f, uint64_t id, uint32_t rank, uint64_t exec)
 {
 	ev(f, 1, PSA_EV_encdev_trigger_write, rank, "rank", (int64_t)rank, "exec_id", (int64_t)exec,
 	   "stream", (int64_t)0, "value", (int64_t)(exec + 1), NULL);
@@ -97,11 +74,12 @@ static void net_fire(struct fx *f, uint64_t id, uint32_t rank, uint64_t exec)
 	state(f, id, rank, exec, NET, 2, 1);
 }
 
-static const struct psa_stall *analyze(struct fx *f, size_t *n)
+/* A fixture without a threshold, with task 10 (rank 0's network task of exec 0) PROGRESSING. */
+static void one_task_progressing(struct wdfx *f)
 {
-	psa_model_finish(f->m);
-	assert_int_equal(psa_watchdog_analyze(f->w, f->m), 0);
-	return psa_watchdog_stalls(f->w, n);
+	wdfx_init(f, 0);
+	net_start(f, 10, 0, 0);
+	net_fire(f, 10, 0, 0);
 }
 
 static const struct psa_stall *find(const struct psa_stall *s, size_t n, uint32_t rank, int kind)
@@ -115,10 +93,10 @@ static const struct psa_stall *find(const struct psa_stall *s, size_t n, uint32_
 
 static void test_watchdog__healthy_trace_reports_no_stall(void **state_)
 {
-	struct fx f;
+	struct wdfx f;
 	size_t n;
 
-	fx_init(&f, 0);
+	wdfx_init(&f, 0);
 	for (uint32_t r = 0; r < 2; r++) {
 		net_start(&f, 10 + r, r, 0);
 		net_fire(&f, 10 + r, r, 0);
@@ -127,14 +105,14 @@ static void test_watchdog__healthy_trace_reports_no_stall(void **state_)
 		state(&f, 10 + r, r, 0, NET, 1, 3);
 		state(&f, 10 + r, r, 0, NET, 3, 4);
 	}
-	analyze(&f, &n);
+	wdfx_analyze(&f, &n);
 	assert_int_equal(n, 0);
 	assert_false(psa_watchdog_found(f.w));
-	fx_fini(&f);
+	wdfx_fini(&f);
 }
 
 /* Rank 1's device never triggers exec 0; rank 0 waits on rank 1 in the network. */
-static void device_stall(struct fx *f)
+static void device_stall(struct wdfx *f)
 {
 	net_start(f, 10, 0, 0);
 	net_start(f, 11, 1, 0);
@@ -150,12 +128,12 @@ static void device_stall(struct fx *f)
 static void test_watchdog__device_stall_is_the_root_cause_of_its_neighbour(void **state_)
 {
 	const struct psa_stall *s, *r0, *r1;
-	struct fx f;
+	struct wdfx f;
 	size_t n;
 
-	fx_init(&f, 0);
+	wdfx_init(&f, 0);
 	device_stall(&f);
-	s = analyze(&f, &n);
+	s = wdfx_analyze(&f, &n);
 	assert_int_equal(n, 2);
 	r1 = find(s, n, 1, NET);
 	assert_int_equal(r1->cause, PSA_CAUSE_DEVICE_NO_TRIGGER);
@@ -170,34 +148,34 @@ static void test_watchdog__device_stall_is_the_root_cause_of_its_neighbour(void 
 	assert_int_equal(r0->waiting_on[0], 1);
 	assert_ptr_equal(&s[r0->root], r1);
 	assert_false(r0->uncertain);
-	fx_fini(&f);
+	wdfx_fini(&f);
 }
 
 static void test_watchdog__lost_events_make_the_conclusion_uncertain(void **state_)
 {
 	struct psa_discard d = { .count = 100 };
 	const struct psa_stall *s;
-	struct fx f;
+	struct wdfx f;
 	size_t n;
 
-	fx_init(&f, 0);
+	wdfx_init(&f, 0);
 	device_stall(&f);
 	d.begin_ns = f.now - 500 * MS; /* inside the stall's window */
 	d.end_ns = f.now - 400 * MS;
 	psa_model_discard(f.m, &d);
-	s = analyze(&f, &n);
+	s = wdfx_analyze(&f, &n);
 	assert_true(find(s, n, 1, NET)->uncertain);
 	assert_true(find(s, n, 0, NET)->uncertain); /* its chain rests on it */
-	fx_fini(&f);
+	wdfx_fini(&f);
 }
 
 static void test_watchdog__a_send_completed_but_never_received_is_a_lost_message(void **state_)
 {
 	const struct psa_stall *s, *r1;
-	struct fx f;
+	struct wdfx f;
 	size_t n;
 
-	fx_init(&f, 0);
+	wdfx_init(&f, 0);
 	net_start(&f, 10, 0, 0);
 	net_start(&f, 11, 1, 0);
 	net_fire(&f, 10, 0, 0);
@@ -210,105 +188,99 @@ static void test_watchdog__a_send_completed_but_never_received_is_a_lost_message
 	state(&f, 11, 1, 0, NET, 1, 3);
 	f.now += 2000 * MS;
 	ev(&f, 0, PSA_EV_encproxy_worker_end, 1, "gid", (int64_t)1, "active", (int64_t)0, NULL);
-	s = analyze(&f, &n);
+	s = wdfx_analyze(&f, &n);
 	assert_int_equal(n, 1);
 	r1 = find(s, n, 1, NET);
 	assert_int_equal(r1->cause, PSA_CAUSE_MESSAGE_LOST);
 	assert_true(r1->root_cause);
 	assert_int_equal(r1->waiting_on[0], 0);
 	assert_non_null(strstr(r1->detail, "rank 0's send to rank 1"));
-	fx_fini(&f);
+	wdfx_fini(&f);
 }
 
 static void test_watchdog__an_error_status_is_a_root_cause(void **state_)
 {
 	const struct psa_stall *s;
-	struct fx f;
+	struct wdfx f;
 	size_t n;
 
-	fx_init(&f, 0);
-	net_start(&f, 10, 0, 0);
-	net_fire(&f, 10, 0, 0);
+	one_task_progressing(&f);
 	ev(&f, 1, PSA_EV_encproxy_task_failed, 0, TASK(10, 0, 0, NET), "status", (int64_t)-EIO, NULL);
-	s = analyze(&f, &n);
+	s = wdfx_analyze(&f, &n);
 	assert_int_equal(n, 1);
 	assert_int_equal(s[0].cause, PSA_CAUSE_TASK_ERROR);
 	assert_true(s[0].root_cause);
-	fx_fini(&f);
+	wdfx_fini(&f);
 }
 
+/*
+ * Rank 0's send to rank 1 posted and never completed, then another process's event far later
+ * ends the trace: rank 0's worker stays silent for 3 s. @debug: a DEBUG trace, where the
+ * worker's step fired a seam_progress. Returns the cause of the one stall.
+ */
+static enum psa_cause silent_worker_cause(bool debug)
+{
+	const struct psa_stall *s;
+	enum psa_cause cause;
+	struct wdfx f;
+	size_t n;
+
+	one_task_progressing(&f);
+	op(&f, 10, 0, 0, 0, 0, 1, false);
+	if (debug)
+		ev(&f, 1, PSA_EV_encproxy_seam_progress, 0, TASK(10, 0, 0, NET), "stream", (int64_t)0,
+		   "bb", (int64_t)0, "idle", (int64_t)1, "done", (int64_t)0, "rc", (int64_t)0, NULL);
+	f.now += 3000 * MS;
+	ev(&f, 0, PSA_EV_encproxy_registry_share, 5, "gid", (int64_t)9, "refcnt", (int64_t)2, NULL);
+	s = wdfx_analyze(&f, &n);
+	assert_int_equal(n, 1);
+	cause = s[0].cause;
+	wdfx_fini(&f);
+	return cause;
+}
+
+/* A DEBUG trace: every step fires a seam_progress, so silence means no step. */
 static void test_watchdog__a_silent_worker_is_a_root_cause(void **state_)
 {
-	const struct psa_stall *s;
-	struct fx f;
-	size_t n;
-
-	fx_init(&f, 0);
-	net_start(&f, 10, 0, 0);
-	net_fire(&f, 10, 0, 0);
-	op(&f, 10, 0, 0, 0, 0, 1, false);
-	/* A DEBUG trace: every step fires a seam_progress, so silence means no step. */
-	ev(&f, 1, PSA_EV_encproxy_seam_progress, 0, TASK(10, 0, 0, NET), "stream", (int64_t)0, "bb",
-	   (int64_t)0, "idle", (int64_t)1, "done", (int64_t)0, "rc", (int64_t)0, NULL);
-	/* Another process's event far later ends the trace; rank 0's worker stays silent. */
-	f.now += 3000 * MS;
-	ev(&f, 0, PSA_EV_encproxy_registry_share, 5, "gid", (int64_t)9, "refcnt", (int64_t)2, NULL);
-	s = analyze(&f, &n);
-	assert_int_equal(n, 1);
-	assert_int_equal(s[0].cause, PSA_CAUSE_WORKER_STALLED);
-	fx_fini(&f);
+	assert_int_equal(silent_worker_cause(true), PSA_CAUSE_WORKER_STALLED);
 }
 
+/* At the default level a step fires nothing: silence is no sign of a stalled worker. */
 static void test_watchdog__a_quiet_worker_at_the_default_level_is_not_stalled(void **state_)
 {
-	const struct psa_stall *s;
-	struct fx f;
-	size_t n;
-
-	fx_init(&f, 0);
-	net_start(&f, 10, 0, 0);
-	net_fire(&f, 10, 0, 0);
-	op(&f, 10, 0, 0, 0, 0, 1, false);
-	f.now += 3000 * MS;
-	ev(&f, 0, PSA_EV_encproxy_registry_share, 5, "gid", (int64_t)9, "refcnt", (int64_t)2, NULL);
-	s = analyze(&f, &n);
-	assert_int_equal(n, 1);
-	assert_int_equal(s[0].cause, PSA_CAUSE_WAITING_ON_PEER);
-	fx_fini(&f);
+	assert_int_equal(silent_worker_cause(false), PSA_CAUSE_WAITING_ON_PEER);
 }
 
 static void test_watchdog__a_slow_state_counts_only_with_a_threshold(void **state_)
 {
 	for (int with = 0; with < 2; with++) {
 		const struct psa_stall *s;
-		struct fx f;
+		struct wdfx f;
 		size_t n;
 
-		fx_init(&f, with ? 100 * MS : 0);
+		wdfx_init(&f, with ? 100 * MS : 0);
 		net_start(&f, 10, 0, 0);
 		f.now += 300 * MS; /* 300 ms waiting for the trigger, then it finishes */
 		net_fire(&f, 10, 0, 0);
 		state(&f, 10, 0, 0, NET, 1, 4);
-		s = analyze(&f, &n);
+		s = wdfx_analyze(&f, &n);
 		assert_int_equal(n, with ? 1 : 0);
 		if (with) {
 			assert_int_equal(s[0].cause, PSA_CAUSE_SLOW_STATE);
 			assert_true(s[0].done);
 			assert_int_equal(s[0].state, PSA_STATE_WAITING_DEVICE_TRIGGER);
 		}
-		fx_fini(&f);
+		wdfx_fini(&f);
 	}
 }
 
 static void test_model__task_intervals_and_totals(void **state_)
 {
 	struct psa_model_totals tot;
-	struct fx f;
+	struct wdfx f;
 	size_t n;
 
-	fx_init(&f, 0);
-	net_start(&f, 10, 0, 0);
-	net_fire(&f, 10, 0, 0);
+	one_task_progressing(&f);
 	state(&f, 10, 0, 0, NET, 1, 4);
 	/* Late consumer events of a finished task are ignored, not a new task. */
 	ev(&f, 1, PSA_EV_encproxy_consume_end, 0, TASK(10, 0, 0, NET), "status", (int64_t)0, NULL);
@@ -318,7 +290,7 @@ static void test_model__task_intervals_and_totals(void **state_)
 	assert_int_equal(tot.tasks_done, 1);
 	psa_model_live_tasks(f.m, &n);
 	assert_int_equal(n, 0);
-	fx_fini(&f);
+	wdfx_fini(&f);
 }
 
 int main(void)

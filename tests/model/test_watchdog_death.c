@@ -15,8 +15,8 @@
 #include <proxyscope/psa_watchdog.h>
 
 #include "event_builder.h"
+#include "watchdog_fixture.h"
 
-#define MS 1000000ull
 #define JOB 0x13C984C2
 #define PID_A 100 /* ranks 0, 1 (gid 0): survives */
 #define PID_B 200 /* ranks 2, 3 (gid 1): dies */
@@ -30,33 +30,10 @@ static uint32_t pid_of(uint32_t rank)
 	return rank < 2 ? PID_A : PID_B;
 }
 
-struct fx {
-	struct psa_model *m;
-	struct psa_watchdog *w;
-	uint64_t now;
-};
-
-static void fx_init(struct fx *f)
-{
-	struct psa_observer obs;
-
-	assert_int_equal(psa_model_create(&f->m), 0);
-	assert_int_equal(psa_watchdog_create(NULL, &f->w), 0);
-	psa_watchdog_observer(f->w, &obs);
-	assert_int_equal(psa_model_add_observer(f->m, &obs), 0);
-	f->now = 1000 * MS;
-}
-
-static void fx_fini(struct fx *f)
-{
-	psa_watchdog_destroy(f->w);
-	psa_model_destroy(f->m);
-}
-
 /* One event at f->now (+@dt ms) from process @pid's worker, with "name=value" fields, and
  * @text as its string field (NULL: none). */
-static void ev(struct fx *f, uint64_t dt_ms, enum psa_ev_type type, uint32_t pid, const char *text,
-	       ...)
+static void ev(struct wdfx *f, uint64_t dt_ms, enum psa_ev_type type, uint32_t pid,
+	       const char *text, ...)
 {
 	const struct evb_thread th = { .vpid = pid, .vtid = pid + 1 };
 	va_list ap;
@@ -75,14 +52,14 @@ static uint64_t tid(uint32_t rank, uint64_t exec, int kind)
 	return 1 + exec * 8 + rank * 2 + (kind == BAR);
 }
 
-static void state(struct fx *f, uint32_t rank, uint64_t exec, int kind, int from, int to,
+static void state(struct wdfx *f, uint32_t rank, uint64_t exec, int kind, int from, int to,
 		  int status)
 {
 	ev(f, 1, PSA_EV_encproxy_task_state, pid_of(rank), NULL, TASK(tid(rank, exec, kind), rank, exec, kind),
 	   "old", (int64_t)from, "new", (int64_t)to, "status", (int64_t)status, NULL);
 }
 
-static void op_ev(struct fx *f, enum psa_ev_type type, uint32_t rank, uint64_t exec, int idx,
+static void op_ev(struct wdfx *f, enum psa_ev_type type, uint32_t rank, uint64_t exec, int idx,
 		  int kind, uint32_t peer, int status)
 {
 	ev(f, 0, type, pid_of(rank), NULL, "task_id", (int64_t)tid(rank, exec, NET), "rank",
@@ -93,7 +70,7 @@ static void op_ev(struct fx *f, enum psa_ev_type type, uint32_t rank, uint64_t e
 
 /* Rank @rank starts exec @exec: both tasks enqueued, the network task progressing with a send
  * to the next rank and a receive from the previous one (a ring of 4) posted. */
-static void exec_start(struct fx *f, uint32_t rank, uint64_t exec)
+static void exec_start(struct wdfx *f, uint32_t rank, uint64_t exec)
 {
 	ev(f, 1, PSA_EV_encproxy_task_enqueue, pid_of(rank), NULL, TASK(tid(rank, exec, NET), rank, exec, NET), NULL);
 	ev(f, 0, PSA_EV_encproxy_task_enqueue, pid_of(rank), NULL, TASK(tid(rank, exec, BAR), rank, exec, BAR), NULL);
@@ -103,7 +80,7 @@ static void exec_start(struct fx *f, uint32_t rank, uint64_t exec)
 	op_ev(f, PSA_EV_encnet_post, rank, exec, 1, RECV, (rank + 3) % 4, 0);
 }
 
-static void exec_finish(struct fx *f, uint32_t rank, uint64_t exec)
+static void exec_finish(struct wdfx *f, uint32_t rank, uint64_t exec)
 {
 	op_ev(f, PSA_EV_encnet_complete, rank, exec, 0, SEND, (rank + 1) % 4, 0);
 	op_ev(f, PSA_EV_encnet_complete, rank, exec, 1, RECV, (rank + 3) % 4, 0);
@@ -111,14 +88,14 @@ static void exec_finish(struct fx *f, uint32_t rank, uint64_t exec)
 	state(f, rank, exec, BAR, PSA_STATE_IDLE, PSA_STATE_DONE, 0);
 }
 
-static void net_error(struct fx *f, uint32_t rank, uint32_t peer, int err)
+static void net_error(struct wdfx *f, uint32_t rank, uint32_t peer, int err)
 {
 	ev(f, 0, PSA_EV_encnet_error, pid_of(rank), err == -ESRCH ? "the peer's process died" : "io",
 	   "rank", (int64_t)rank, "peer", (int64_t)peer, "err", (int64_t)err, "prov_errno",
 	   (int64_t)0, NULL);
 }
 
-static void teardown(struct fx *f, uint32_t pid)
+static void teardown(struct wdfx *f, uint32_t pid)
 {
 	ev(f, 1, PSA_EV_encproxy_registry_destroy, pid, NULL, "gid", (int64_t)(pid == PID_A ? 0 : 1),
 	   "refcnt", (int64_t)0, NULL);
@@ -139,7 +116,7 @@ struct death_opts {
  * task stays open, rank 3 never enqueues); rank 0's tasks fail on it (its receive from rank 3,
  * then its barrier on rank 2), rank 1's stay healthy; A tears down 100 ms later.
  */
-static void death_run(struct fx *f, const struct death_opts *o)
+static void death_run(struct wdfx *f, const struct death_opts *o)
 {
 	for (uint32_t r = 0; r < 4; r++)
 		exec_start(f, r, 0);
@@ -177,13 +154,6 @@ static void death_run(struct fx *f, const struct death_opts *o)
 	teardown(f, PID_A);
 }
 
-static const struct psa_stall *analyze(struct fx *f, size_t *n)
-{
-	psa_model_finish(f->m);
-	assert_int_equal(psa_watchdog_analyze(f->w, f->m), 0);
-	return psa_watchdog_stalls(f->w, n);
-}
-
 static const struct psa_stall *find(const struct psa_stall *s, size_t n, uint32_t rank,
 				    uint64_t exec, int kind)
 {
@@ -211,16 +181,16 @@ static const struct psa_stall *the_death(const struct psa_stall *s, size_t n, si
 }
 
 /* A fixture fed death_run(@o) and analyzed: its stalls, @n of them. */
-static const struct psa_stall *death_analyzed(struct fx *f, const struct death_opts *o,
+static const struct psa_stall *death_analyzed(struct wdfx *f, const struct death_opts *o,
 					      size_t *n)
 {
-	fx_init(f);
+	wdfx_init(f, 0);
 	death_run(f, o);
-	return analyze(f, n);
+	return wdfx_analyze(f, n);
 }
 
 /* The human report of the watchdog, as a string to free. */
-static char *printed(struct fx *f)
+static char *printed(struct wdfx *f)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -237,7 +207,7 @@ static void test_watchdog_death__a_killed_process_is_the_root_cause(void **state
 	const struct death_opts o = { .kill_event = true, .peer_dead = true, .errors = true,
 				      .first_peer = 3 };
 	const struct psa_stall *s, *d, *t;
-	struct fx f;
+	struct wdfx f;
 	size_t n, at;
 	char *text;
 
@@ -286,7 +256,7 @@ static void test_watchdog_death__a_killed_process_is_the_root_cause(void **state
 				     "root cause: rank 3 (pid 200 on host, gid 1): the process of "));
 	assert_non_null(strstr(text, "failed on rank 3 -> root cause: rank 3's process (pid 200)"));
 	free(text);
-	fx_fini(&f);
+	wdfx_fini(&f);
 }
 
 /* No kill fault recorded (a real crash): the rank is the one the survivors' errors name first. */
@@ -294,7 +264,7 @@ static void test_watchdog_death__a_crash_is_named_by_the_first_error(void **stat
 {
 	const struct death_opts o = { .errors = true, .first_peer = 2 };
 	const struct psa_stall *s, *d;
-	struct fx f;
+	struct wdfx f;
 	size_t n, at;
 
 	s = death_analyzed(&f, &o, &n);
@@ -304,7 +274,7 @@ static void test_watchdog_death__a_crash_is_named_by_the_first_error(void **stat
 	assert_null(strstr(d->detail, "kill fault"));
 	assert_non_null(strstr(d->detail, "the process of ranks 2, 3 (pid 200) died: its events stop"));
 	assert_int_equal(find(s, n, 0, 1, NET)->root, (int)at);
-	fx_fini(&f);
+	wdfx_fini(&f);
 }
 
 /* The bus's peer_dead alone confirms it. A failure on one of its ranks after it went silent is
@@ -314,7 +284,7 @@ static void test_watchdog_death__the_bus_alone_confirms_a_death(void **state_)
 {
 	const struct death_opts o = { .peer_dead = true };
 	const struct psa_stall *s, *d;
-	struct fx f;
+	struct wdfx f;
 	size_t n, at;
 
 	s = death_analyzed(&f, &o, &n);
@@ -324,7 +294,7 @@ static void test_watchdog_death__the_bus_alone_confirms_a_death(void **state_)
 	assert_int_equal(find(s, n, 0, 1, NET)->root, (int)at);
 	for (size_t i = 0; i < n; i++)
 		assert_false(s[i].rank == 0 && s[i].kind == BAR);
-	fx_fini(&f);
+	wdfx_fini(&f);
 }
 
 /* A process that stops without tearing down, with nothing confirming a death (a trace cut
@@ -333,7 +303,7 @@ static void test_watchdog_death__silence_alone_is_not_a_death(void **state_)
 {
 	const struct death_opts o = { 0 };
 	const struct psa_stall *s;
-	struct fx f;
+	struct wdfx f;
 	size_t n;
 
 	s = death_analyzed(&f, &o, &n);
@@ -342,7 +312,7 @@ static void test_watchdog_death__silence_alone_is_not_a_death(void **state_)
 		assert_false(s[i].failed || s[i].process);
 	}
 	assert_int_equal(n, 2); /* rank 2's open tasks only: finished failures are not listed */
-	fx_fini(&f);
+	wdfx_fini(&f);
 }
 
 /* A task that fails for a reason of its own (an error with a live rank) keeps its own root
@@ -352,7 +322,7 @@ static void test_watchdog_death__an_unrelated_error_keeps_its_own_root_cause(voi
 	const struct death_opts o = { .kill_event = true, .errors = true, .first_peer = 3,
 				      .rank1_eio = true };
 	const struct psa_stall *s, *t;
-	struct fx f;
+	struct wdfx f;
 	size_t n, at;
 
 	s = death_analyzed(&f, &o, &n);
@@ -365,7 +335,7 @@ static void test_watchdog_death__an_unrelated_error_keeps_its_own_root_cause(voi
 	for (size_t i = 0; i < n; i++)
 		assert_false(s[i].rank == 1 && s[i].kind == BAR);
 	assert_true(find(s, n, 0, 1, NET)->failed); /* rank 0's still lead to the death */
-	fx_fini(&f);
+	wdfx_fini(&f);
 }
 
 /* A task of a survivor waiting on a rank of the dead process that left no stall of its own
@@ -374,21 +344,21 @@ static void test_watchdog_death__waiting_on_a_dead_rank_leads_to_the_death(void 
 {
 	const struct death_opts o = { .kill_event = true };
 	const struct psa_stall *s, *t;
-	struct fx f;
+	struct wdfx f;
 	size_t n, at;
 
-	fx_init(&f);
+	wdfx_init(&f, 0);
 	death_run(&f, &o);
 	exec_start(&f, 0, 2); /* rank 0 goes on to exec 2: its receive from rank 3 never ends */
 	f.now += 10 * MS;
 	ev(&f, 0, PSA_EV_encproxy_registry_share, PID_A, NULL, "gid", (int64_t)0, "refcnt",
 	   (int64_t)2, NULL);
-	s = analyze(&f, &n);
+	s = wdfx_analyze(&f, &n);
 	the_death(s, n, &at);
 	t = find(s, n, 0, 2, NET);
 	assert_int_equal(t->cause, PSA_CAUSE_WAITING_ON_PEER);
 	assert_int_equal(t->root, (int)at);
-	fx_fini(&f);
+	wdfx_fini(&f);
 }
 
 int main(void)

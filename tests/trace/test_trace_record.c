@@ -25,7 +25,9 @@
 #include <proxyscope/trace_events.h>
 
 #include "bt_text.h"
-#include "trace_run.h"
+#include "child_run.h"
+#include "scratch.h"
+#include "trace_load.h"
 
 #ifndef PROXYSCOPE_BIN
 #error "the build defines PROXYSCOPE_BIN (the proxyscope CLI) and TRACE_SCENARIO_BIN"
@@ -41,8 +43,7 @@
 #define MAX_TASKS 64
 #define MAX_RANKS 8
 #define MAX_EXECS 8
-#define BASE_MAX 200 /* the temporary directory every recording goes under */
-#define PATH_LEN (BASE_MAX + 32)
+#define PATH_LEN (SCRATCH_PATH_MAX + 32)
 
 struct recording {
 	bool done;                      /* recorded: use it as it is */
@@ -51,7 +52,7 @@ struct recording {
 	struct trace trace;
 };
 
-static char g_base[BASE_MAX];
+static char g_base[SCRATCH_PATH_MAX]; /* the temporary directory every recording goes under */
 static struct recording g_debug, g_default;
 
 /* ---- recording -------------------------------------------------------------------------------- */
@@ -82,14 +83,14 @@ static void record(struct recording *r, const char *name, const char *level)
 	argv[n++] = stats;
 	argv[n] = NULL;
 
-	status = trace_run_command(argv, out, errp);
+	status = child_run(argv, NULL, out, errp);
 	if (status != 0) {
-		trace_file_read(errp, text, sizeof(text));
+		file_read(errp, text, sizeof(text));
 		snprintf(r->fail, sizeof(r->fail), "proxyscope record (%s) exited %d; stderr:\n%s",
 			 level ? level : "default level", status, text);
 		return;
 	}
-	trace_file_read(out, text, sizeof(text));
+	file_read(out, text, sizeof(text));
 	snprintf(expect, sizeof(expect), "trace: %s\n", dir);
 	if (!strstr(text, expect)) {
 		snprintf(r->fail, sizeof(r->fail), "no '%s' line in proxyscope's stdout:\n%s", dir,
@@ -602,9 +603,9 @@ static void record_exit(const char *name, const char *script, int want)
 	snprintf(dir, sizeof(dir), "%s/%s", g_base, name);
 	snprintf(out, sizeof(out), "%s.stdout", dir);
 	snprintf(errp, sizeof(errp), "%s.stderr", dir);
-	status = trace_run_command(argv, out, errp);
-	trace_file_read(out, text, sizeof(text));
-	trace_file_read(errp, errtext, sizeof(errtext));
+	status = child_run(argv, NULL, out, errp);
+	file_read(out, text, sizeof(text));
+	file_read(errp, errtext, sizeof(errtext));
 	if (status != want)
 		fail_msg("record -- sh -c '%s': exit %d, expected %d; stdout:\n%s\nstderr:\n%s", script,
 			 status, want, text, errtext);
@@ -630,26 +631,20 @@ int main(void)
 		cmocka_unit_test(test_trace_record__default_level_records_no_per_poll_events),
 		cmocka_unit_test(test_trace_record__exit_status_and_trace_line_pass_through),
 	};
-	const char *tmp = getenv("TMPDIR");
-	int failed;
+	int failed, rc;
 
-	if (!trace_tool_in_path("lttng")) {
+	if (!tool_in_path("lttng")) {
 		printf("SKIP: 'lttng' is not in PATH (apt-get install lttng-tools)\n");
 		return 77;
 	}
-	if ((size_t)snprintf(g_base, sizeof(g_base), "%s/proxyscope-trace-test-XXXXXX",
-			     tmp && *tmp ? tmp : "/tmp") >= sizeof(g_base)) {
-		fprintf(stderr, "TMPDIR '%s' is too long\n", tmp);
-		return 1;
-	}
-	if (!mkdtemp(g_base)) {
-		perror(g_base);
+	rc = scratch_create("proxyscope-trace-test", g_base);
+	if (rc) {
+		fprintf(stderr, "cannot create '%s': %s\n", g_base, strerror(-rc));
 		return 1;
 	}
 	failed = cmocka_run_group_tests(tests, NULL, NULL);
 	trace_fini(&g_debug.trace);
 	trace_fini(&g_default.trace);
-	if (trace_tree_remove(g_base))
-		fprintf(stderr, "warning: cannot remove '%s'\n", g_base);
+	scratch_remove(g_base);
 	return failed;
 }

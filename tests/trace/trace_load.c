@@ -1,90 +1,21 @@
 /*
- * Helpers of the trace tests: child processes with their output in files, the counters file,
- * and loading a trace from babeltrace2's text output. The trace is read through the
- * `babeltrace2` command, as a user would, rather than libbabeltrace2: what is asserted is the
- * trace as recorded and printed, and the parser (bt_text.c) has its own unit test.
+ * Helpers of the trace tests: the counters file, and loading a trace from babeltrace2's text
+ * output. The trace is read through the `babeltrace2` command, as a user would, rather than
+ * libbabeltrace2: what is asserted is the trace as recorded and printed, and the parser
+ * (bt_text.c) has its own unit test.
  */
-#include "trace_run.h"
+#include "trace_load.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <ftw.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <proxyscope/trace_events.h>
 
-int trace_run_command(char *const argv[], const char *out_path, const char *err_path)
-{
-	int status;
-	pid_t pid;
-
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		int out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		int err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-
-		if (out < 0 || err < 0 || dup2(out, STDOUT_FILENO) < 0 ||
-		    dup2(err, STDERR_FILENO) < 0)
-			_exit(126);
-		execv(argv[0], argv);
-		dprintf(STDERR_FILENO, "cannot run '%s': %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
-}
-
-void trace_file_read(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-	size_t n = 0;
-
-	if (f) {
-		n = fread(buf, 1, len - 1, f);
-		fclose(f);
-	}
-	buf[n] = '\0';
-}
-
-bool trace_tool_in_path(const char *tool)
-{
-	const char *p = getenv("PATH");
-	char buf[PATH_MAX];
-
-	for (p = p ? p : "/usr/bin:/bin"; *p;) {
-		size_t len = strcspn(p, ":");
-
-		if (len && (size_t)snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, p, tool) < sizeof(buf) &&
-		    access(buf, X_OK) == 0)
-			return true;
-		p += len + (p[len] == ':');
-	}
-	return false;
-}
-
-static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb, (void)flag, (void)ftw;
-	return remove(path) ? -errno : 0;
-}
-
-int trace_tree_remove(const char *dir)
-{
-	return nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
+#include "scratch.h"
 
 int trace_stats_read(const char *path, struct trace_stats *st, char *err, size_t errlen)
 {
@@ -234,7 +165,7 @@ int trace_load(const char *dir, long pid, struct trace *t, char *err, size_t err
 	}
 	free(line);
 	status = pclose(p);
-	trace_file_read(errpath, t->bt_stderr, sizeof(t->bt_stderr));
+	file_read(errpath, t->bt_stderr, sizeof(t->bt_stderr));
 	remove(errpath);
 	if (!rc && status != 0) {
 		snprintf(err, errlen, "'%s' failed (wait status %d): %.600s", cmd, status,

@@ -1,10 +1,10 @@
 /*
- * What the trace tests need around `proxyscope record`: run a command with its output kept in
- * files, read the key=value counters trace_scenario writes, and load a recorded trace through
- * `babeltrace2 DIR` into memory (the events of one process, in trace order).
+ * What the trace tests read after `proxyscope record`: the key=value counters trace_scenario
+ * writes, and a recorded trace loaded through `babeltrace2 DIR` into memory (the events of one
+ * process, in trace order). Running the command is child_run's (tests/common).
  */
-#ifndef PROXYSCOPE_TESTS_TRACE_RUN_H
-#define PROXYSCOPE_TESTS_TRACE_RUN_H
+#ifndef PROXYSCOPE_TESTS_TRACE_LOAD_H
+#define PROXYSCOPE_TESTS_TRACE_LOAD_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -49,21 +49,6 @@ struct trace {
 	char bt_stderr[TRACE_ERR_MAX]; /* what babeltrace2 said on stderr (e.g. discarded events) */
 };
 
-/*
- * Run @argv (argv[0] a path) with stdout and stderr redirected to @out_path and @err_path.
- * Returns its exit status, 128 + N when signal N ended it, or a negative errno.
- */
-int trace_run_command(char *const argv[], const char *out_path, const char *err_path);
-
-/* Read up to @len - 1 bytes of @path into @buf (NUL-terminated; "" when it cannot be read). */
-void trace_file_read(const char *path, char *buf, size_t len);
-
-/* True when @tool is an executable in one of $PATH's directories. */
-bool trace_tool_in_path(const char *tool);
-
-/* Remove @dir and everything below it. Returns 0 or a negative errno. */
-int trace_tree_remove(const char *dir);
-
 /* Parse a counters file. Returns 0, or -errno / -EINVAL with a reason in @err. */
 int trace_stats_read(const char *path, struct trace_stats *st, char *err, size_t errlen);
 
@@ -83,4 +68,4 @@ void trace_fini(struct trace *t);
 uint64_t trace_count(const struct trace *t, const char *name);
 uint64_t trace_count_all(const struct trace *t, const char *name);
 
-#endif /* PROXYSCOPE_TESTS_TRACE_RUN_H */
+#endif /* PROXYSCOPE_TESTS_TRACE_LOAD_H */
