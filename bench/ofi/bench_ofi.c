@@ -42,9 +42,19 @@
 /* BENCH_OFI_SLACK=1: a 1 ns timer slack for the consumer's sleeps. Measured here it makes the
  * 10 us poll sleeps so frequent that the ping-pong slows to milliseconds: off by default. */
 static bool tight_slack;
-static unsigned poll_us = 10;
-static unsigned yield_us = 100; /* BENCH_OFI_YIELD_US: the consumer's yield phase (the driver's
-				  * default) */ /* BENCH_OFI_POLL_US: the consumer's sleep between polls */
+
+/* The driver's defaults with the ENC_* environment over them (ENC_PROXY_CONSUME_YIELD_US,
+ * ENC_PROXY_WORKER_LINGER_US, ... try other waiting strategies); exits on a bad value. */
+static void bench_config(struct enc_config *cfg)
+{
+	char err[160];
+
+	enc_config_default(cfg);
+	if (enc_config_from_env(cfg, err, sizeof(err))) {
+		fprintf(stderr, "bench_ofi: %s\n", err);
+		exit(2);
+	}
+}
 
 struct opts {
 	const char *providers[4];
@@ -179,16 +189,13 @@ static int player(const char *job, const char *provider, uint32_t rank, size_t b
 	char *buf = calloc(2, bytes ? bytes : 1); /* the tx then the rx buffer */
 	int rc;
 
-	/* The consumer sleeps consume_poll_us between polls: with the default 50 us timer slack a
-	 * 10 us sleep lasts ~60 us (BENCH_OFI_SLACK=1 tries a 1 ns slack). */
+	/* A sleep lasts at least the timer slack (50 us by default; BENCH_OFI_SLACK=1: 1 ns). */
 	if (tight_slack)
 		prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-	enc_config_default(&cfg);
+	bench_config(&cfg);
 	snprintf(cfg.net_backend, sizeof(cfg.net_backend), "ofi");
 	snprintf(cfg.net_provider, sizeof(cfg.net_provider), "%s", provider);
 	cfg.device_wait = false; /* no simulated device: the exchange is all there is */
-	cfg.consume_poll_us = poll_us;
-	cfg.consume_yield_us = yield_us;
 	cfg.one_thread_per_core = spin;
 	cfg.proxy_timeout_ms = 20000;
 	/* Real pages, as fi_pingpong's memset gives it: an untouched buffer is the shared zero
@@ -305,6 +312,7 @@ int main(int argc, char **argv)
 {
 	static const size_t sizes[] = { 8, 1 << 20 };
 	unsigned port = 47700 + (unsigned)getpid() % 200;
+	struct enc_config cfg;
 	struct opts o;
 	int rc;
 
@@ -314,12 +322,10 @@ int main(int argc, char **argv)
 	enc_log_set_hook(enc_log_stderr, NULL, ENC_LOG_ERROR);
 	if (getenv("BENCH_OFI_SLACK"))
 		tight_slack = strcmp(getenv("BENCH_OFI_SLACK"), "0") != 0;
-	if (getenv("BENCH_OFI_YIELD_US"))
-		yield_us = (unsigned)strtoul(getenv("BENCH_OFI_YIELD_US"), NULL, 10);
-	if (getenv("BENCH_OFI_POLL_US"))
-		poll_us = (unsigned)strtoul(getenv("BENCH_OFI_POLL_US"), NULL, 10);
-	printf("# bench_ofi: %u round trips (8 B), %u (1 MiB); consumer yield %u us then poll %u us, "
-	       "timer slack %s, workers %s; load %s", o.iters, o.iters / 10 + 1, yield_us, poll_us,
+	bench_config(&cfg);
+	printf("# bench_ofi: %u round trips (8 B), %u (1 MiB); consumer yield %u us then wait %u us, "
+	       "worker linger %u us, timer slack %s, workers %s; load %s", o.iters, o.iters / 10 + 1,
+	       cfg.consume_yield_us, cfg.consume_poll_us, cfg.worker_linger_us,
 	       tight_slack ? "1 ns" : "default", o.spin ? "spin" : "yield", loadavg());
 	for (unsigned p = 0; p < o.providers_n; p++) {
 		for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
