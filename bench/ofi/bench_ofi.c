@@ -8,6 +8,7 @@
  *	BENCH ofi_latency provider=tcp bytes=8 proxy_us=… fi_pingpong_us=… added_us=…
  *	BENCH ofi_bandwidth provider=tcp bytes=1048576 proxy_mbs=… proxy_stream_mbs=…
  *	      fi_pingpong_mbs=… ratio=… stream_ratio=…
+ *	BENCH ofi_handoff_floor direct_us=… worker_per_process_us=… added_us=…   (floor.c)
  *
  * One-way time = half a round trip, as fi_pingpong counts it; bandwidth = bytes / one-way time
  * (like for like with fi_pingpong's MB/sec). proxy_stream_mbs: the same size streamed one way
@@ -308,6 +309,20 @@ static int parse(int argc, char **argv, struct opts *o)
 	return -1;
 }
 
+/* The thread layout's own cost, for the 2 us goal (floor.c). */
+static int print_floor(unsigned rounds)
+{
+	double direct, proxied;
+
+	if (bench_handoff_floor(rounds, &direct, &proxied)) {
+		fprintf(stderr, "bench_ofi: the hand-off floor failed\n");
+		return 1;
+	}
+	printf("BENCH ofi_handoff_floor direct_us=%.2f worker_per_process_us=%.2f added_us=%.2f\n",
+	       direct, proxied, proxied - direct);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const size_t sizes[] = { 8, 1 << 20 };
@@ -359,5 +374,5 @@ int main(int argc, char **argv)
 			fflush(stdout);
 		}
 	}
-	return 0;
+	return print_floor(o.iters);
 }

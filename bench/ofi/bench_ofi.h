@@ -15,4 +15,8 @@ int bench_fi_pingpong(const char *provider, size_t bytes, unsigned iters, unsign
 
 int open_devnull(void);
 
+/* floor.c: one-way us of a bare two-process ping-pong, direct and through a worker thread per
+ * process (yield-loop hand-offs): the least a thread-per-process proxy adds. 0 or -errno. */
+int bench_handoff_floor(unsigned rounds, double *direct_us, double *proxied_us);
+
 #endif /* BENCH_OFI_H */
