@@ -118,8 +118,12 @@ static int child_main(struct enc_wl_args *a, uint32_t proc, const struct child_s
 		pthread_mutex_unlock(&g_log_mtx);
 		if (!res.has_failure || res.first_failure.status != -ESRCH ||
 		    res.wall_ns >= (uint64_t)TIMEOUT_MS * 1000000u || !g_log_hit[0]) {
-			fprintf(stderr, "process %u: failure %d status %d wall %llu ms log '%s'\n", proc,
-				res.has_failure, res.first_failure.status,
+			fprintf(stderr, "process %u: failure %d (rank %u exec %llu %s) status %d, %llu "
+				"failures, %llu timeouts, wall %llu ms, log '%s'\n", proc,
+				res.has_failure, res.first_failure.rank,
+				(unsigned long long)res.first_failure.exec_id,
+				enc_wl_stage_str(res.first_failure.stage), res.first_failure.status,
+				(unsigned long long)res.failures, (unsigned long long)res.timeouts,
 				(unsigned long long)(res.wall_ns / 1000000u), g_log_hit);
 			return CHILD_FAILED;
 		}
