@@ -8,7 +8,8 @@
  *   (d) a DEBUG session (every poll recorded)
  *
  * Each variant runs as a child process (`--worker`), which times the workload alone (not its
- * start-up): wall time and the CPU time of all its threads. One repetition runs the four
+ * start-up): wall time, the CPU time of all its threads and their context switches (printed per
+ * exec: where tracing moves the threads' timing, the switches show it). One repetition runs the four
  * variants back to back in an order that rotates from one repetition to the next; each
  * variant's ratio is the median over repetitions of its time divided by (a)'s time in the same
  * repetition, so slow drifts of the machine's load cancel out. The children are pinned to one
@@ -50,36 +51,39 @@ struct opts {
 /* One timed run of the workload. */
 struct sample {
 	uint64_t wall_ns;
-	uint64_t cpu_ns; /* user + system, every thread of the process */
+	uint64_t cpu_ns;   /* user + system, every thread of the process */
+	uint64_t switches; /* context switches of every thread, voluntary or not */
 };
 
-static uint64_t self_cpu_ns(void)
+static uint64_t self_cpu_ns(uint64_t *switches)
 {
 	struct rusage ru;
 
 	getrusage(RUSAGE_SELF, &ru);
+	*switches = (uint64_t)ru.ru_nvcsw + (uint64_t)ru.ru_nivcsw;
 	return ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000ull +
 	       ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000ull;
 }
 
-/* --worker: run the workload once, print its wall and CPU time. */
+/* --worker: run the workload once, print its wall time, CPU time and context switches. */
 static int worker(const struct opts *o)
 {
 	struct enc_wl_args a;
 	struct enc_wl_result r;
-	uint64_t cpu0;
+	uint64_t cpu0, sw0, sw1;
 
 	enc_wl_args_default(&a);
 	a.ranks = o->ranks;
 	a.ops = o->ops;
 	a.bytes = 64 * 1024;
-	cpu0 = self_cpu_ns();
+	cpu0 = self_cpu_ns(&sw0);
 	if (enc_wl_run(&a, &r) || !enc_wl_result_is_ok(&a, &r)) {
 		fprintf(stderr, "bench_trace: workload failed\n");
 		return 1;
 	}
-	printf("%llu %llu\n", (unsigned long long)r.wall_ns,
-	       (unsigned long long)(self_cpu_ns() - cpu0));
+	cpu0 = self_cpu_ns(&sw1) - cpu0;
+	printf("%llu %llu %llu\n", (unsigned long long)r.wall_ns, (unsigned long long)cpu0,
+	       (unsigned long long)(sw1 - sw0));
 	return 0;
 }
 
@@ -88,9 +92,9 @@ static int worker(const struct opts *o)
 /* Run @exe --worker (pinned to o->cpu) and read the times it printed; 0 times on failure. */
 static struct sample run_child(const char *exe, const struct opts *o)
 {
-	struct sample smp = { 0, 0 };
+	struct sample smp = { 0, 0, 0 };
 	char ops[32], ranks[32], out[96] = "";
-	unsigned long long wall = 0, cpu = 0;
+	unsigned long long wall = 0, cpu = 0, sw = 0;
 	int pipefd[2], status;
 	ssize_t n;
 	pid_t pid;
@@ -121,8 +125,8 @@ static struct sample run_child(const char *exe, const struct opts *o)
 	    WEXITSTATUS(status))
 		return smp;
 	out[n] = '\0';
-	if (sscanf(out, "%llu %llu", &wall, &cpu) == 2)
-		smp = (struct sample){ wall, cpu };
+	if (sscanf(out, "%llu %llu %llu", &wall, &cpu, &sw) == 3)
+		smp = (struct sample){ wall, cpu, sw };
 	return smp;
 }
 
@@ -161,7 +165,7 @@ static struct sample run_traced(const char *exe, const struct opts *o, struct lt
 				enum lt_level level, uint64_t *recorded, uint64_t *discarded)
 {
 	char err[LT_ERR_MAX], dir[] = "/tmp/bench-trace-XXXXXX";
-	struct sample smp = { 0, 0 };
+	struct sample smp = { 0, 0, 0 };
 
 	if (!mkdtemp(dir))
 		return smp;
@@ -229,6 +233,16 @@ static uint64_t median_time(const struct variant *v, unsigned reps, bool cpu)
 	return (uint64_t)bench_median_double(t, reps);
 }
 
+/* The median of the runs' context switches (every thread of the workload's process). */
+static double median_switches(const struct variant *v, unsigned reps)
+{
+	double t[REPS_MAX];
+
+	for (unsigned i = 0; i < reps; i++)
+		t[i] = (double)v->runs[i].switches;
+	return bench_median_double(t, reps);
+}
+
 /* The shortest wall time: load from other processes only ever adds to a run. */
 static uint64_t min_wall(const struct variant *v, unsigned reps)
 {
@@ -265,10 +279,12 @@ static void print_results(const struct opts *o, const struct variant *var)
 		double cpu_ratio = v ? median_ratio(&var[v], &var[0], o->reps, true) : 1.0;
 		uint64_t events = var[v].recorded / o->reps;
 
-		printf("BENCH trace_%s wall_ns=%llu ratio=%.3f cpu_ns=%llu cpu_ratio=%.3f min_ratio=%.3f",
+		printf("BENCH trace_%s wall_ns=%llu ratio=%.3f cpu_ns=%llu cpu_ratio=%.3f min_ratio=%.3f "
+		       "switches_per_exec=%.1f",
 		       variant_names[v], (unsigned long long)median_time(&var[v], o->reps, false),
 		       ratio, (unsigned long long)median_time(&var[v], o->reps, true), cpu_ratio,
-		       (double)min_wall(&var[v], o->reps) / (double)min_wall(&var[0], o->reps));
+		       (double)min_wall(&var[v], o->reps) / (double)min_wall(&var[0], o->reps),
+		       median_switches(&var[v], o->reps) / (double)o->ops);
 		if (v == 1)
 			printf(" goal_max=1.01 ok=%d", ratio <= 1.01);
 		if (v == 2)
