@@ -2,7 +2,10 @@
  * The worker loop (the seed's enc_proxy_queue::process, §3): drain newly appended tasks into the
  * per-rank active map, step every active task exactly once, recycle only the tasks that reached
  * DONE, then sleep on the condition variable when nothing is active and nothing is queued, or
- * yield (busy-spin with one thread per core) when every active task is IDLE.
+ * yield (busy-spin with one thread per core) when every active task is IDLE. Two additions (see
+ * docs/ARCHITECTURE.md): after each pass the consumers blocked on a task that reached DONE are
+ * woken, outside mtx; and before sleeping the worker lingers, yielding for a while in case the
+ * next exec's tasks come at once.
  *
  * The worker holds mtx for the whole drain + step pass, as the seed does; producers take mtx
  * only to push, consumers never take it. The sleep re-checks its predicate under mtx, so an
