@@ -17,9 +17,10 @@
  * registration (FI_MR_LOCAL) is not supported.
  *
  * Errors in B2 and the barrier: a completion error ends the block with the provider's error
- * (its text goes to the log and to encnet:error); an op whose peer's process died (the bus's
- * pidfd liveness) fails with -ESRCH, naming the rank and the pid, and nothing is posted to a
- * peer known dead.
+ * (its text goes to the log and to encnet:error); once a process of the job died (the bus's
+ * pidfd liveness), the unfinished ops and barriers fail with -ESRCH, naming the dead rank and
+ * pid - those with a live peer too, as the job can no longer finish a collective - and nothing
+ * is posted to a peer known dead.
  *
  * A process that dies *inside* a libfabric call can leave the shm provider's lock of a shared
  * region held for good; a peer that then sends to it (or progresses a region that process was

@@ -183,6 +183,14 @@ bool enc__ofi_job_peer_gone(struct ofi_job *job, uint32_t rank, int *pid);
 /* True when the process holding @rank is known dead (after enc__ofi_job_check saw it). */
 bool enc__ofi_job_rank_dead(const struct ofi_job *job, uint32_t rank, int *pid);
 
+/*
+ * True once a process of the job is known dead: *@rank is its first rank, *@pid its pid. A job
+ * that lost a process cannot finish a collective any more, and a live rank may have given up an
+ * exec whose data another rank is still waiting to hand it: unfinished ops and barriers fail
+ * then (-ESRCH), whatever their peer, rather than waiting for the watchdog.
+ */
+bool enc__ofi_job_lost(const struct ofi_job *job, uint32_t *rank, int *pid);
+
 /* ---- ofi_ops.c / ofi_barrier.c: the comm ---- */
 
 #define OFI_CREDITS 64       /* data ops in flight per peer */

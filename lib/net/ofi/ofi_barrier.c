@@ -85,6 +85,7 @@ static int post_side(struct enc_net_comm *nc, struct ofi_bar_slot *s, bool send)
 /* Check both sides; 1 when all done, 0 while waiting, or the first error. */
 static int slot_state(struct enc_net_comm *nc, struct ofi_bar_slot *s)
 {
+	uint32_t lost;
 	int waiting = 0;
 	int pid;
 
@@ -114,6 +115,13 @@ static int slot_state(struct enc_net_comm *nc, struct ofi_bar_slot *s)
 			enc_tp(encnet, error, nc->rank, q, -ESRCH, 0, "the peer's process died");
 			return -ESRCH;
 		}
+	/* The dead process arrived before it died; a live rank that gave up may never come. */
+	if (enc__ofi_job_lost(nc->job, &lost, &pid)) {
+		enc_err("ofi: rank %u: barrier %llu fails: the job lost rank %u's process (pid %d)",
+			nc->rank, (unsigned long long)s->seq, lost, pid);
+		enc_tp(encnet, error, nc->rank, lost, -ESRCH, 0, "the peer's process died");
+		return -ESRCH;
+	}
 	return 0;
 }
 

@@ -573,3 +573,20 @@ bool enc__ofi_job_rank_dead(const struct ofi_job *job, uint32_t rank, int *pid)
 		*pid = job->owner_pid[rank];
 	return true;
 }
+
+bool enc__ofi_job_lost(const struct ofi_job *job, uint32_t *rank, int *pid)
+{
+	int dead = __atomic_load_n(&job->dead, __ATOMIC_RELAXED);
+
+	if (!dead)
+		return false;
+	for (uint32_t q = 0; q < job->nranks; q++)
+		if (job->owner[q] == dead - 1) {
+			*rank = q;
+			*pid = job->owner_pid[q];
+			return true;
+		}
+	*rank = UINT32_MAX; /* a process that held no rank of this job */
+	*pid = bp_bus_member_pid(job->bus, (uint32_t)(dead - 1));
+	return true;
+}

@@ -256,20 +256,30 @@ static void op_report(struct enc_net_req *req, struct ofi_op *op, int res)
 	}
 }
 
-/* Fail the unfinished ops whose peer's process died. */
+/* Once the job lost a process: fail every unfinished op (see enc__ofi_job_lost). */
 static void fail_dead(struct enc_net_comm *nc, struct enc_net_req *req)
 {
+	uint32_t lost_rank;
+	int lost_pid;
+
+	if (!enc__ofi_job_lost(nc->job, &lost_rank, &lost_pid))
+		return;
 	for (size_t i = req->first_open; i < req->ops_n; i++) {
 		struct ofi_op *op = &req->ops[i];
+		const char *kind = enc_net_op_kind_str(op->kind);
+		const char *dir = op->kind == ENC_NET_OP_SEND ? "to" : "from";
 		int pid;
 
-		if (op->reported || op->x.state == OFI_XFER_DONE ||
-		    !enc__ofi_job_rank_dead(nc->job, op->peer, &pid))
+		if (op->reported || op->x.state == OFI_XFER_DONE)
 			continue;
-		enc_err("ofi: rank %u: exec %llu: the %s %s rank %u fails: rank %u's process "
-			"(pid %d) died", nc->rank, (unsigned long long)req->exec_id,
-			enc_net_op_kind_str(op->kind), op->kind == ENC_NET_OP_SEND ? "to" : "from",
-			op->peer, op->peer, pid);
+		if (enc__ofi_job_rank_dead(nc->job, op->peer, &pid))
+			enc_err("ofi: rank %u: exec %llu: the %s %s rank %u fails: rank %u's process "
+				"(pid %d) died", nc->rank, (unsigned long long)req->exec_id, kind,
+				dir, op->peer, op->peer, pid);
+		else
+			enc_err("ofi: rank %u: exec %llu: the %s %s rank %u fails: the job lost rank "
+				"%u's process (pid %d)", nc->rank, (unsigned long long)req->exec_id,
+				kind, dir, op->peer, lost_rank, lost_pid);
 		enc_tp(encnet, error, nc->rank, op->peer, -ESRCH, 0, "the peer's process died");
 		op_report(req, op, -ESRCH);
 	}
