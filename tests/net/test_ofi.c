@@ -226,33 +226,50 @@ static void test_ofi__ring_and_alltoall_over_shm_in_1_2_and_4_processes(void **s
 	exchange(4, 4, NULL, ENC_WL_ALLTOALL); /* the default provider */
 }
 
-static void killed_process(const char *provider)
+/*
+ * @procs processes of 2 ranks each in a ring; the last process dies as its last rank starts
+ * exec 7. Every other process must fail with -ESRCH within the watchdog: with 3 processes the
+ * middle one's ranks trade only with live ranks, so their ops fail because the job lost a
+ * process, not because their peer died.
+ */
+static void killed_process(const char *provider, uint32_t procs)
 {
-	struct child_spec specs[2] = { { .expect = EXPECT_PEER_DEAD }, { .expect = EXPECT_OK } };
+	struct child_spec specs[4];
 	struct enc_wl_args a;
-	char job[64], err[ENC_WL_ERR_MAX];
-	int status[2];
+	char job[64], fault[48], err[ENC_WL_ERR_MAX];
+	int status[4];
+	int shm_left = 0;
 
+	assert_true(procs >= 2 && procs <= 4);
+	for (uint32_t p = 0; p < procs; p++)
+		specs[p] = (struct child_spec){ .expect = p + 1 < procs ? EXPECT_PEER_DEAD : EXPECT_OK };
 	job_name(job, sizeof(job), "kill");
-	args_base(&a, job, 2, 4, provider, ENC_WL_RING);
-	assert_int_equal(enc_wl_args_add_fault(&a, "kill:rank=3,exec=7", err, sizeof(err)), 0);
+	args_base(&a, job, procs, 2 * procs, provider, ENC_WL_RING);
+	snprintf(fault, sizeof(fault), "kill:rank=%u,exec=7", 2 * procs - 1);
+	assert_int_equal(enc_wl_args_add_fault(&a, fault, err, sizeof(err)), 0);
 	pthread_mutex_lock(&g_log_mtx);
-	g_log_want = "process (pid"; /* "rank 3's process (pid N) died" */
+	g_log_want = "process (pid"; /* "rank 3's process (pid N) died", "... lost rank 5's ..." */
 	pthread_mutex_unlock(&g_log_mtx);
 	run_procs(&a, specs, status);
-	if (!WIFEXITED(status[0]) || WEXITSTATUS(status[0]) != CHILD_OK)
-		fail_msg("%s: the survivor ended with status 0x%x", provider, status[0]);
-	assert_true(WIFSIGNALED(status[1]));
-	assert_int_equal(WTERMSIG(status[1]), SIGKILL);
-	/* nothing left behind: the survivor removed the dead process's shm regions */
-	assert_int_equal(shm_regions_of(g_pids[0]) + shm_regions_of(g_pids[1]), 0);
+	for (uint32_t p = 0; p + 1 < procs; p++)
+		if (!WIFEXITED(status[p]) || WEXITSTATUS(status[p]) != CHILD_OK)
+			fail_msg("%s, %u processes: survivor %u ended with status 0x%x", provider,
+				 procs, p, status[p]);
+	assert_true(WIFSIGNALED(status[procs - 1]));
+	assert_int_equal(WTERMSIG(status[procs - 1]), SIGKILL);
+	/* nothing left behind: the survivors removed the dead process's shm regions */
+	for (uint32_t p = 0; p < procs; p++)
+		shm_left += shm_regions_of(g_pids[p]);
+	assert_int_equal(shm_left, 0);
 }
 
 static void test_ofi__a_killed_process_fails_the_others_with_esrch_in_time(void **state)
 {
 	(void)state;
-	killed_process("tcp");
-	killed_process("shm");
+	killed_process("tcp", 2);
+	killed_process("shm", 2);
+	killed_process("tcp", 3);
+	killed_process("shm", 3);
 }
 
 static void test_ofi__a_provider_that_does_not_exist_fails_the_setup(void **state)
