@@ -28,14 +28,8 @@
  *    runs, waits are bounded by BP_DETECT_MS and the waiter looks at the members after each;
  *    the first to see a death wakes the others through the abort bit.
  */
-#include <errno.h>
-#include <limits.h>
-#include <linux/futex.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
-
 #include "bananaphone/bp_internal.h"
+#include "common/futex.h"
 #include "common/trace.h"
 
 static inline void cpu_relax(void)
@@ -49,21 +43,15 @@ static inline void cpu_relax(void)
 #endif
 }
 
+/* Shared futexes: the word lives in a MAP_SHARED memfd mapping. */
 int bp__futex_wait(_Atomic uint32_t *word, uint32_t expect, uint64_t timeout_ns)
 {
-	struct timespec ts = { .tv_sec = (time_t)(timeout_ns / 1000000000u),
-			       .tv_nsec = (long)(timeout_ns % 1000000000u) };
-
-	/* Shared (no FUTEX_PRIVATE_FLAG): the word lives in a MAP_SHARED memfd mapping. */
-	if (syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT, expect, timeout_ns ? &ts : NULL, NULL,
-		    0) < 0)
-		return -errno; /* -EAGAIN: the word had changed; -ETIMEDOUT; -EINTR */
-	return 0;
+	return enc_futex_wait((uint32_t *)word, expect, timeout_ns, true);
 }
 
 void bp__futex_wake_all(_Atomic uint32_t *word)
 {
-	syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+	enc_futex_wake_all((uint32_t *)word, true);
 }
 
 /*

@@ -4,15 +4,11 @@
  * task_network.c and task_barrier.c.
  */
 #include <errno.h>
-#include <limits.h>
-#include <linux/futex.h>
 #include <stdlib.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <proxyscope/device.h>
 
+#include "common/futex.h"
 #include "common/log.h"
 #include "common/trace.h"
 #include "proxy/comm.h"
@@ -101,21 +97,16 @@ int enc__task_set_run_state(struct enc_proxy_task *task, enum proxy_task_run_sta
 void enc__task_state_wake(struct enc_proxy_task_state *st)
 {
 	if (__atomic_load_n(&st->waiters, __ATOMIC_SEQ_CST))
-		syscall(SYS_futex, &st->run_state, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+		enc_futex_wake_all(&st->run_state, false);
 }
 
 void enc__task_state_wait(struct enc_proxy_task_state *st, enum proxy_task_run_state seen,
 			  uint64_t timeout_ns)
 {
-	struct timespec ts = {
-		.tv_sec = (time_t)(timeout_ns / 1000000000ull),
-		.tv_nsec = (long)(timeout_ns % 1000000000ull),
-	};
-
 	__atomic_add_fetch(&st->waiters, 1, __ATOMIC_SEQ_CST);
 	/* Returns at once if run_state is no longer @seen; EINTR and timeouts are fine: the
 	 * caller reads the status again either way. */
-	syscall(SYS_futex, &st->run_state, FUTEX_WAIT_PRIVATE, (uint32_t)seen, &ts, NULL, 0);
+	enc_futex_wait(&st->run_state, (uint32_t)seen, timeout_ns, false);
 	__atomic_sub_fetch(&st->waiters, 1, __ATOMIC_SEQ_CST);
 }
 
