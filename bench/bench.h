@@ -17,6 +17,8 @@
 
 #include <proxyscope/proxy.h>
 
+#include "common/cpu.h" /* enc_cpu_relax */
+
 /* What the command line chose. */
 struct bench_opts {
 	bool quick;               /* --quick: shorter budgets */
@@ -26,15 +28,6 @@ struct bench_opts {
 };
 
 /* ---- bench_util.c ---------------------------------------------------------------------- */
-
-static inline void bench_cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ __volatile__("yield" ::: "memory");
-#endif
-}
 
 uint64_t bench_now_ns(void);
 void bench_sleep_ns(uint64_t ns);

@@ -40,7 +40,7 @@ static void *spin_responder(void *arg)
 
 		/* Acquire pairs with the caller's release store of the round number. */
 		while ((w = __atomic_load_n(&pp->word, __ATOMIC_ACQUIRE)) == seen)
-			bench_cpu_relax();
+			enc_cpu_relax();
 		now = bench_now_ns();
 		if (w == SPIN_STOP)
 			break;
@@ -73,7 +73,7 @@ int bench_spin_pingpong(uint64_t duration_ns, uint64_t *rng, struct bench_sample
 		__atomic_store_n(&pp.word, seq, __ATOMIC_RELEASE);
 		/* Acquire pairs with the responder's release of the ack (covers the stamp). */
 		while (__atomic_load_n(&pp.ack, __ATOMIC_ACQUIRE) != seq)
-			bench_cpu_relax();
+			enc_cpu_relax();
 		rc = bench_samples_push(out, pp.stamp > t0 ? pp.stamp - t0 : 0);
 	}
 	__atomic_store_n(&pp.word, SPIN_STOP, __ATOMIC_RELEASE);

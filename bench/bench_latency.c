@@ -137,7 +137,7 @@ int bench_trigger_probe_run(struct bench_trigger_probe *p, uint64_t duration_ns,
 		/* B1 ran: the network task is (about to be) polling the trigger word. */
 		deadline = bench_now_ns() + PROBE_WAIT_START_NS;
 		while (!bench_probe_start_ns() && bench_now_ns() < deadline)
-			bench_cpu_relax();
+			enc_cpu_relax();
 		if (!bench_probe_start_ns()) {
 			bench_error("exec %llu: the worker never started the network task",
 				    (unsigned long long)pc->exec_id);
@@ -152,7 +152,7 @@ int bench_trigger_probe_run(struct bench_trigger_probe *p, uint64_t duration_ns,
 		 * task's status instead would bounce the status line the worker writes on the way. */
 		deadline = bench_now_ns() + PROBE_WAIT_START_NS;
 		while (!(t1 = bench_probe_progress_ns()) && bench_now_ns() < deadline)
-			bench_cpu_relax();
+			enc_cpu_relax();
 		rc = probe_comm_consume(pc);
 		if (rc)
 			break;

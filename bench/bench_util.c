@@ -29,7 +29,7 @@ void bench_spin_ns(uint64_t ns)
 	uint64_t end = bench_now_ns() + ns;
 
 	while (bench_now_ns() < end)
-		bench_cpu_relax();
+		enc_cpu_relax();
 }
 
 uint64_t bench_rand(uint64_t *state)

@@ -29,19 +29,9 @@
  *    the first to see a death wakes the others through the abort bit.
  */
 #include "bananaphone/bp_internal.h"
+#include "common/cpu.h"
 #include "common/futex.h"
 #include "common/trace.h"
-
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ __volatile__("yield" ::: "memory");
-#else
-	__asm__ __volatile__("" ::: "memory");
-#endif
-}
 
 /* Shared futexes: the word lives in a MAP_SHARED memfd mapping. */
 int bp__futex_wait(_Atomic uint32_t *word, uint32_t expect, uint64_t timeout_ns)
@@ -66,7 +56,7 @@ static bool spin(struct bp_bus *bus, uint32_t seq, uint32_t *from)
 	for (unsigned i = 1;; i++) {
 		if (bp__ring_all_arrived(bus, seq, from))
 			return true;
-		cpu_relax();
+		enc_cpu_relax();
 		if ((i & 31u) != 0)
 			continue;
 		/* Relaxed: a hint to stop early; the sleep path reads the bit properly. */

@@ -1,4 +1,4 @@
-/* What the calling thread may run on. */
+/* What the calling thread may run on, and how it spins on it. */
 #ifndef ENC_COMMON_CPU_H
 #define ENC_COMMON_CPU_H
 
@@ -22,6 +22,18 @@ static inline bool enc_thread_may_run_elsewhere(void)
 			cpus = 1;
 	}
 	return cpus > 1;
+}
+
+/* One iteration of a spin-wait: tells the CPU (or its SMT sibling) that this thread waits. */
+static inline void enc_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#else
+	__asm__ __volatile__("" ::: "memory");
+#endif
 }
 
 #endif /* ENC_COMMON_CPU_H */

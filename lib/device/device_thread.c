@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <sys/prctl.h>
 
+#include "common/cpu.h"
+
 /* Polls that spin before the device starts sleeping between them. */
 #define ENC_DEV_POLL_SPINS 64
 /*
@@ -33,15 +35,6 @@ void enc__dev_deadline(struct timespec *ts, uint64_t us)
 		ts->tv_sec++;
 		ts->tv_nsec -= 1000000000L;
 	}
-}
-
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ __volatile__("yield" ::: "memory");
-#endif
 }
 
 /* Sleep @us, or less when the device is stopped. Returns false when it was stopped. */
@@ -87,7 +80,7 @@ static bool dev_sema_wait(struct enc_dev *dev, const struct dev_job *job, uint32
 		if (enc__dev_is_stopping(dev))
 			break;
 		if (polls < ENC_DEV_POLL_SPINS)
-			cpu_relax();
+			enc_cpu_relax();
 		else
 			nanosleep(&pause, NULL);
 	}

@@ -145,15 +145,6 @@ static void step_all_locked(struct enc_proxy_queue *q, size_t *active_count, siz
 	*idle_count = idle;
 }
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ __volatile__("yield" ::: "memory");
-#endif
-}
-
 /*
  * At quiescence, before the seed's sleep: yield for up to linger_ns while nothing is appended.
  * The next exec's tasks usually come within microseconds, and waking a sleeping worker costs
@@ -215,7 +206,7 @@ void enc__queue_process(struct enc_proxy_queue *q)
 		/* (3) SPIN or YIELD: every active task is IDLE (waiting on the network). */
 		if (active && idle == active) {
 			if (q->one_thread_per_core)
-				cpu_relax();
+				enc_cpu_relax();
 			else
 				sched_yield();
 		}
