@@ -225,6 +225,26 @@ static void finish_with(struct enc_proxy_task *t, int status)
 	enc__task_set_run_state(t, PROXY_TASK_STATE_DONE);
 }
 
+/* A B2 round; an error finishes the task with it as its status. */
+static void progress_or_fail(struct enc_network_task *nt)
+{
+	int rc = proxy_progress(nt);
+
+	if (rc)
+		finish_with(&nt->base, rc);
+}
+
+/*
+ * Ready to progress: PROGRESSING, and the first B2 in this same step rather than a whole worker
+ * pass later (after the trigger: the trigger-to-progress latency; without a device wait: after
+ * the rest of the pass, the exec's barrier send included).
+ */
+static void enter_progressing(struct enc_network_task *nt)
+{
+	enc__task_set_run_state(&nt->base, PROXY_TASK_STATE_PROGRESSING);
+	progress_or_fail(nt);
+}
+
 static int network_step(struct enc_proxy_task *t)
 {
 	struct enc_network_task *nt = to_net(t);
@@ -246,30 +266,18 @@ static int network_step(struct enc_proxy_task *t)
 			enc__task_set_run_state(t, PROXY_TASK_STATE_WAITING_DEVICE_TRIGGER);
 			break;
 		}
-		enc__task_set_run_state(t, PROXY_TASK_STATE_PROGRESSING);
-		/* Nothing to wait for: the first B2 goes out in this same step, as after the
-		 * trigger below - not after the rest of the pass (the exec's barrier send included). */
-		rc = proxy_progress(nt);
-		if (rc)
-			finish_with(t, rc);
+		enter_progressing(nt); /* nothing to wait for */
 		break;
 	case PROXY_TASK_STATE_PROGRESSING:
 	case PROXY_TASK_STATE_IDLE:
-		rc = proxy_progress(nt);
-		if (rc)
-			finish_with(t, rc);
+		progress_or_fail(nt);
 		break;
 	case PROXY_TASK_STATE_WAITING_DEVICE_TRIGGER:
 		if (!enc__task_can_start(t))
 			break;
 		enc_tp(encproxy, trigger_fire, &t->id, enc_now_ns() - nt->wait_begin_ns);
 		enc__task_clear_start_flag(t);
-		enc__task_set_run_state(t, PROXY_TASK_STATE_PROGRESSING);
-		/* The device is at the net stage: the first B2 goes out in this same step rather
-		 * than a whole worker pass later (the trigger-to-progress latency). */
-		rc = proxy_progress(nt);
-		if (rc)
-			finish_with(t, rc);
+		enter_progressing(nt); /* the device is at the net stage */
 		break;
 	case PROXY_TASK_STATE_DONE:
 	default:
