@@ -212,34 +212,32 @@ static struct sample run_variant(int v, const char *self, const char *notrace,
 	}
 }
 
-/* The median of @v's per-repetition ratios to the baseline @base (wall or CPU time). */
+/* What a run measured, by name. */
+enum measure { M_WALL, M_CPU, M_SWITCHES };
+
+static double measured(const struct sample *smp, enum measure m)
+{
+	return (double)(m == M_WALL ? smp->wall_ns : m == M_CPU ? smp->cpu_ns : smp->switches);
+}
+
+/* The median of @v's per-repetition ratios to the baseline @base. */
 static double median_ratio(const struct variant *v, const struct variant *base, unsigned reps,
-			   bool cpu)
+			   enum measure m)
 {
 	double r[REPS_MAX];
 
 	for (unsigned i = 0; i < reps; i++)
-		r[i] = cpu ? (double)v->runs[i].cpu_ns / (double)base->runs[i].cpu_ns
-			   : (double)v->runs[i].wall_ns / (double)base->runs[i].wall_ns;
+		r[i] = measured(&v->runs[i], m) / measured(&base->runs[i], m);
 	return bench_median_double(r, reps);
 }
 
-static uint64_t median_time(const struct variant *v, unsigned reps, bool cpu)
+/* The median over @v's repetitions. */
+static double median_of(const struct variant *v, unsigned reps, enum measure m)
 {
 	double t[REPS_MAX];
 
 	for (unsigned i = 0; i < reps; i++)
-		t[i] = (double)(cpu ? v->runs[i].cpu_ns : v->runs[i].wall_ns);
-	return (uint64_t)bench_median_double(t, reps);
-}
-
-/* The median of the runs' context switches (every thread of the workload's process). */
-static double median_switches(const struct variant *v, unsigned reps)
-{
-	double t[REPS_MAX];
-
-	for (unsigned i = 0; i < reps; i++)
-		t[i] = (double)v->runs[i].switches;
+		t[i] = measured(&v->runs[i], m);
 	return bench_median_double(t, reps);
 }
 
@@ -268,23 +266,23 @@ static void print_loadavg(const char *when)
 
 static void print_results(const struct opts *o, const struct variant *var)
 {
-	uint64_t base_wall = median_time(&var[0], o->reps, false);
+	double base_wall = median_of(&var[0], o->reps, M_WALL);
 
 	printf("# ratio = the median over repetitions of (variant / compiled_out) in the same\n"
 	       "# repetition, for the wall time and the CPU time of the workload; wall_ns / cpu_ns\n"
 	       "# are medians; min_ratio = the ratio of the shortest runs (other load only adds).\n"
 	       "# Goals: no_session <= 1.01, session_info <= 1.03 (ratio, wall).\n");
 	for (int v = 0; v < VARIANTS; v++) {
-		double ratio = v ? median_ratio(&var[v], &var[0], o->reps, false) : 1.0;
-		double cpu_ratio = v ? median_ratio(&var[v], &var[0], o->reps, true) : 1.0;
+		double ratio = v ? median_ratio(&var[v], &var[0], o->reps, M_WALL) : 1.0;
+		double cpu_ratio = v ? median_ratio(&var[v], &var[0], o->reps, M_CPU) : 1.0;
 		uint64_t events = var[v].recorded / o->reps;
 
 		printf("BENCH trace_%s wall_ns=%llu ratio=%.3f cpu_ns=%llu cpu_ratio=%.3f min_ratio=%.3f "
 		       "switches_per_exec=%.1f",
-		       variant_names[v], (unsigned long long)median_time(&var[v], o->reps, false),
-		       ratio, (unsigned long long)median_time(&var[v], o->reps, true), cpu_ratio,
+		       variant_names[v], (unsigned long long)median_of(&var[v], o->reps, M_WALL),
+		       ratio, (unsigned long long)median_of(&var[v], o->reps, M_CPU), cpu_ratio,
 		       (double)min_wall(&var[v], o->reps) / (double)min_wall(&var[0], o->reps),
-		       median_switches(&var[v], o->reps) / (double)o->ops);
+		       median_of(&var[v], o->reps, M_SWITCHES) / (double)o->ops);
 		if (v == 1)
 			printf(" goal_max=1.01 ok=%d", ratio <= 1.01);
 		if (v == 2)
@@ -293,7 +291,7 @@ static void print_results(const struct opts *o, const struct variant *var)
 			printf(" events=%llu discarded=%llu ns_per_event=%.1f",
 			       (unsigned long long)events,
 			       (unsigned long long)(var[v].discarded / o->reps),
-			       events && ratio > 1.0 ? (ratio - 1.0) * (double)base_wall / (double)events
+			       events && ratio > 1.0 ? (ratio - 1.0) * base_wall / (double)events
 						     : 0.0);
 		printf("\n");
 	}

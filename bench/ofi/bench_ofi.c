@@ -35,6 +35,7 @@
 #include <proxyscope/proxy.h>
 
 #include "bench_ofi.h"
+#include "common/time.h"
 
 #define WARMUP 50
 #define STREAM_WINDOW 8
@@ -67,14 +68,6 @@ struct opts {
 int open_devnull(void)
 {
 	return open("/dev/null", O_WRONLY | O_CLOEXEC);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /*
@@ -158,7 +151,7 @@ static uint64_t stream_run(struct enc_comm *comm, uint32_t rank, size_t bytes, u
 			goto out;
 		memset(x[i].buf, 0xa5, bytes); /* real pages (see player()) */
 	}
-	t0 = now_ns();
+	t0 = enc_now_ns();
 	for (e = 0; e < w; e++)
 		if (stream_enqueue(comm, rank, STREAM_BASE + e, &x[e], bytes))
 			goto out;
@@ -170,7 +163,7 @@ static uint64_t stream_run(struct enc_comm *comm, uint32_t rank, size_t bytes, u
 		if (e < n && stream_enqueue(comm, rank, STREAM_BASE + e++, o, bytes))
 			goto out;
 	}
-	ns = now_ns() - t0;
+	ns = enc_now_ns() - t0;
 out:
 	for (unsigned i = 0; i < w; i++)
 		free(x[i].buf);
@@ -207,14 +200,14 @@ static int player(const char *job, const char *provider, uint32_t rank, size_t b
 		return 1;
 	for (uint64_t e = 0; e < 2 * (uint64_t)(WARMUP + iters); e++) {
 		if (e == 2 * WARMUP)
-			t0 = now_ns();
+			t0 = enc_now_ns();
 		rc = exchange(comm, rank, e, buf, buf + (bytes ? bytes : 1), bytes);
 		if (rc) {
 			fprintf(stderr, "bench_ofi: rank %u exec %" PRIu64 ": %d\n", rank, e, rc);
 			return 1;
 		}
 	}
-	ns = now_ns() - t0;
+	ns = enc_now_ns() - t0;
 	stream_ns = stream ? stream_run(comm, rank, bytes, stream) : 0;
 	enc_free_global_comm(comm);
 	free(buf);

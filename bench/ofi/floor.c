@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "bench_ofi.h"
+#include "common/time.h"
 
 /* The shared page: one counter per hand-off, each on its own cache line. Counters only grow:
  * the waiter for round i waits until its counter reaches i. */
@@ -34,14 +35,6 @@ struct floor_run {
 	unsigned p;      /* this process: 0 or 1 */
 	unsigned rounds;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static void wait_for(uint64_t *word, uint64_t v)
 {
@@ -87,7 +80,7 @@ static uint64_t side(struct floor_run *r, bool proxied)
 
 	if (proxied && pthread_create(&th, NULL, worker, r))
 		return 0;
-	t0 = now_ns();
+	t0 = enc_now_ns();
 	for (uint64_t i = 1; i <= r->rounds; i++) {
 		uint64_t *out = proxied ? &pg->to_worker[p] : &pg->wire[q];
 		uint64_t *in = proxied ? &pg->to_caller[p] : &pg->wire[p];
@@ -100,7 +93,7 @@ static uint64_t side(struct floor_run *r, bool proxied)
 			post(out, i);
 		}
 	}
-	t0 = now_ns() - t0;
+	t0 = enc_now_ns() - t0;
 	if (proxied)
 		pthread_join(th, NULL);
 	return t0;
