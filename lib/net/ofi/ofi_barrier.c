@@ -87,7 +87,7 @@ static int slot_state(struct enc_net_comm *nc, struct ofi_bar_slot *s)
 {
 	uint32_t lost;
 	int waiting = 0;
-	int pid;
+	int pid, lost_pid;
 
 	if (s->sends_next < nc->nranks || s->recvs_next < nc->nranks)
 		waiting = 1;
@@ -105,7 +105,7 @@ static int slot_state(struct enc_net_comm *nc, struct ofi_bar_slot *s)
 	}
 	if (!waiting)
 		return 1;
-	if (!enc__ofi_job_check(nc->job))
+	if (!enc__ofi_job_check(nc->job) || !enc__ofi_job_lost(nc->job, &lost, &lost_pid))
 		return 0;
 	for (uint32_t q = 0; q < nc->nranks; q++)
 		if (q != nc->rank && s->recvs[q].state != OFI_XFER_DONE &&
@@ -116,13 +116,10 @@ static int slot_state(struct enc_net_comm *nc, struct ofi_bar_slot *s)
 			return -ESRCH;
 		}
 	/* The dead process arrived before it died; a live rank that gave up may never come. */
-	if (enc__ofi_job_lost(nc->job, &lost, &pid)) {
-		enc_err("ofi: rank %u: barrier %llu fails: the job lost rank %u's process (pid %d)",
-			nc->rank, (unsigned long long)s->seq, lost, pid);
-		enc_tp(encnet, error, nc->rank, lost, -ESRCH, 0, "the peer's process died");
-		return -ESRCH;
-	}
-	return 0;
+	enc_err("ofi: rank %u: barrier %llu fails: the job lost rank %u's process (pid %d)",
+		nc->rank, (unsigned long long)s->seq, lost, lost_pid);
+	enc_tp(encnet, error, nc->rank, lost, -ESRCH, 0, "the peer's process died");
+	return -ESRCH;
 }
 
 int enc__ofi_barrier(struct enc_net_comm *nc, uint64_t seq, enum enc_net_barrier_phase phase,
