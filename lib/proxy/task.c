@@ -88,7 +88,8 @@ int enc__task_set_run_state(struct enc_proxy_task *task, enum proxy_task_run_sta
 	       __atomic_load_n(&task->proxy_state->progress_status, __ATOMIC_RELAXED));
 	/* Release: the status stored before this is visible to whoever acquires the new state.
 	 * DONE: seq_cst, against a waiter's seq_cst increment then futex compare - either
-	 * enc__task_state_wake sees the waiter or the waiter's compare sees DONE. */
+	 * the worker's look at the waiters after this sees the waiter, or the waiter's compare
+	 * sees DONE. */
 	__atomic_store_n(&task->proxy_state->run_state, (uint32_t)to,
 			 to == PROXY_TASK_STATE_DONE ? __ATOMIC_SEQ_CST : __ATOMIC_RELEASE);
 	return 0;

@@ -70,9 +70,15 @@ static void drain_locked(struct enc_proxy_queue *q)
 	}
 }
 
-/* Keep @st (referenced) to wake its consumers after the pass; at once if there is no room. */
+/*
+ * Keep @st (referenced) to wake its consumers after the pass; at once if there is no room.
+ * Nobody waiting now means nobody to wake: the DONE store came first (seq_cst), so a consumer
+ * that starts waiting later sees DONE in its futex compare.
+ */
 static void done_note(struct enc_proxy_queue *q, struct enc_proxy_task_state *st)
 {
+	if (!__atomic_load_n(&st->waiters, __ATOMIC_SEQ_CST))
+		return;
 	if (q->done_n == q->done_cap) {
 		size_t cap = q->done_cap ? 2 * q->done_cap : 16;
 		struct enc_proxy_task_state **a = realloc(q->done, cap * sizeof(*a));
