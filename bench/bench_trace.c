@@ -6,16 +6,21 @@
  *   (b) compiled in, no session
  *   (c) a session at the default level (INFO)
  *   (d) a DEBUG session (every poll recorded)
+ *   (e) an INFO session recording only encproxy:task_state (the run-state changes)
+ *
+ * and the cost of one event at its best (trace_event_loop.c): the same tracepoint fired back to
+ * back, with and without a session, from which it prints the ratio (c) would have if each of
+ * its events cost no more than that (floor_ratio).
  *
  * Each variant runs as a child process (`--worker`), which times the workload alone (not its
  * start-up): wall time, the CPU time of all its threads and their context switches (printed per
- * exec: where tracing moves the threads' timing, the switches show it). One repetition runs the four
+ * exec: where tracing moves the threads' timing, the switches show it). One repetition runs the
  * variants back to back in an order that rotates from one repetition to the next; each
  * variant's ratio is the median over repetitions of its time divided by (a)'s time in the same
  * repetition, so slow drifts of the machine's load cancel out. The children are pinned to one
  * CPU (default: the last one; the LTTng daemons keep the others): the workload's threads yield
  * to each other on it instead of migrating, which makes a run's time far steadier on a small
- * machine. For (c) and (d) the events recorded (and discarded) are counted with babeltrace2,
+ * machine. For (c), (d) and (e) the events recorded (and discarded) are counted with babeltrace2,
  * giving the cost per event. Goals (from the issue): (b)/(a) <= 1.01, (c)/(a) <= 1.03.
  */
 #include <errno.h>
@@ -35,13 +40,21 @@
 #ifndef BENCH_NOTRACE
 #include "bench.h"
 #include "lttng_ctl.h"
+#include "trace_event_loop.h"
+#include <proxyscope/trace_events.h>
 #endif
 
-#define VARIANTS 4
+#define VARIANTS 5
+#define V_INFO 2   /* the INFO session: the goal's variant */
+#define V_STATES 4 /* an INFO session recording only encproxy:task_state */
 #define REPS_MAX 31
 #define NO_PIN (-1)
+/* Events of the event-cost loop: its whole recording fits the session's buffers (8 x 1 MiB). */
+#define EVENT_LOOP_N 50000u
+#define EVENT_LOOP_REPS 3
 
 struct opts {
+	uint64_t events; /* > 0: the child runs the event-cost loop instead of the workload */
 	uint64_t ops;
 	unsigned reps;
 	uint32_t ranks;
@@ -72,6 +85,13 @@ static int worker(const struct opts *o)
 	struct enc_wl_result r;
 	uint64_t cpu0, sw0, sw1;
 
+#ifndef BENCH_NOTRACE
+	if (o->events) {
+		/* Wall time only; the CPU time and switches are those of one busy thread. */
+		printf("%llu 1 0\n", (unsigned long long)bench_trace_event_loop(o->events));
+		return 0;
+	}
+#endif
 	enc_wl_args_default(&a);
 	a.ranks = o->ranks;
 	a.ops = o->ops;
@@ -93,7 +113,7 @@ static int worker(const struct opts *o)
 static struct sample run_child(const char *exe, const struct opts *o)
 {
 	struct sample smp = { 0, 0, 0 };
-	char ops[32], ranks[32], out[96] = "";
+	char ops[32], ranks[32], events[32], out[96] = "";
 	unsigned long long wall = 0, cpu = 0, sw = 0;
 	int pipefd[2], status;
 	ssize_t n;
@@ -101,6 +121,7 @@ static struct sample run_child(const char *exe, const struct opts *o)
 
 	snprintf(ops, sizeof(ops), "%llu", (unsigned long long)o->ops);
 	snprintf(ranks, sizeof(ranks), "%u", o->ranks);
+	snprintf(events, sizeof(events), "%llu", (unsigned long long)o->events);
 	if (pipe(pipefd))
 		return smp;
 	pid = fork();
@@ -115,7 +136,8 @@ static struct sample run_child(const char *exe, const struct opts *o)
 		}
 		dup2(pipefd[1], STDOUT_FILENO);
 		close(pipefd[0]);
-		execl(exe, exe, "--worker", "--ops", ops, "--ranks", ranks, (char *)NULL);
+		execl(exe, exe, "--worker", "--ops", ops, "--ranks", ranks, "--event-loop", events,
+		      (char *)NULL);
 		_exit(127);
 	}
 	close(pipefd[1]);
@@ -185,7 +207,8 @@ static struct sample run_traced(const char *exe, const struct opts *o, struct lt
 }
 
 static const char *const variant_names[VARIANTS] = { "compiled_out", "no_session",
-						       "session_info", "session_debug" };
+						       "session_info", "session_debug",
+						       "session_states" };
 
 /* What one variant measured over the repetitions. */
 struct variant {
@@ -205,7 +228,9 @@ static struct sample run_variant(int v, const char *self, const char *notrace,
 	case 1:
 		return run_child(self, o);
 	default:
-		smp = run_traced(self, o, s, v == 2 ? LT_LEVEL_INFO : LT_LEVEL_DEBUG, &rec, &disc);
+		s->event = v == V_STATES ? ENC_EV_NAME(encproxy, task_state) : NULL;
+		smp = run_traced(self, o, s, v == 3 ? LT_LEVEL_DEBUG : LT_LEVEL_INFO, &rec, &disc);
+		s->event = NULL;
 		out->recorded += rec;
 		out->discarded += disc;
 		return smp;
@@ -264,6 +289,57 @@ static void print_loadavg(const char *when)
 	printf("# load average %s: %s\n", when, line);
 }
 
+/* The event-cost loop at its best (the shortest of EVENT_LOOP_REPS runs), in ns per event. */
+struct event_cost {
+	double disabled_ns; /* no session: a tracepoint that is off */
+	double recorded_ns; /* under an INFO session with record's contexts, every event kept */
+	uint64_t discarded;
+};
+
+static int measure_event_cost(const char *self, const struct opts *o, struct lt_session *s,
+			      struct event_cost *c)
+{
+	struct opts lo = *o;
+	uint64_t best_off = UINT64_MAX, best_on = UINT64_MAX, rec, disc;
+
+	lo.events = EVENT_LOOP_N;
+	c->discarded = 0;
+	for (int i = 0; i < EVENT_LOOP_REPS; i++) {
+		struct sample off = run_child(self, &lo);
+		struct sample on = run_traced(self, &lo, s, LT_LEVEL_INFO, &rec, &disc);
+
+		if (!off.wall_ns || !on.wall_ns)
+			return -1;
+		best_off = off.wall_ns < best_off ? off.wall_ns : best_off;
+		best_on = on.wall_ns < best_on ? on.wall_ns : best_on;
+		c->discarded += disc;
+	}
+	c->disabled_ns = (double)best_off / EVENT_LOOP_N;
+	c->recorded_ns = (double)best_on / EVENT_LOOP_N;
+	return 0;
+}
+
+/*
+ * The event cost, and what the INFO session would cost the workload if each of its events cost
+ * no more than in the loop (hot caches, no effect on the threads' timing): the best ratio this
+ * machine's LTTng-UST allows for the events the INFO level records.
+ */
+static void print_event_cost(const struct opts *o, const struct variant *var,
+			     const struct event_cost *c)
+{
+	double exec_ns = median_of(&var[0], o->reps, M_WALL) / (double)o->ops;
+	double info_per_exec = (double)(var[V_INFO].recorded / o->reps) / (double)o->ops;
+
+	printf("# event cost = one encproxy:task_state fired %u times back to back, the best of %d\n"
+	       "# runs; floor_ratio = 1 + info_events_per_exec x recorded_ns / the compiled-out\n"
+	       "# exec time: session_info's ratio if its events cost no more than in that loop.\n",
+	       EVENT_LOOP_N, EVENT_LOOP_REPS);
+	printf("BENCH trace_event_cost disabled_ns=%.1f recorded_ns=%.1f discarded=%llu "
+	       "info_events_per_exec=%.1f exec_ns=%.0f floor_ratio=%.3f\n",
+	       c->disabled_ns, c->recorded_ns, (unsigned long long)c->discarded, info_per_exec,
+	       exec_ns, 1.0 + info_per_exec * c->recorded_ns / exec_ns);
+}
+
 static void print_results(const struct opts *o, const struct variant *var)
 {
 	double base_wall = median_of(&var[0], o->reps, M_WALL);
@@ -285,7 +361,7 @@ static void print_results(const struct opts *o, const struct variant *var)
 		       median_of(&var[v], o->reps, M_SWITCHES) / (double)o->ops);
 		if (v == 1)
 			printf(" goal_max=1.01 ok=%d", ratio <= 1.01);
-		if (v == 2)
+		if (v == V_INFO)
 			printf(" goal_max=1.03 ok=%d", ratio <= 1.03);
 		if (v >= 2)
 			printf(" events=%llu discarded=%llu ns_per_event=%.1f",
@@ -300,6 +376,7 @@ static void print_results(const struct opts *o, const struct variant *var)
 static int measure(const struct opts *o)
 {
 	static struct variant var[VARIANTS];
+	struct event_cost cost;
 	char self[PATH_MAX], notrace[PATH_MAX + 16], err[LT_ERR_MAX];
 	struct lt_session s = { 0 };
 	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -335,9 +412,15 @@ static int measure(const struct opts *o)
 			}
 		}
 	}
+	if (measure_event_cost(self, o, &s, &cost)) {
+		fprintf(stderr, "bench_trace: the event-cost loop failed\n");
+		lt_sessiond_release(&s);
+		return 1;
+	}
 	lt_sessiond_release(&s);
 	print_loadavg("after");
 	print_results(o, var);
+	print_event_cost(o, var, &cost);
 	return 0;
 }
 
@@ -371,6 +454,8 @@ int main(int argc, char **argv)
 			o.ops = strtoull(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
 			o.reps = (unsigned)strtoul(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--event-loop") && i + 1 < argc && is_worker)
+			o.events = strtoull(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--ranks") && i + 1 < argc)
 			o.ranks = (uint32_t)strtoul(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--cpu") && i + 1 < argc && !strcmp(argv[i + 1], "none"))

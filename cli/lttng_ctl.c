@@ -328,7 +328,10 @@ int lt_session_begin(struct lt_session *s, char *err, size_t errlen)
 	rc = step(err, errlen, "enable-channel", "-u", "-s", s->name,
 		  s->level == LT_LEVEL_DEBUG ? "--subbuf-size=4M" : "--subbuf-size=1M", "--num-subbuf=8",
 		  s->snapshot ? "--overwrite" : "--discard", CHANNEL, NULL);
-	for (size_t i = 0; !rc && i < sizeof(providers) / sizeof(providers[0]); i++) {
+	if (!rc && s->event)
+		rc = step(err, errlen, "enable-event", "-u", "-s", s->name, "-c", CHANNEL,
+			  s->event, opt_level, NULL);
+	for (size_t i = 0; !rc && !s->event && i < sizeof(providers) / sizeof(providers[0]); i++) {
 		snprintf(pattern, sizeof(pattern), "%s:*", providers[i]);
 		rc = step(err, errlen, "enable-event", "-u", "-s", s->name, "-c",
 			     CHANNEL, pattern, opt_level, NULL);

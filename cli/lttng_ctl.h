@@ -27,6 +27,8 @@ struct lt_session {
 	char output[PATH_MAX];   /* absolute trace directory */
 	bool snapshot;           /* flight recorder: overwrite buffers, snapshot on demand */
 	enum lt_level level;
+	const char *event;       /* NULL: every event of the project's providers at level; else
+				    only this one (benchmarks: what a narrower session costs) */
 	bool created;            /* `lttng create` succeeded: destroy owed */
 	bool started;            /* `lttng start` succeeded: stop owed */
 	bool trigger;            /* the watchdog snapshot trigger is installed */
@@ -58,9 +60,9 @@ int lt_sessiond_ensure(struct lt_session *s, char *err, size_t errlen);
 void lt_sessiond_release(struct lt_session *s);
 
 /*
- * Create the session writing to s->output, enable the project's providers at s->level, add
- * the vpid, vtid and procname contexts, install the watchdog snapshot trigger in snapshot
- * mode, and start. On failure everything done so far is undone.
+ * Create the session writing to s->output, enable the project's providers (or only s->event)
+ * at s->level, add the vpid, vtid and procname contexts, install the watchdog snapshot trigger
+ * in snapshot mode, and start. On failure everything done so far is undone.
  */
 int lt_session_begin(struct lt_session *s, char *err, size_t errlen);
 
