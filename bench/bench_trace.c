@@ -430,8 +430,9 @@ static int usage(FILE *f, int code)
 {
 	fprintf(f, "usage: bench_trace [--quick] [--ops M] [--reps N] [--ranks R] [--cpu C|none]\n"
 		   "Prints BENCH lines: the workload's wall and CPU time with tracing compiled out,\n"
-		   "compiled in without a session, under an INFO session and a DEBUG session, each\n"
-		   "as a ratio to compiled out. Defaults: --ops 3000 --reps 9 --ranks 2, the runs\n"
+		   "compiled in without a session, under an INFO session, a DEBUG session and an\n"
+		   "INFO session recording only encproxy:task_state, each as a ratio to compiled out;\n"
+		   "then the cost of one event fired back to back. Defaults: --ops 3000 --reps 9 --ranks 2, the runs\n"
 		   "pinned to the last CPU (--cpu none: not pinned); --quick: --ops 500 --reps 3.\n"
 		   "Any other LTTng session on the machine records these runs too: run it alone\n"
 		   "(as root, in a mount namespace with its own /run/lttng:\n"
