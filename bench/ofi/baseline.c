@@ -16,11 +16,14 @@
 
 #include "bench_ofi.h"
 
-static pid_t spawn(char *const argv[], int out_fd)
+/* Run @argv with its output on @out_fd, bound to @cpu unless it is -1. */
+static pid_t spawn(char *const argv[], int out_fd, int cpu)
 {
 	pid_t pid = fork();
 
 	if (pid == 0) {
+		if (bench_bind_to(cpu))
+			_exit(126);
 		dup2(out_fd, STDOUT_FILENO);
 		dup2(out_fd, STDERR_FILENO);
 		execvp(argv[0], argv);
@@ -30,7 +33,7 @@ static pid_t spawn(char *const argv[], int out_fd)
 }
 
 int bench_fi_pingpong(const char *provider, size_t bytes, unsigned iters, unsigned port,
-		      struct bench_ofi_result *out)
+		      const int cpu[2], struct bench_ofi_result *out)
 {
 	char size[32], it[32], ports[16], line[256], last[256] = "";
 	char *srv[] = { "fi_pingpong", "-p", (char *)provider, "-e", "rdm", "-m", "tagged",
@@ -47,9 +50,9 @@ int bench_fi_pingpong(const char *provider, size_t bytes, unsigned iters, unsign
 	devnull = open_devnull();
 	if (devnull < 0 || pipe(p))
 		return -errno;
-	s = spawn(srv, devnull);
+	s = spawn(srv, devnull, cpu[0]);
 	usleep(200000); /* the server listens */
-	c = spawn(cli, p[1]);
+	c = spawn(cli, p[1], cpu[1]);
 	close(p[1]);
 	f = fdopen(p[0], "r");
 	while (f && fgets(line, sizeof(line), f))

@@ -16,9 +16,16 @@
  * Memory as fi_pingpong's: a send buffer and a receive buffer, every page written before.
  * Goals (issue): ratio >= 0.9 at 1 MiB, added_us <= 2 at 8 B.
  *
- *	bench_ofi [--provider NAME]... [--iters N] [--spin]
+ * Placement: each process is bound to its own CPU (rank r and fi_pingpong's server / client on
+ * CPU r), as MPI binds ranks to cores. Left to the scheduler, the two workers sometimes shared
+ * one CPU and the two consumers the other: each 1 MiB copy then ran on a CPU whose cache also
+ * held the other direction's buffers, and the bandwidth halved (0.52-0.98 of fi_pingpong's, in
+ * two modes). --no-place leaves it to the scheduler.
+ *
+ *	bench_ofi [--provider NAME]... [--iters N] [--spin] [--no-place]
  */
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -63,7 +70,32 @@ struct opts {
 	unsigned providers_n;
 	unsigned iters;
 	bool spin;
+	bool no_place; /* leave the workers and fi_pingpong where the scheduler puts them */
 };
+
+/* The CPU rank or process @i is bound to, or -1 (not bound). */
+static int place_cpu(const struct opts *o, unsigned i)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return o->no_place || n < 2 ? -1 : (int)(i % (unsigned)n);
+}
+
+/* Bind the calling process (the threads it creates after this) to @cpu; -1: leave it. */
+int bench_bind_to(int cpu)
+{
+	cpu_set_t set;
+
+	if (cpu < 0)
+		return 0;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set)) {
+		fprintf(stderr, "bench_ofi: cannot bind to CPU %d: %s\n", cpu, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
 
 int open_devnull(void)
 {
@@ -172,7 +204,7 @@ out:
 
 /* Process @rank of the ping-pong: writes the measured ns of @iters round trips to @fd. */
 static int player(const char *job, const char *provider, uint32_t rank, size_t bytes,
-		  unsigned iters, unsigned stream, bool spin, int fd)
+		  unsigned iters, unsigned stream, const struct opts *o, int fd)
 {
 	uint64_t stream_ns;
 	struct enc_config cfg;
@@ -190,7 +222,9 @@ static int player(const char *job, const char *provider, uint32_t rank, size_t b
 	snprintf(cfg.net_backend, sizeof(cfg.net_backend), "ofi");
 	snprintf(cfg.net_provider, sizeof(cfg.net_provider), "%s", provider);
 	cfg.device_wait = false; /* no simulated device: the exchange is all there is */
-	cfg.one_thread_per_core = spin;
+	cfg.one_thread_per_core = o->spin;
+	if (bench_bind_to(place_cpu(o, rank)))
+		return 1;
 	cfg.proxy_timeout_ms = 20000;
 	/* Real pages, as fi_pingpong's memset gives it: an untouched buffer is the shared zero
 	 * page, which a copy reads from cache. */
@@ -220,7 +254,7 @@ static int player(const char *job, const char *provider, uint32_t rank, size_t b
 }
 
 static int proxy_pingpong(const char *provider, size_t bytes, unsigned iters, unsigned stream,
-			  bool spin, struct bench_ofi_result *out, double *stream_mbs)
+			  const struct opts *o, struct bench_ofi_result *out, double *stream_mbs)
 {
 	uint64_t sns = 0;
 	char job[64];
@@ -235,7 +269,7 @@ static int proxy_pingpong(const char *provider, size_t bytes, unsigned iters, un
 	for (uint32_t r = 0; r < 2; r++) {
 		pid[r] = fork();
 		if (pid[r] == 0)
-			_exit(player(job, provider, r, bytes, iters, stream, spin, p[1]));
+			_exit(player(job, provider, r, bytes, iters, stream, o, p[1]));
 	}
 	close(p[1]);
 	if (read(p[0], &ns, sizeof(ns)) != sizeof(ns) || read(p[0], &sns, sizeof(sns)) != sizeof(sns))
@@ -269,7 +303,7 @@ static const char *loadavg(void)
 static int usage(const char *why)
 {
 	fprintf(stderr, "bench_ofi: error: %s\nusage: bench_ofi [--provider NAME]... [--iters N] "
-		"[--spin]\n", why);
+		"[--spin] [--no-place]\n", why);
 	return 2;
 }
 
@@ -285,11 +319,15 @@ static int parse(int argc, char **argv, struct opts *o)
 				return usage("--iters: expected a positive number");
 		} else if (!strcmp(argv[i], "--spin")) {
 			o->spin = true;
+		} else if (!strcmp(argv[i], "--no-place")) {
+			o->no_place = true;
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			printf("usage: bench_ofi [--provider NAME]... [--iters N] [--spin]\n"
+			printf("usage: bench_ofi [--provider NAME]... [--iters N] [--spin] "
+			       "[--no-place]\n"
 			       "The proxy's ping-pong over the ofi backend against fi_pingpong on the "
 			       "same provider\n(default providers: tcp, shm; 2000 round trips per "
-			       "size; --spin: busy-spinning workers).\n");
+			       "size; --spin: busy-spinning workers).\nRank r's process and "
+			       "fi_pingpong's process r are bound to CPU r; --no-place: not bound.\n");
 			exit(0);
 		} else {
 			return usage("unknown argument");
@@ -332,9 +370,11 @@ int main(int argc, char **argv)
 		tight_slack = strcmp(getenv("BENCH_OFI_SLACK"), "0") != 0;
 	bench_config(&cfg);
 	printf("# bench_ofi: %u round trips (8 B), %u (1 MiB); consumer yield %u us then wait %u us, "
-	       "worker linger %u us, timer slack %s, workers %s; load %s", o.iters, o.iters / 10 + 1,
-	       cfg.consume_yield_us, cfg.consume_poll_us, cfg.worker_linger_us,
-	       tight_slack ? "1 ns" : "default", o.spin ? "spin" : "yield", loadavg());
+	       "worker linger %u us, timer slack %s, workers %s, %s; load %s", o.iters,
+	       o.iters / 10 + 1, cfg.consume_yield_us, cfg.consume_poll_us, cfg.worker_linger_us,
+	       tight_slack ? "1 ns" : "default", o.spin ? "spin" : "yield",
+	       place_cpu(&o, 0) < 0 ? "not bound" : "process r bound to CPU r",
+	       loadavg());
 	for (unsigned p = 0; p < o.providers_n; p++) {
 		for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
 			struct bench_ofi_result proxy = { 0 }, base = { 0 };
@@ -342,12 +382,13 @@ int main(int argc, char **argv)
 			unsigned stream = sizes[s] > 65536 ? iters : 0;
 			double stream_mbs = 0;
 
-			if (bench_fi_pingpong(o.providers[p], sizes[s], iters, port++, &base)) {
+			if (bench_fi_pingpong(o.providers[p], sizes[s], iters, port++,
+					      (int[2]){ place_cpu(&o, 0), place_cpu(&o, 1) }, &base)) {
 				fprintf(stderr, "bench_ofi: fi_pingpong on %s failed (is libfabric-bin "
 					"installed?)\n", o.providers[p]);
 				return 1;
 			}
-			if (proxy_pingpong(o.providers[p], sizes[s], iters, stream, o.spin, &proxy,
+			if (proxy_pingpong(o.providers[p], sizes[s], iters, stream, &o, &proxy,
 					   &stream_mbs)) {
 				fprintf(stderr, "bench_ofi: the proxy ping-pong on %s failed\n",
 					o.providers[p]);

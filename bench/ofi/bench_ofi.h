@@ -9,11 +9,15 @@ struct bench_ofi_result {
 	double mb_per_s;   /* bytes / one-way time (fi_pingpong's MB/sec: 10^6 bytes) */
 };
 
-/* Run fi_pingpong server and client on @provider; 0, or -errno / -EPROTO (unparsable). */
+/* Run fi_pingpong server and client on @provider, bound to cpu[0] and cpu[1] (-1: not
+ * bound); 0, or -errno / -EPROTO (unparsable). */
 int bench_fi_pingpong(const char *provider, size_t bytes, unsigned iters, unsigned port,
-		      struct bench_ofi_result *out);
+		      const int cpu[2], struct bench_ofi_result *out);
 
 int open_devnull(void);
+
+/* Bind the calling process to @cpu (-1: leave it as it is); 0, or -1 with a message. */
+int bench_bind_to(int cpu);
 
 /* floor.c: one-way us of a bare two-process ping-pong, direct and through a worker thread per
  * process (yield-loop hand-offs): the least a thread-per-process proxy adds. 0 or -errno. */

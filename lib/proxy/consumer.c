@@ -6,7 +6,6 @@
 #include <sched.h>
 #include <unistd.h>
 
-#include "common/cpu.h"
 #include "common/log.h"
 #include "common/time.h"
 #include "common/trace.h"
@@ -24,29 +23,26 @@ int enc_proxy_check_status(const struct enc_context *ctx, enum proxy_task_state_
 }
 
 /*
- * Between two status reads of a task not yet done. When the thread may run on more than one
- * CPU: for the first consume_yield_us, yield; then block until the worker marks the task DONE
- * (it wakes its waiters after each pass), for at most consume_poll_us and never past the
- * watchdog. A plain sleep would last at least the timer slack (~60 us for a 10 us sleep) and
- * often end before the task is done; the wake-up ends the wait when it is (bench_ofi, 1 MiB
- * ping-pong: +35-40 % over tcp and shm). Alone on one CPU the consumer keeps the seed's sleep:
- * there, yielding multiplied the switches (bench_trace INFO 1.06 -> 1.20) and so did the
- * early wake-ups (the pinned workload 0.49 -> 0.65 s). consume_poll_us = 0: a busy poll.
+ * Between two status reads of a task not yet done: for the first consume_yield_us, yield; then
+ * block until the worker marks the task DONE (it wakes its waiters after each pass), for at
+ * most consume_poll_us and never past the watchdog. The seed sleeps consume_poll_us instead: a
+ * sleep lasts at least the timer slack (~60 us for a 10 us sleep) and often ends before the task
+ * is done; the wake-up ends the wait when it is (bench_ofi, 1 MiB ping-pong: +35-40 % over tcp
+ * and shm). The same holds for a consumer pinned to its worker's CPU, where the yield hands
+ * the CPU to the worker at once (bench_ofi with each process bound to one CPU: 8 B one-way 80 ->
+ * 4.5 us; the pinned bench_trace workload 0.50 -> 0.44 s). consume_poll_us = 0: a busy poll.
  */
 static void wait_or_yield(const struct enc_context *ctx, struct enc_status_seen *seen,
 			  uint64_t elapsed, uint64_t timeout_ns)
 {
 	const struct enc_config *cfg = &ctx->comm->cfg;
 	uint64_t wait_ns = (uint64_t)cfg->consume_poll_us * 1000u;
-	bool several_cpus = enc_thread_may_run_elsewhere();
 
-	if (several_cpus && elapsed < (uint64_t)cfg->consume_yield_us * 1000u)
+	if (elapsed < (uint64_t)cfg->consume_yield_us * 1000u)
 		sched_yield();
-	else if (several_cpus && wait_ns)
+	else if (wait_ns)
 		enc__task_state_wait(seen->st, seen->state,
 				     wait_ns < timeout_ns - elapsed ? wait_ns : timeout_ns - elapsed);
-	else if (wait_ns)
-		usleep(cfg->consume_poll_us);
 	enc__task_state_put(seen->st);
 	seen->st = NULL;
 }
