@@ -341,11 +341,12 @@ static int parse(int argc, char **argv, struct opts *o)
 }
 
 /* The thread layout's own cost, for the 2 us goal (floor.c). */
-static int print_floor(unsigned rounds)
+static int print_floor(const struct opts *o)
 {
 	double direct, proxied;
 
-	if (bench_handoff_floor(rounds, &direct, &proxied)) {
+	if (bench_handoff_floor(o->iters, (int[2]){ place_cpu(o, 0), place_cpu(o, 1) }, &direct,
+				&proxied)) {
 		fprintf(stderr, "bench_ofi: the hand-off floor failed\n");
 		return 1;
 	}
@@ -408,5 +409,5 @@ int main(int argc, char **argv)
 			fflush(stdout);
 		}
 	}
-	return print_floor(o.iters);
+	return print_floor(&o);
 }

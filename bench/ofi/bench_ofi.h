@@ -20,7 +20,8 @@ int open_devnull(void);
 int bench_bind_to(int cpu);
 
 /* floor.c: one-way us of a bare two-process ping-pong, direct and through a worker thread per
- * process (yield-loop hand-offs): the least a thread-per-process proxy adds. 0 or -errno. */
-int bench_handoff_floor(unsigned rounds, double *direct_us, double *proxied_us);
+ * process (yield-loop hand-offs), process p bound to cpu[p] (-1: not bound): the least a
+ * thread-per-process proxy adds. 0 or -errno. */
+int bench_handoff_floor(unsigned rounds, const int cpu[2], double *direct_us, double *proxied_us);
 
 #endif /* BENCH_OFI_H */

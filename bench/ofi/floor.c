@@ -6,7 +6,8 @@
  * worker to the other process's worker, that worker to its caller; and back. Every wait is a
  * yield loop - the cheapest wait that shares the CPUs (four spinning threads on two CPUs stall).
  * The difference of the two one-way times is the least a thread-per-process proxy adds on this
- * machine, before any queue, task or provider work.
+ * machine, before any queue, task or provider work. Each process is bound to the CPU bench_ofi
+ * binds that rank to (-1: not bound), so the layout is the proxy ping-pong's.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -34,6 +35,7 @@ struct floor_run {
 	struct floor_page *pg;
 	unsigned p;      /* this process: 0 or 1 */
 	unsigned rounds;
+	int cpu[2];      /* where process p runs, or -1 */
 };
 
 static void wait_for(uint64_t *word, uint64_t v)
@@ -78,7 +80,7 @@ static uint64_t side(struct floor_run *r, bool proxied)
 	pthread_t th;
 	uint64_t t0;
 
-	if (proxied && pthread_create(&th, NULL, worker, r))
+	if (bench_bind_to(r->cpu[p]) || (proxied && pthread_create(&th, NULL, worker, r)))
 		return 0;
 	t0 = enc_now_ns();
 	for (uint64_t i = 1; i <= r->rounds; i++) {
@@ -100,13 +102,16 @@ static uint64_t side(struct floor_run *r, bool proxied)
 }
 
 /* One ping-pong of @rounds between this process and a child; the one-way time in us. */
-static int pingpong(unsigned rounds, bool proxied, double *one_way_us)
+static int pingpong(unsigned rounds, bool proxied, const int cpu[2], double *one_way_us)
 {
-	struct floor_run r = { .rounds = rounds };
+	struct floor_run r = { .rounds = rounds, .cpu = { cpu[0], cpu[1] } };
+	cpu_set_t was;
 	uint64_t ns;
 	int st;
 	pid_t pid;
 
+	if (sched_getaffinity(0, sizeof(was), &was))
+		return -errno;
 	r.pg = mmap(NULL, sizeof(*r.pg), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (r.pg == MAP_FAILED)
 		return -errno;
@@ -122,6 +127,7 @@ static int pingpong(unsigned rounds, bool proxied, double *one_way_us)
 	}
 	r.p = 0;
 	ns = side(&r, proxied);
+	sched_setaffinity(0, sizeof(was), &was); /* side() bound this process */
 	waitpid(pid, &st, 0);
 	munmap(r.pg, sizeof(*r.pg));
 	if (!ns || !WIFEXITED(st) || WEXITSTATUS(st))
@@ -130,9 +136,9 @@ static int pingpong(unsigned rounds, bool proxied, double *one_way_us)
 	return 0;
 }
 
-int bench_handoff_floor(unsigned rounds, double *direct_us, double *proxied_us)
+int bench_handoff_floor(unsigned rounds, const int cpu[2], double *direct_us, double *proxied_us)
 {
-	int rc = pingpong(rounds, false, direct_us);
+	int rc = pingpong(rounds, false, cpu, direct_us);
 
-	return rc ? rc : pingpong(rounds, true, proxied_us);
+	return rc ? rc : pingpong(rounds, true, cpu, proxied_us);
 }
