@@ -17,7 +17,8 @@
 
 #include <proxyscope/proxy.h>
 
-#include "common/cpu.h" /* enc_cpu_relax */
+#include "common/cpu.h"  /* enc_cpu_relax */
+#include "common/time.h" /* enc_now_ns */
 
 /* What the command line chose. */
 struct bench_opts {
@@ -29,7 +30,6 @@ struct bench_opts {
 
 /* ---- bench_util.c ---------------------------------------------------------------------- */
 
-uint64_t bench_now_ns(void);
 void bench_sleep_ns(uint64_t ns);
 /* Busy-wait @ns (keeps the calling CPU awake, unlike a sleep). */
 void bench_spin_ns(uint64_t ns);

@@ -41,7 +41,7 @@ static void *spin_responder(void *arg)
 		/* Acquire pairs with the caller's release store of the round number. */
 		while ((w = __atomic_load_n(&pp->word, __ATOMIC_ACQUIRE)) == seen)
 			enc_cpu_relax();
-		now = bench_now_ns();
+		now = enc_now_ns();
 		if (w == SPIN_STOP)
 			break;
 		__atomic_store_n(&pp->stamp, now, __ATOMIC_RELAXED);
@@ -63,13 +63,13 @@ int bench_spin_pingpong(uint64_t duration_ns, uint64_t *rng, struct bench_sample
 	rc = -pthread_create(&tid, NULL, spin_responder, &pp);
 	if (rc)
 		return rc;
-	end = bench_now_ns() + duration_ns;
-	while (!rc && bench_now_ns() < end) {
+	end = enc_now_ns() + duration_ns;
+	while (!rc && enc_now_ns() < end) {
 		uint64_t t0;
 
 		seq++;
 		bench_spin_ns(bench_rand_between(rng, SPIN_DELAY_MIN_NS, SPIN_DELAY_MAX_NS));
-		t0 = bench_now_ns();
+		t0 = enc_now_ns();
 		__atomic_store_n(&pp.word, seq, __ATOMIC_RELEASE);
 		/* Acquire pairs with the responder's release of the ack (covers the stamp). */
 		while (__atomic_load_n(&pp.ack, __ATOMIC_ACQUIRE) != seq)
@@ -103,7 +103,7 @@ static void *cond_waiter(void *arg)
 
 		while (!pp->stop && pp->want == seen)
 			pthread_cond_wait(&pp->cv, &pp->mtx);
-		now = bench_now_ns();
+		now = enc_now_ns();
 		if (pp->stop)
 			break;
 		seen = pp->want;
@@ -141,7 +141,7 @@ int bench_cond_pp_round(struct bench_cond_pp *pp, uint64_t gap_ns, uint32_t poll
 	uint64_t seq = ++pp->seq, t0;
 
 	bench_sleep_ns(gap_ns);
-	t0 = bench_now_ns();
+	t0 = enc_now_ns();
 	pthread_mutex_lock(&pp->mtx);
 	pp->want = seq;
 	pthread_mutex_unlock(&pp->mtx);

@@ -99,10 +99,10 @@ static int measure_steps(const struct bench_opts *o, struct steps_result *res)
 		uint64_t t0, t1;
 
 		enc_proxy_stats_get(&s0);
-		t0 = bench_now_ns();
+		t0 = enc_now_ns();
 		bench_sleep_ns(round_ns);
 		enc_proxy_stats_get(&s1);
-		t1 = bench_now_ns();
+		t1 = enc_now_ns();
 		if (s1.tasks_recycled != s0.tasks_recycled) {
 			bench_error("steps_per_sec: a task finished; the in-flight set changed");
 			rc = -EPROTO;
@@ -202,8 +202,8 @@ static int measure_append(const struct bench_opts *o, struct latency_result *res
 		bench_error("condvar ping-pong setup: %d", rc);
 		goto out_destroy_probe;
 	}
-	end = bench_now_ns() + o->budget_ns;
-	while (!rc && bench_now_ns() < end) {
+	end = enc_now_ns() + o->budget_ns;
+	while (!rc && enc_now_ns() < end) {
 		uint64_t b, d;
 
 		rc = bench_cond_pp_round(pp, APPEND_GAP_NS, BENCH_CONSUME_POLL_US, &b);
@@ -378,7 +378,7 @@ int main(int argc, char **argv)
 		o.budget_ns = 600000000ull;
 		o.chunks = 2;
 	}
-	rng = bench_now_ns() ^ ((uint64_t)getpid() << 32);
+	rng = enc_now_ns() ^ ((uint64_t)getpid() << 32);
 	enc_log_set_hook(enc_log_stderr, NULL, ENC_LOG_WARN);
 
 	print_header(&o);

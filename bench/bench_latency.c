@@ -122,10 +122,10 @@ int bench_trigger_probe_run(struct bench_trigger_probe *p, uint64_t duration_ns,
 			    struct bench_samples *out)
 {
 	struct probe_comm *pc = &p->pc;
-	uint64_t end = bench_now_ns() + duration_ns;
+	uint64_t end = enc_now_ns() + duration_ns;
 	int rc = 0;
 
-	while (!rc && bench_now_ns() < end) {
+	while (!rc && enc_now_ns() < end) {
 		uint64_t t0, t1, deadline;
 
 		probe_comm_prepare(pc, true);
@@ -135,8 +135,8 @@ int bench_trigger_probe_run(struct bench_trigger_probe *p, uint64_t duration_ns,
 			break;
 		}
 		/* B1 ran: the network task is (about to be) polling the trigger word. */
-		deadline = bench_now_ns() + PROBE_WAIT_START_NS;
-		while (!bench_probe_start_ns() && bench_now_ns() < deadline)
+		deadline = enc_now_ns() + PROBE_WAIT_START_NS;
+		while (!bench_probe_start_ns() && enc_now_ns() < deadline)
 			enc_cpu_relax();
 		if (!bench_probe_start_ns()) {
 			bench_error("exec %llu: the worker never started the network task",
@@ -145,13 +145,13 @@ int bench_trigger_probe_run(struct bench_trigger_probe *p, uint64_t duration_ns,
 			break;
 		}
 		bench_spin_ns(bench_rand_between(rng, TRIGGER_DELAY_MIN_NS, TRIGGER_DELAY_MAX_NS));
-		t0 = bench_now_ns();
+		t0 = enc_now_ns();
 		/* Release pairs with the worker's acquire load in the trigger gate. */
 		__atomic_store_n(&pc->trigger, 1u, __ATOMIC_RELEASE);
 		/* Wait for the stamp itself, as the spin baseline waits for its ack: polling the
 		 * task's status instead would bounce the status line the worker writes on the way. */
-		deadline = bench_now_ns() + PROBE_WAIT_START_NS;
-		while (!(t1 = bench_probe_progress_ns()) && bench_now_ns() < deadline)
+		deadline = enc_now_ns() + PROBE_WAIT_START_NS;
+		while (!(t1 = bench_probe_progress_ns()) && enc_now_ns() < deadline)
 			enc_cpu_relax();
 		rc = probe_comm_consume(pc);
 		if (rc)
@@ -204,7 +204,7 @@ int bench_append_probe_round(struct bench_append_probe *p, uint64_t gap_ns, uint
 	probe_comm_prepare(pc, false);
 	/* Nothing is active or queued: within the gap the worker goes to sleep on its cv. */
 	bench_sleep_ns(gap_ns);
-	t0 = bench_now_ns();
+	t0 = enc_now_ns();
 	rc = enc_enq_proxy_tasks(&pc->ctx);
 	if (rc) {
 		bench_error("enc_enq_proxy_tasks: %d", rc);

@@ -59,7 +59,7 @@ static void probe_close(struct enc_net_comm *nc)
 static int probe_start(struct enc_net_comm *nc, const struct enc_net_block *blk,
 		       struct enc_net_req **out)
 {
-	uint64_t now = bench_now_ns();
+	uint64_t now = enc_now_ns();
 	struct enc_net_req *r;
 
 	stamp_first(&g_start_ns, now);
@@ -74,7 +74,7 @@ static int probe_start(struct enc_net_comm *nc, const struct enc_net_block *blk,
 
 static int probe_progress(struct enc_net_comm *nc, struct enc_net_req *req, bool *idle, bool *done)
 {
-	stamp_first(&g_progress_ns, bench_now_ns());
+	stamp_first(&g_progress_ns, enc_now_ns());
 	if (req->sema && req->ops_n)
 		/* Release pairs with the device's acquire load of its semaphore. */
 		__atomic_fetch_add(req->sema, req->ops_n, __ATOMIC_RELEASE);

@@ -7,14 +7,6 @@
 
 #include "bench.h"
 
-uint64_t bench_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 void bench_sleep_ns(uint64_t ns)
 {
 	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000ull),
@@ -26,9 +18,9 @@ void bench_sleep_ns(uint64_t ns)
 
 void bench_spin_ns(uint64_t ns)
 {
-	uint64_t end = bench_now_ns() + ns;
+	uint64_t end = enc_now_ns() + ns;
 
-	while (bench_now_ns() < end)
+	while (enc_now_ns() < end)
 		enc_cpu_relax();
 }
 
