@@ -183,6 +183,9 @@ bool enc__ofi_job_peer_gone(struct ofi_job *job, uint32_t rank, int *pid);
 /* True when the process holding @rank is known dead (after enc__ofi_job_check saw it). */
 bool enc__ofi_job_rank_dead(const struct ofi_job *job, uint32_t rank, int *pid);
 
+/* The text of the encnet:error event for an op or barrier failed by a dead process (-ESRCH). */
+#define ENC_OFI_PEER_DIED "the peer's process died"
+
 /*
  * True once a process of the job is known dead: *@rank is its first rank, *@pid its pid. A job
  * that lost a process cannot finish a collective any more, and a live rank may have given up an

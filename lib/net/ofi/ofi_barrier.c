@@ -112,13 +112,13 @@ static int slot_state(struct enc_net_comm *nc, struct ofi_bar_slot *s)
 		    enc__ofi_job_rank_dead(nc->job, q, &pid)) {
 			enc_err("ofi: rank %u: barrier %llu: rank %u's process (pid %d) died "
 				"before arriving", nc->rank, (unsigned long long)s->seq, q, pid);
-			enc_tp(encnet, error, nc->rank, q, -ESRCH, 0, "the peer's process died");
+			enc_tp(encnet, error, nc->rank, q, -ESRCH, 0, ENC_OFI_PEER_DIED);
 			return -ESRCH;
 		}
 	/* The dead process arrived before it died; a live rank that gave up may never come. */
 	enc_err("ofi: rank %u: barrier %llu fails: the job lost rank %u's process (pid %d)",
 		nc->rank, (unsigned long long)s->seq, lost, lost_pid);
-	enc_tp(encnet, error, nc->rank, lost, -ESRCH, 0, "the peer's process died");
+	enc_tp(encnet, error, nc->rank, lost, -ESRCH, 0, ENC_OFI_PEER_DIED);
 	return -ESRCH;
 }
 

@@ -33,7 +33,7 @@ int enc__ofi_post(struct enc_net_comm *nc, struct ofi_xfer *x, bool send, uint32
 	if (peer != nc->rank && enc__ofi_job_peer_gone(nc->job, peer, &pid)) {
 		enc_err("ofi: rank %u: no %s rank %u: rank %u's process (pid %d) died", nc->rank,
 			send ? "send to" : "receive from", peer, peer, pid);
-		enc_tp(encnet, error, nc->rank, peer, -ESRCH, 0, "the peer's process died");
+		enc_tp(encnet, error, nc->rank, peer, -ESRCH, 0, ENC_OFI_PEER_DIED);
 		return -ESRCH;
 	}
 	if (send)

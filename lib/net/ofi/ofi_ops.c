@@ -280,7 +280,7 @@ static void fail_dead(struct enc_net_comm *nc, struct enc_net_req *req)
 			enc_err("ofi: rank %u: exec %llu: the %s %s rank %u fails: the job lost rank "
 				"%u's process (pid %d)", nc->rank, (unsigned long long)req->exec_id,
 				kind, dir, op->peer, lost_rank, lost_pid);
-		enc_tp(encnet, error, nc->rank, op->peer, -ESRCH, 0, "the peer's process died");
+		enc_tp(encnet, error, nc->rank, op->peer, -ESRCH, 0, ENC_OFI_PEER_DIED);
 		op_report(req, op, -ESRCH);
 	}
 }
