@@ -4,7 +4,6 @@
  */
 #include <errno.h>
 #include <sched.h>
-#include <unistd.h>
 
 #include "common/log.h"
 #include "common/time.h"

@@ -7,6 +7,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -220,7 +222,7 @@ static void *trigger_later(void *arg)
 }
 
 /* The blocking consumer returns when the worker finishes the task, not at its next poll (on
- * one CPU or several: ctest runs this pinned too, see CMakeLists.txt). */
+ * several CPUs or one: ctest also runs these tests bound to one, test_queue_one_cpu). */
 static void test_queue__a_blocked_consumer_wakes_when_its_task_is_done(void **state)
 {
 	pthread_t th;
@@ -404,6 +406,23 @@ static void test_queue__invalid_contexts_are_rejected(void **state)
 	assert_int_equal(enc_enq_proxy_tasks(&f.ctx), -EINVAL);
 }
 
+/* TEST_QUEUE_ONE_CPU=1 (ctest's test_queue_one_cpu): every thread on the first CPU this
+ * process may use, as in a process bound to one core. */
+static int pin_to_one_cpu(void)
+{
+	cpu_set_t set, one;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return -1;
+	CPU_ZERO(&one);
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &set)) {
+			CPU_SET(c, &one);
+			return sched_setaffinity(0, sizeof(one), &one);
+		}
+	return -1;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -424,5 +443,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_queue__invalid_contexts_are_rejected, setup, teardown),
 	};
 
+	if (getenv("TEST_QUEUE_ONE_CPU") && pin_to_one_cpu()) {
+		fprintf(stderr, "test_queue: cannot bind to one CPU\n");
+		return 1;
+	}
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
