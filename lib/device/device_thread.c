@@ -31,9 +31,9 @@
  * Between the spins and the sleeps: yield for this long. A real device polls its memory at no
  * cost to the host; the simulated one shares the host's CPUs, and a sleeping poll costs a timer
  * interrupt and two switches per poll and sees the count 20-50 us late. Yielding first hands the
- * CPU to the worker that will bump the count (the pinned bench_trace workload, 3000 execs:
- * 0.40 -> 0.21 s; unpinned ~0.30 -> 0.24 s); the sleeps still bound what a long wait (a late
- * network) costs the host.
+ * CPU to the worker that will bump the count (the bench_trace workload, 3000 execs: pinned
+ * 0.40 -> 0.21 s, unpinned 0.32-0.56 -> 0.25-0.29 s); the sleeps still bound what a long wait
+ * (a late network) costs the host.
  */
 #define ENC_DEV_POLL_YIELD_US 50
 #define ENC_DEV_TIMER_SLACK_NS 1000UL
