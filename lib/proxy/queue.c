@@ -186,11 +186,7 @@ int enc__queue_check_status(struct enc_proxy_queue *q, const struct enc_context 
 		if (seen) {
 			seen->id = st->id;
 			seen->state = rs;
-			seen->st = NULL;
-			if (!*done) {
-				__atomic_add_fetch(&st->refcnt, 1, __ATOMIC_RELAXED);
-				seen->st = st;
-			}
+			seen->st = *done ? NULL : enc__task_state_get(st);
 		}
 		if (*done) {
 			enc_list_del(&st->node);

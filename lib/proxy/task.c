@@ -153,6 +153,13 @@ int enc__task_init(struct enc_proxy_task *task, const struct enc_proxy_task_ops 
 	return 0;
 }
 
+struct enc_proxy_task_state *enc__task_state_get(struct enc_proxy_task_state *state)
+{
+	/* Relaxed: the caller already holds a reference (or the lock of a list that does). */
+	__atomic_add_fetch(&state->refcnt, 1, __ATOMIC_RELAXED);
+	return state;
+}
+
 void enc__task_state_put(struct enc_proxy_task_state *state)
 {
 	/* acq_rel: the last owner sees every write the other owner made before its put. */

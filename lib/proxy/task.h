@@ -64,6 +64,10 @@ int enc__task_init(struct enc_proxy_task *task, const struct enc_proxy_task_ops 
 /* Drop the task's reference on its status object (the kind's destroy calls this last). */
 void enc__task_fini(struct enc_proxy_task *task);
 
+/* Take one more reference on a status object, for a holder that already has one (or holds
+ * the lock of a list that does); returns @state. */
+struct enc_proxy_task_state *enc__task_state_get(struct enc_proxy_task_state *state);
+
 /* Drop one reference on a status object; the last one frees it. */
 void enc__task_state_put(struct enc_proxy_task_state *state);
 

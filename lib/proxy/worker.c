@@ -90,8 +90,7 @@ static void done_note(struct enc_proxy_queue *q, struct enc_proxy_task_state *st
 		q->done = a;
 		q->done_cap = cap;
 	}
-	__atomic_add_fetch(&st->refcnt, 1, __ATOMIC_RELAXED);
-	q->done[q->done_n++] = st;
+	q->done[q->done_n++] = enc__task_state_get(st);
 }
 
 /* (4) WAKE the consumers of the tasks that finished in this pass. */

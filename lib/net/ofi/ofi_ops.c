@@ -96,24 +96,24 @@ static int ofi_open(const struct enc_net_open_args *args, struct enc_net_comm **
 	nc->nranks = args->nranks;
 	nc->inflight = calloc(args->nranks, sizeof(*nc->inflight));
 	if (!nc->inflight) {
-		free(nc);
-		return -ENOMEM;
+		rc = -ENOMEM;
+		goto out_free;
 	}
 	rc = enc__ofi_job_join(args, &nc->job, &nc->ep);
-	if (rc) {
-		free(nc->inflight);
-		free(nc);
-		return rc;
-	}
+	if (rc)
+		goto out_free;
 	rc = enc__ofi_warmup(nc, OFI_WARMUP_TIMEOUT_MS);
-	if (rc) {
-		enc__ofi_job_leave(nc->job);
-		free(nc->inflight);
-		free(nc);
-		return rc;
-	}
+	if (rc)
+		goto out_leave;
 	*out = nc;
 	return 0;
+
+out_leave:
+	enc__ofi_job_leave(nc->job);
+out_free:
+	free(nc->inflight);
+	free(nc);
+	return rc;
 }
 
 /* Cancel what the provider owns for a closing comm and let the cancels come back. */
