@@ -1,12 +1,23 @@
-# proxyscope_add_test(<name> SOURCES <src>... [LABELS <label>...] [LIBS <lib>...] [TIMEOUT <s>])
+# The launcher of the tests that record: each gets a session daemon of its own
+# (tests/private_lttng.sh), so two test runs at once never record each other's processes.
+set(PROXYSCOPE_PRIVATE_LTTNG sh ${PROJECT_SOURCE_DIR}/tests/private_lttng.sh)
+
+# proxyscope_add_test(<name> SOURCES <src>... [LABELS <label>...] [LIBS <lib>...] [TIMEOUT <s>]
+#                     [LTTNG])
 # One cmocka executable per module, registered with ctest under <name> and the given labels
-# (a kind: unit | integration | stress, and a component).
+# (a kind: unit | integration | stress, and a component). LTTNG: the test records; it runs with
+# a private session daemon and holds the `lttng` resource lock.
 function(proxyscope_add_test name)
-  cmake_parse_arguments(T "" "TIMEOUT" "SOURCES;LABELS;LIBS" ${ARGN})
+  cmake_parse_arguments(T "LTTNG" "TIMEOUT" "SOURCES;LABELS;LIBS" ${ARGN})
   add_executable(${name} ${T_SOURCES})
   target_link_libraries(${name} PRIVATE ${T_LIBS} PkgConfig::CMOCKA Threads::Threads)
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/tests)
-  add_test(NAME ${name} COMMAND ${name})
+  if(T_LTTNG)
+    add_test(NAME ${name} COMMAND ${PROXYSCOPE_PRIVATE_LTTNG} $<TARGET_FILE:${name}>)
+    set_tests_properties(${name} PROPERTIES RESOURCE_LOCK lttng)
+  else()
+    add_test(NAME ${name} COMMAND ${name})
+  endif()
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 120)
   endif()
