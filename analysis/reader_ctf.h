@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <babeltrace2/babeltrace.h>
 
@@ -46,6 +47,7 @@ int psa__trace_dirs_find(struct psa_trace_dirs *l, const char *path, char *err, 
 struct psa_ctf_item {
 	uint64_t ts; /* the event's time; a discard's beginning (what the muxer orders it by) */
 	bool is_discard;
+	bool is_beacon;     /* live: the relay's inactivity beacon, no event before ts remains */
 	uint64_t raw_count; /* a discard's count as babeltrace2 gave it (see sane_count()) */
 	union {
 		struct psa_event ev;
@@ -100,6 +102,27 @@ const struct psa_ctf_item *psa__queue_peek(struct psa_ctf_queue *q);
 void psa__queue_pop(struct psa_ctf_queue *q);
 /* Consumer: stop the producer (its slot calls return NULL from now on). */
 void psa__queue_cancel(struct psa_ctf_queue *q);
+/* Producer (live reader): publish the batch being filled, if it holds anything. */
+void psa__queue_flush(struct psa_ctf_queue *q);
+/* Consumer (live reader): psa__queue_peek that gives up at @deadline (CLOCK_REALTIME, as
+ * pthread_cond_timedwait wants); NULL with *@ended true once the producer has ended. */
+const struct psa_ctf_item *psa__queue_peek_until(struct psa_ctf_queue *q,
+						 const struct timespec *deadline, bool *ended);
+
+/* @ms from now on CLOCK_REALTIME (what pthread_cond_timedwait takes): the live reader's waits. */
+static inline struct timespec psa__deadline_in(unsigned ms)
+{
+	struct timespec d;
+
+	clock_gettime(CLOCK_REALTIME, &d);
+	d.tv_sec += ms / 1000;
+	d.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (d.tv_nsec >= 1000000000L) {
+		d.tv_sec++;
+		d.tv_nsec -= 1000000000L;
+	}
+	return d;
+}
 
 struct psa_ctf_class; /* what the sink resolved once per bt_event_class */
 

@@ -193,19 +193,18 @@ static void add_waiting(struct psa_stall *s, uint32_t rank)
 		s->waiting_on[s->waiting_on_n++] = rank;
 }
 
-int psa_watchdog_analyze(struct psa_watchdog *w, const struct psa_model *m)
+/* The verdict at trace time @end: the last event's for a trace, "now" for a live stream. */
+static int analyze_at(struct psa_watchdog *w, const struct psa_model *m, uint64_t end)
 {
-	struct psa_model_totals tot;
 	size_t live_n, first_live = w->n;
 	const struct psa_task *const *live = psa_model_live_tasks(m, &live_n);
 
-	psa_model_totals(m, &tot);
-	w->trace_end = tot.last_ts;
+	w->trace_end = end;
 	if (psa__watchdog_deaths(w, m) || psa__watchdog_add_failed(w, m))
 		return -ENOMEM;
 	for (size_t i = 0; i < live_n; i++) {
 		const struct psa_task *t = live[i];
-		bool lost = psa__watchdog_lost_in(m, t->state_since, tot.last_ts);
+		bool lost = psa__watchdog_lost_in(m, t->state_since, end);
 		uint64_t last_done;
 		struct psa_stall *s;
 
@@ -217,14 +216,50 @@ int psa_watchdog_analyze(struct psa_watchdog *w, const struct psa_model *m)
 		s = psa__stall_add(w);
 		if (!s)
 			return -ENOMEM;
-		stall_from_task(s, t, tot.last_ts);
+		stall_from_task(s, t, end);
 		s->state = t->state;
-		s->duration_ns = tot.last_ts > t->state_since ? tot.last_ts - t->state_since : 0;
+		s->duration_ns = end > t->state_since ? end - t->state_since : 0;
 		psa__watchdog_classify(w, m, t, s);
 		s->uncertain = t->truncated || lost;
 		psa__watchdog_death_adopt(w, t, s);
 	}
 	return psa__watchdog_chain(w, m, first_live);
+}
+
+int psa_watchdog_analyze(struct psa_watchdog *w, const struct psa_model *m)
+{
+	struct psa_model_totals tot;
+
+	psa_model_totals(m, &tot);
+	return analyze_at(w, m, tot.last_ts);
+}
+
+int psa_watchdog_analyze_live(const struct psa_watchdog *w, struct psa_model *m, uint64_t now,
+			      struct psa_watchdog **out)
+{
+	struct psa_watchdog_opts o = w->opts;
+	struct psa_watchdog *v;
+	int rc;
+
+	o.threshold_ns = 0; /* the finished tasks over it are @w's (its observer's) */
+	if (psa_model_live_refresh(m) || psa_watchdog_create(&o, &v))
+		return -ENOMEM;
+	if (w->failed_n) {
+		v->failed = malloc(w->failed_n * sizeof(*v->failed));
+		if (!v->failed) {
+			psa_watchdog_destroy(v);
+			return -ENOMEM;
+		}
+		memcpy(v->failed, w->failed, w->failed_n * sizeof(*v->failed));
+		v->failed_n = v->failed_cap = w->failed_n;
+	}
+	rc = analyze_at(v, m, now);
+	if (rc) {
+		psa_watchdog_destroy(v);
+		return rc;
+	}
+	*out = v;
+	return 0;
 }
 
 /* Record that @s waits on @rank (used by the classifier). */

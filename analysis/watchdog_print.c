@@ -8,7 +8,7 @@
 
 #include "watchdog_int.h"
 
-static void task_label(const struct psa_stall *s, char *buf, size_t len)
+void psa_stall_label(const struct psa_stall *s, char *buf, size_t len)
 {
 	if (s->process) {
 		if (s->rank == PSA_RANK_NONE)
@@ -21,20 +21,27 @@ static void task_label(const struct psa_stall *s, char *buf, size_t len)
 		 psa_kind_str(s->kind), s->task_id);
 }
 
+void psa_stall_root_line(const struct psa_stall *s, char *buf, size_t len)
+{
+	const char *unsure = s->uncertain ? " [uncertain: events were lost in this window]" : "";
+
+	if (s->rank == PSA_RANK_NONE)
+		snprintf(buf, len, "root cause: the process pid %u on %s: %s%s", s->vpid, s->host,
+			 s->detail, unsure);
+	else
+		snprintf(buf, len, "root cause: rank %u (pid %u on %s, gid %u): %s%s", s->rank,
+			 s->vpid, s->host, s->gid, s->detail, unsure);
+}
+
 static void print_root(const struct psa_watchdog *w, size_t r, FILE *out)
 {
 	const struct psa_stall *s = &w->stalls[r];
-	char label[96];
+	char label[96], line[512];
 	unsigned blocked = 0;
 
-	task_label(s, label, sizeof(label));
-	if (s->rank == PSA_RANK_NONE)
-		fprintf(out, "root cause: the process pid %u on %s: %s%s\n", s->vpid, s->host, s->detail,
-			s->uncertain ? " [uncertain: events were lost in this window]" : "");
-	else
-		fprintf(out, "root cause: rank %u (pid %u on %s, gid %u): %s%s\n", s->rank, s->vpid,
-			s->host, s->gid, s->detail,
-			s->uncertain ? " [uncertain: events were lost in this window]" : "");
+	psa_stall_label(s, label, sizeof(label));
+	psa_stall_root_line(s, line, sizeof(line));
+	fprintf(out, "%s\n", line);
 	if (!s->process)
 		fprintf(out, "    %s, %s for %.3f s%s\n", label, psa_state_str(s->state),
 			(double)s->duration_ns / 1e9,
@@ -46,7 +53,7 @@ static void print_root(const struct psa_watchdog *w, size_t r, FILE *out)
 			continue;
 		if (!blocked++)
 			fprintf(out, "    blocks:");
-		task_label(o, label, sizeof(label));
+		psa_stall_label(o, label, sizeof(label));
 		fprintf(out, "%s %s", blocked > 1 ? "," : "", label);
 	}
 	if (blocked)
@@ -57,7 +64,7 @@ static void print_evidence(const struct psa_stall *s, const struct psa_watchdog 
 {
 	char label[96];
 
-	task_label(s, label, sizeof(label));
+	psa_stall_label(s, label, sizeof(label));
 	if (s->process)
 		fprintf(out, "  %s, gid %u: silent for the last %.3f s of the trace\n", label, s->gid,
 			(double)s->duration_ns / 1e9);
@@ -82,7 +89,7 @@ static void print_evidence(const struct psa_stall *s, const struct psa_watchdog 
 				s->trigger_last[k] == 0xFFFFFFFFu ? " (never written)" : "");
 	if (!s->waiting_on_n && !s->failed && s->root >= 0) {
 		/* no edge but a root: a task of a process that died */
-		task_label(&w->stalls[s->root], label, sizeof(label));
+		psa_stall_label(&w->stalls[s->root], label, sizeof(label));
 		fprintf(out, "      root cause: %s\n", label);
 	} else if (s->waiting_on_n || s->root >= 0) {
 		fprintf(out, "      %s", s->failed ? "failed" : "waiting");
@@ -91,7 +98,7 @@ static void print_evidence(const struct psa_stall *s, const struct psa_watchdog 
 		for (uint32_t k = 0; k < s->waiting_on_n; k++)
 			fprintf(out, "%s %u", k ? "," : "", s->waiting_on[k]);
 		if (s->root >= 0) {
-			task_label(&w->stalls[s->root], label, sizeof(label));
+			psa_stall_label(&w->stalls[s->root], label, sizeof(label));
 			fprintf(out, " -> root cause: %s", label);
 		} else if (!s->root_cause) {
 			fprintf(out, " -> no root cause found in the trace");
