@@ -298,8 +298,11 @@ static void deliver(struct psa_live *l, const struct psa_ctf_item *it, const str
 		l->st.last_ts = it->ts;
 		l->st.last_ts_mono = mono_ns();
 	}
-	if (it->is_beacon)
+	l->st.last_is_beacon = it->is_beacon;
+	if (it->is_beacon) {
+		l->st.beacons++;
 		return;
+	}
 	if (it->is_discard) {
 		if (it->u.d.packets)
 			l->st.discarded_packets += it->u.d.count;

@@ -29,6 +29,9 @@ struct lt_session {
 	enum lt_level level;
 	const char *event;       /* NULL: every event of the project's providers at level; else
 				    only this one (benchmarks: what a narrower session costs) */
+	const char *live_url;    /* live session (`proxyscope watch`): the relay daemon's
+				    "net://HOST:CTRL:DATA"; NULL: write to output */
+	unsigned live_timer_us;  /* its live timer (how often the relay daemon gets data) */
 	bool created;            /* `lttng create` succeeded: destroy owed */
 	bool started;            /* `lttng start` succeeded: stop owed */
 	bool trigger;            /* the watchdog snapshot trigger is installed */

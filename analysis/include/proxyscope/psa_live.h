@@ -30,9 +30,11 @@ struct psa_live_status {
 	uint64_t events;            /* delivered to the sink */
 	uint64_t discarded_events;  /* lost events the tracer reported */
 	uint64_t discarded_packets;
+	uint64_t beacons;           /* inactivity beacons of the relay daemon seen */
 	uint64_t last_ts;           /* the latest trace time seen: an event, a discard or an
 				     * inactivity beacon of the relay (0: none yet) */
 	uint64_t last_ts_mono;      /* CLOCK_MONOTONIC ns when the reader received it */
+	bool last_is_beacon;        /* it was a beacon: the stream was quiet up to last_ts */
 	bool caught_up;             /* the source had nothing more when last asked, and all it
 				     * gave was delivered */
 	uint64_t stuck_ns;          /* how long the reader has been inside one babeltrace2 call
