@@ -78,6 +78,7 @@ static const char watch_usage[] =
 #define STUCK_MS 10000
 #define DRAIN_MS 5000
 #define LIST_MS 5000
+#define LIST_N 256
 
 static volatile sig_atomic_t g_interrupted;
 
@@ -151,7 +152,6 @@ static void opts_common(struct live_watch_opts *o, const struct watch_args *a, c
 	memset(o, 0, sizeof(*o));
 	o->url = url;
 	o->threshold_ns = a->threshold_ns;
-	o->timer_us = a->timer_ns / 1000;
 	o->json = a->json;
 	o->out = stdout;
 	o->status = isatty(STDERR_FILENO);
@@ -166,6 +166,73 @@ static void summary(const struct live_watch_result *r)
 		(unsigned long long)r->findings, r->findings == 1 ? "" : "s");
 }
 
+static bool interrupted(void *arg)
+{
+	(void)arg;
+	return g_interrupted != 0;
+}
+
+/* The relay daemon part of a session URL: "net://H[:P]" of "net://H[:P]/host/..." */
+static int relay_of(const char *url, char *out, size_t len)
+{
+	const char *p = strstr(url, "/host/");
+
+	if (strncmp(url, "net://", 6) && strncmp(url, "net4://", 7) && strncmp(url, "net6://", 7))
+		return -EINVAL;
+	snprintf(out, len, "%.*s", p ? (int)(p - url) : (int)strlen(url), url);
+	return p && p[6] && strchr(p + 6, '/') && strchr(p + 6, '/')[1] ? 0 : -ENOENT;
+}
+
+/*
+ * Wait until session @url has a stream, polling the relay daemon's list. babeltrace2 2.0.4's
+ * live source does not pick up the streams of a session it attached to while it had none
+ * (measured: such a viewer got every event at once when the session was destroyed), and waits
+ * forever for a session that does not exist. Returns 0, 1 when @stop said so first, or a
+ * negative errno with a reason (the session is gone, the relay daemon does not answer).
+ */
+static int wait_streams(const char *url, bool (*stop)(void *), void *arg, char *err, size_t errlen)
+{
+	struct psa_live_session *ss = calloc(LIST_N, sizeof(*ss));
+	struct timespec nap = { 0, 100 * 1000 * 1000 };
+	const char *tail = strstr(url, "/host/");
+	char relay[128];
+	int rc;
+
+	if (!ss) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	relay_of(url, relay, sizeof(relay));
+	for (;;) {
+		bool found = false, streams = false;
+		size_t n;
+
+		rc = psa_live_list(relay, ss, LIST_N, &n, LIST_MS, err, errlen);
+		for (size_t i = 0; !rc && i < n && i < LIST_N; i++) {
+			const char *t = strstr(ss[i].url, "/host/");
+
+			if (t && tail && !strcmp(t, tail)) {
+				found = true;
+				streams = ss[i].streams > 0;
+			}
+		}
+		if (!rc && !found) {
+			snprintf(err, errlen, "no session '%.200s' on the relay daemon at '%.100s' (see "
+				 "proxyscope watch --list %.100s)", url, relay, relay);
+			rc = -ENOENT;
+		}
+		if (rc || streams)
+			break;
+		if (stop && stop(arg)) {
+			rc = 1;
+			break;
+		}
+		nanosleep(&nap, NULL);
+	}
+	free(ss);
+	return rc;
+}
+
 static int watch_command(const struct watch_args *a)
 {
 	struct lt_session s = { .level = a->level, .live_timer_us = (unsigned)(a->timer_ns / 1000) };
@@ -175,7 +242,7 @@ static int watch_command(const struct watch_args *a)
 	struct live_watch_result res;
 	char err[LT_ERR_MAX], defdir[64], host[256], url[512];
 	const char *output = a->output;
-	int code;
+	int code, rc;
 
 	if (!output) {
 		time_t t = time(NULL);
@@ -218,7 +285,16 @@ static int watch_command(const struct watch_args *a)
 		live_relayd_stop(&r);
 		return CLI_EXIT_FAILURE;
 	}
-	live_watch_run(&o, &res);
+	rc = wait_streams(url, child_done, &c, err, sizeof(err));
+	if (rc == 0) {
+		live_watch_run(&o, &res);
+	} else {
+		/* CMD ended before it registered a stream: nothing of ours was traced */
+		memset(&res, 0, sizeof(res));
+		res.rc = rc < 0 ? rc : 0;
+		snprintf(res.err, sizeof(res.err), "%s", err);
+		res.drained = true;
+	}
 	end_session(&c);
 	if (res.rc) {
 		cli_error("%s", res.err);
@@ -243,60 +319,24 @@ static int watch_command(const struct watch_args *a)
 	return code;
 }
 
-static bool interrupted(void *arg)
-{
-	(void)arg;
-	return g_interrupted != 0;
-}
-
-/* The relay daemon part of a session URL: "net://H[:P]" of "net://H[:P]/host/..." */
-static int relay_of(const char *url, char *out, size_t len)
-{
-	const char *p = strstr(url, "/host/");
-
-	if (strncmp(url, "net://", 6) && strncmp(url, "net4://", 7) && strncmp(url, "net6://", 7))
-		return -EINVAL;
-	snprintf(out, len, "%.*s", p ? (int)(p - url) : (int)strlen(url), url);
-	return p && p[6] && strchr(p + 6, '/') && strchr(p + 6, '/')[1] ? 0 : -ENOENT;
-}
-
 static int watch_attach(const struct watch_args *a)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct live_watch_opts o;
 	struct live_watch_result res;
-	struct psa_live_session *ss = calloc(64, sizeof(*ss));
-	char relay[512], err[PSA_ERR_MAX];
-	uint64_t timer_us = 0;
-	size_t n = 0;
-	bool found = false;
+	char err[PSA_ERR_MAX];
+	int rc;
 
-	relay_of(a->url, relay, sizeof(relay));
-	if (!ss || psa_live_list(relay, ss, 64, &n, LIST_MS, err, sizeof(err))) {
-		cli_error("%s", ss ? err : "out of memory");
-		free(ss);
-		return CLI_EXIT_FAILURE;
-	}
-	/* the session's own live timer, for the present (live_watch.h) */
-	for (size_t i = 0; i < n && i < 64; i++) {
-		const char *tail = strstr(ss[i].url, "/host/");
-
-		if (tail && strstr(a->url, tail)) {
-			timer_us = ss[i].timer_us;
-			found = true;
-		}
-	}
-	free(ss);
-	if (!found) {
-		cli_error("no session '%s' on the relay daemon at '%s' (see proxyscope watch --list %s)",
-			  a->url, relay, relay);
-		return CLI_EXIT_FAILURE;
-	}
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	rc = wait_streams(a->url, interrupted, NULL, err, sizeof(err));
+	if (rc) {
+		if (rc < 0)
+			cli_error("%s", err);
+		return rc < 0 ? CLI_EXIT_FAILURE : 128 + (int)g_interrupted;
+	}
 	opts_common(&o, a, a->url);
-	o.timer_us = timer_us;
 	o.end_what = "the session ended";
 	o.should_stop = interrupted;
 	live_watch_run(&o, &res);
@@ -310,7 +350,7 @@ static int watch_attach(const struct watch_args *a)
 
 static int watch_list(const char *url)
 {
-	struct psa_live_session *ss = calloc(256, sizeof(*ss));
+	struct psa_live_session *ss = calloc(LIST_N, sizeof(*ss));
 	char relay[512], err[PSA_ERR_MAX];
 	size_t n = 0;
 
@@ -319,12 +359,12 @@ static int watch_list(const char *url)
 		return cli_usage_error("watch", "--list: '%s' is not a relay daemon URL (net://HOST[:PORT])",
 				       url);
 	}
-	if (!ss || psa_live_list(relay, ss, 256, &n, LIST_MS, err, sizeof(err))) {
+	if (!ss || psa_live_list(relay, ss, LIST_N, &n, LIST_MS, err, sizeof(err))) {
 		cli_error("%s", ss ? err : "out of memory");
 		free(ss);
 		return CLI_EXIT_FAILURE;
 	}
-	for (size_t i = 0; i < n && i < 256; i++)
+	for (size_t i = 0; i < n && i < LIST_N; i++)
 		printf("%s  (live timer %llu us, %llu streams, %llu viewers)\n", ss[i].url,
 		       (unsigned long long)ss[i].timer_us, (unsigned long long)ss[i].streams,
 		       (unsigned long long)ss[i].clients);

@@ -9,7 +9,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -120,15 +119,9 @@ static void on_note(void *arg, const struct psa_watch_note *n)
 }
 
 /* The stream's present on the trace clock (0: nothing seen yet); see live_watch.h. */
-static uint64_t present(const struct psa_live_status *st, uint64_t timer_ns)
+static uint64_t present(const struct psa_live_status *st)
 {
-	uint64_t now = st->last_ts, mono = mono_ns();
-
-	if (!now)
-		return 0;
-	if (st->caught_up && st->last_is_beacon && mono > st->last_ts_mono + timer_ns)
-		now += mono - st->last_ts_mono - timer_ns;
-	return now;
+	return st->last_ts;
 }
 
 static void status_line(struct loop *lp, struct psa_watch *w, uint64_t *last_events)
@@ -162,7 +155,7 @@ int live_watch_run(const struct live_watch_opts *o, struct live_watch_result *re
 {
 	struct loop lp = { .o = o, .t0 = mono_ns() };
 	struct psa_watch_opts wo = { .threshold_ns = o->threshold_ns };
-	uint64_t timer_ns = o->timer_us * 1000, now = 0, next_status = lp.t0 + STATUS_EVERY_NS;
+	uint64_t now = 0, next_status = lp.t0 + STATUS_EVERY_NS;
 	uint64_t last_events = 0, drain_until = 0;
 	struct psa_watch_counts c;
 	struct psa_live *l = NULL;
@@ -191,16 +184,14 @@ int live_watch_run(const struct live_watch_opts *o, struct live_watch_result *re
 			break;
 		}
 		psa_live_status(l, &st);
-		if (getenv("PSA_LIVE_DEBUG"))
-			fprintf(stderr, "dbg mono=%llu last_ts=%llu mono_at=%llu caught=%d beacons=%llu ev=%llu\n", (unsigned long long)mono_ns(), (unsigned long long)st.last_ts, (unsigned long long)st.last_ts_mono, st.caught_up, (unsigned long long)st.beacons, (unsigned long long)st.events);
 		if (st.stuck_ns > (uint64_t)o->stuck_ms * 1000000ull) {
 			snprintf(err, sizeof(err), "the relay daemon stopped answering (no reply for %.1f s)",
 				 (double)st.stuck_ns / 1e9);
 			lost_stream(res, -ETIMEDOUT, "", err);
 			break;
 		}
-		if (present(&st, timer_ns) > now)
-			now = present(&st, timer_ns);
+		if (present(&st) > now)
+			now = present(&st);
 		if (now && psa_watch_tick(w, now)) {
 			lost_stream(res, -ENOMEM, "", "out of memory");
 			break;

@@ -4,17 +4,17 @@
  * line on stderr when it is a terminal, and every wait bounded.
  *
  * "Now" while the stream is quiet: findings compare a task's time in its state with the
- * stream's present, on the trace clock. The present is the latest trace time the stream showed:
- * an event, or the relay daemon's inactivity beacon, which the tracer's live timer sends for a
- * quiet stream every period and which says no earlier event is still to come. When the last
- * thing seen was such a beacon and the reader is caught up (the relay daemon had nothing
- * more), the present also runs on with the wall clock from that beacon, less one timer period
- * (what the tracer may hold back), because under load beacons come late: measured here, gaps
- * of up to 8 s on a busy 2-CPU machine. After an event it does not: the live source says
- * "nothing now" while it waits for a lagging stream (a CPU's stream that just appeared), and
- * the wall clock then ran ahead of events still to come (seen: tasks of 20 ms reported as
- * 0.5 s). So the present runs behind the true one, and a stall is seen about one timer period
- * late.
+ * stream's present, on the trace clock, and the present is the latest trace time the stream
+ * itself vouches for: an event, or the relay daemon's inactivity beacon, which the tracer's
+ * live timer sends for a quiet stream every period after flushing what it holds, so it says no
+ * earlier event is still to come. The wall clock is not added on top: when the machine is
+ * loaded the tracer's flushes and beacons come late (measured here, with a load of 15 on 2
+ * CPUs: the whole stream 4-5 s behind), and a present that ran on with the wall clock then ran
+ * ahead of events still on their way - tasks of 20 ms were reported as stuck for 0.5 s, in a
+ * healthy run, even when the wall clock was only trusted after a beacon and less one timer
+ * period. So a stall is seen about one timer period (plus the transport) after it crosses the
+ * threshold on an idle machine, later on a loaded one, and never before it is true. The wall
+ * clock bounds the waits instead: a reader stuck in one call, the drain at the end.
  */
 #ifndef PROXYSCOPE_CLI_LIVE_WATCH_H
 #define PROXYSCOPE_CLI_LIVE_WATCH_H
@@ -28,7 +28,6 @@
 struct live_watch_opts {
 	const char *url;           /* the session: net://RELAYD[:PORT]/host/HOST/SESSION */
 	uint64_t threshold_ns;     /* a state lasting longer is a finding */
-	uint64_t timer_us;         /* the session's live timer */
 	bool json;                 /* JSON Lines on out instead of text */
 	FILE *out;                 /* the findings */
 	bool status;               /* a status line on stderr */

@@ -1,0 +1,150 @@
+#!/bin/sh
+# test_watch.sh PROXYSCOPE WATCH_SCENARIO: `proxyscope watch` against a real lttng-relayd and a
+# session daemon of the test's own (run under tests/private_lttng.sh; relay daemons on free
+# loopback ports, so nothing collides with another test or a user's daemon):
+#   1. a device stall in a run whose own timeout is 30 s is reported with the right rank, exec
+#      and cause within threshold + 1 s of the stall's start (measured from the kept trace),
+#      while the run still hangs; the exit status is CMD's; the kept trace names the same root;
+#   2. a healthy run of a minute reports nothing;
+#   3. attach mode finds (--list) and watches a session another process started;
+#   4. killing the relay daemon mid-watch ends watch with an error, not a hang.
+set -u
+PS=$1
+SCEN=$2
+THRESHOLD_NS=500000000
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/test_watch.XXXXXX")
+RELAYD_PID=
+SESSIOND_PID=
+SESSION=
+cleanup() {
+	[ -n "$SESSION" ] && lttng destroy "$SESSION" >/dev/null 2>&1
+	[ -n "$SESSIOND_PID" ] && kill "$SESSIOND_PID" 2>/dev/null
+	[ -n "$RELAYD_PID" ] && kill "$RELAYD_PID" 2>/dev/null
+	[ -f "$TMP/orphan" ] && kill "$(cat "$TMP/orphan")" 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT INT TERM
+
+fail() {
+	echo "FAIL: $*" >&2
+	for f in "$TMP"/*.out "$TMP"/*.err; do
+		[ -f "$f" ] && { echo "--- $f" >&2; tail -n 30 "$f" >&2; }
+	done
+	exit 1
+}
+
+command -v lttng >/dev/null && command -v lttng-relayd >/dev/null || { echo "skip: no LTTng"; exit 77; }
+
+# Each line of stdin, prefixed with the CLOCK_REALTIME ns it arrived at.
+stamp() {
+	python3 -u -c '
+import sys, time
+for line in sys.stdin:
+    print(time.time_ns(), line, end="", flush=True)
+'
+}
+
+# --- 1. a stall, reported while the run hangs -------------------------------------------------
+{ "$PS" watch --threshold 500ms --json -o "$TMP/stall" -- "$SCEN" stall 50 2>"$TMP/stall.err"
+  echo $? >"$TMP/stall.rc"; } | stamp >"$TMP/stall.out"
+[ "$(cat "$TMP/stall.rc")" = 0 ] || fail "stall: watch exited $(cat "$TMP/stall.rc"), CMD's status is 0"
+"$PS" report --json "$TMP/stall" >"$TMP/stall_report.json" 2>"$TMP/stall_report.err" ||
+	[ $? = 1 ] || fail "stall: the kept trace cannot be read"
+python3 - "$TMP/stall.out" "$TMP/stall_report.json" "$THRESHOLD_NS" <<'EOF' || fail "stall: see above"
+import json, sys
+lines = [l.split(" ", 1) for l in open(sys.argv[1])]
+rep = json.load(open(sys.argv[2]))
+threshold = int(sys.argv[3])
+notes = [(int(t), json.loads(rest)) for t, rest in lines if rest.startswith("{")]
+run_end = [int(t) for t, rest in lines if rest.startswith("end_ns=")]
+findings = [(t, n) for t, n in notes if n["event"] == "finding"]
+assert findings, "no finding"
+t, f = findings[0]
+assert (f["rank"], f["exec_id"], f["cause"], f["root_cause"]) == (1, 50, "device_no_trigger", True), \
+    "first finding: %r" % f
+assert f["host"] and f["kind"] == "NETWORK" and f["state"] == "WAITING_DEVICE_TRIGGER", f
+assert len(findings) == 1, "more than one finding: %r" % [n for _, n in findings]
+# the post-mortem verdict on the kept trace: the same root, and when its state began
+roots = [s for s in rep["watchdog"]["stalls"] if s["root_cause"]]
+assert [(s["rank"], s["exec_id"], s["cause"]) for s in roots] == [(1, 50, "device_no_trigger")], roots
+began = rep["overview"]["last_ts"] - roots[0]["duration_ns"]
+late = t - began
+print("stall began %d, reported %.3f s later (threshold %.3f s), run ended %.3f s later"
+      % (began, late / 1e9, threshold / 1e9, (run_end[0] - began) / 1e9))
+assert late <= threshold + 1000000000, "reported %.3f s after the stall began" % (late / 1e9)
+assert run_end and t < run_end[0], "reported after the run ended"
+ends = [n for _, n in notes if n["event"] == "end"]
+assert [(n["rank"], n["exec_id"]) for n in ends] == [(1, 50)], ends
+EOF
+
+# --- 2. a healthy run of a minute reports nothing ---------------------------------------------
+"$PS" watch --threshold 500ms -o "$TMP/healthy" -- "$SCEN" healthy 60 >"$TMP/healthy.out" 2>"$TMP/healthy.err" ||
+	fail "healthy: watch exited $?"
+grep -q "failures=0" "$TMP/healthy.out" || fail "healthy: the run itself failed"
+if grep -q "finding\|resolved\|end:" "$TMP/healthy.out"; then fail "healthy: something was reported"; fi
+grep -q "watch: [1-9][0-9]* events, 0 lost, 0 findings" "$TMP/healthy.err" || fail "healthy: summary"
+
+# --- 3. attach to a session another process started -------------------------------------------
+PORTS=$(python3 -c '
+import socket
+s = [socket.socket() for _ in range(3)]
+for x in s: x.bind(("127.0.0.1", 0))
+print(" ".join(str(x.getsockname()[1]) for x in s))')
+set -- $PORTS
+lttng-relayd -C tcp://127.0.0.1:$1 -D tcp://127.0.0.1:$2 -L tcp://127.0.0.1:$3 -o "$TMP/relay" \
+	>"$TMP/relayd.out" 2>&1 &
+RELAYD_PID=$!
+LIVE=$3
+SESSION=test-watch-$$
+if ! lttng list >/dev/null 2>&1; then
+	lttng-sessiond --daemonize >/dev/null 2>&1 || fail "attach: cannot start a session daemon"
+	SESSIOND_PID=$(cat /run/lttng/lttng-sessiond.pid 2>/dev/null)
+fi
+lttng create "$SESSION" --live=100000 --set-url=net://127.0.0.1:$1:$2 >"$TMP/lttng.out" 2>&1 ||
+	fail "attach: lttng create"
+lttng enable-event -u -s "$SESSION" 'encproxy:*' >>"$TMP/lttng.out" 2>&1 &&
+	lttng enable-event -u -s "$SESSION" 'encdev:*' >>"$TMP/lttng.out" 2>&1 &&
+	lttng enable-event -u -s "$SESSION" 'encnet:*' >>"$TMP/lttng.out" 2>&1 &&
+	lttng add-context -u -s "$SESSION" -t vpid -t vtid -t procname >>"$TMP/lttng.out" 2>&1 &&
+	lttng start "$SESSION" >>"$TMP/lttng.out" 2>&1 || fail "attach: lttng session"
+"$PS" watch --list net://127.0.0.1:$LIVE >"$TMP/list.out" 2>"$TMP/list.err" || fail "attach: --list"
+URL=$(grep -o "net://[^ ]*/$SESSION" "$TMP/list.out") || fail "attach: the session is not listed"
+"$PS" watch --threshold 500ms --json "$URL" >"$TMP/attach.out" 2>"$TMP/attach.err" &
+WATCH=$!
+sleep 1
+"$SCEN" stall 30 >"$TMP/attach_run.out" 2>&1 || fail "attach: the run failed"
+lttng destroy "$SESSION" >>"$TMP/lttng.out" 2>&1
+SESSION=
+for i in $(seq 150); do kill -0 $WATCH 2>/dev/null || break; sleep 0.1; done
+if kill -0 $WATCH 2>/dev/null; then kill $WATCH; fail "attach: watch did not end with the session"; fi
+wait $WATCH
+[ $? = 1 ] || fail "attach: watch should exit 1 (a finding)"
+python3 - "$TMP/attach.out" <<'EOF' || fail "attach: see above"
+import json, sys
+notes = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+f = [n for n in notes if n["event"] == "finding"]
+assert [(n["rank"], n["exec_id"], n["cause"]) for n in f] == [(1, 30, "device_no_trigger")], f
+EOF
+kill $RELAYD_PID 2>/dev/null
+wait $RELAYD_PID 2>/dev/null
+RELAYD_PID=
+
+# --- 4. the relay daemon killed mid-watch -----------------------------------------------------
+"$PS" watch --threshold 500ms -o "$TMP/killed" -- "$SCEN" healthy 40 >"$TMP/killed.out" 2>"$TMP/killed.err" &
+WATCH=$!
+RELAY=
+for i in $(seq 100); do
+	RELAY=$(pgrep -P $WATCH -x lttng-relayd) && grep -q start_ns "$TMP/killed.out" && break
+	sleep 0.1
+done
+[ -n "$RELAY" ] || fail "killed: no relay daemon under watch"
+sleep 2
+kill -9 $RELAY
+for i in $(seq 200); do kill -0 $WATCH 2>/dev/null || break; sleep 0.1; done
+if kill -0 $WATCH 2>/dev/null; then kill -9 $WATCH; fail "killed: watch hangs 20 s after its relay daemon died"; fi
+wait $WATCH
+RC=$?
+sed -n "s/.*'.*' (pid \([0-9]*\)) goes on, untraced/\1/p" "$TMP/killed.err" >"$TMP/orphan"
+[ $RC = 1 ] || fail "killed: watch exited $RC, wanted 1"
+[ "$(grep -c '^error: ' "$TMP/killed.err")" = 1 ] || fail "killed: wanted one error line"
+echo "ok"
