@@ -262,6 +262,8 @@ static int watch_command(const struct watch_args *a)
 		live_relayd_stop(&r);
 		return CLI_EXIT_USAGE;
 	}
+	if (s.sessiond_pid > 0) /* ours: its consumer daemon, started later, inherits this */
+		live_boost(s.sessiond_pid);
 	if (lt_session_begin(&s, err, sizeof(err))) {
 		cli_error("%s", err);
 		lt_sessiond_release(&s);
@@ -278,6 +280,7 @@ static int watch_command(const struct watch_args *a)
 	o.arg = &c;
 
 	c.pid = start_command(a->cmd);
+	live_boost(0); /* the reader's thread inherits it; CMD keeps its own priority */
 	if (c.pid < 0) {
 		cli_error("cannot start '%s': %s", a->cmd[0], strerror(errno));
 		end_session(&c);

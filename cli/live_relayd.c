@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -84,6 +85,7 @@ static pid_t spawn(const struct live_relayd *r, const char *output)
 
 		setpgid(0, 0);
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		live_boost(0);
 		if (null >= 0) {
 			dup2(null, STDIN_FILENO);
 			dup2(null, STDOUT_FILENO);
@@ -168,4 +170,10 @@ void live_relayd_stop(struct live_relayd *r)
 	kill(r->pid, SIGKILL);
 	waitpid(r->pid, &status, 0);
 	r->pid = 0;
+}
+
+int live_boost(pid_t pid)
+{
+	/* on Linux, PRIO_PROCESS with a thread id (0: the caller) sets one thread's nice value */
+	return setpriority(PRIO_PROCESS, (id_t)pid, LIVE_NICE) ? -errno : 0;
 }

@@ -26,6 +26,17 @@ int live_relayd_start(struct live_relayd *r, const char *output, char *err, size
 /* Stop it (SIGTERM, then SIGKILL after 5 s) and reap it. */
 void live_relayd_stop(struct live_relayd *r);
 
+/*
+ * Raise the scheduling priority of @pid (0: the calling thread) to LIVE_NICE, when allowed
+ * (root). For the daemons watch starts itself and its reader: a stalled job often spins (its
+ * workers yield in a loop), and on a loaded machine the tracer's consumer daemon, which
+ * flushes the live stream every timer period, then ran seconds late (measured: 4.7 s without
+ * a packet or a beacon at a load of 25 on 2 CPUs). Returns 0 or -errno (ignored by callers:
+ * the stream is only slower without it).
+ */
+#define LIVE_NICE (-10)
+int live_boost(pid_t pid);
+
 /* Whether a TCP connection to 127.0.0.1:@port is accepted within @timeout_ms. */
 int live_port_answers(unsigned port, unsigned timeout_ms);
 
