@@ -172,67 +172,6 @@ static bool interrupted(void *arg)
 	return g_interrupted != 0;
 }
 
-/* The relay daemon part of a session URL: "net://H[:P]" of "net://H[:P]/host/..." */
-static int relay_of(const char *url, char *out, size_t len)
-{
-	const char *p = strstr(url, "/host/");
-
-	if (strncmp(url, "net://", 6) && strncmp(url, "net4://", 7) && strncmp(url, "net6://", 7))
-		return -EINVAL;
-	snprintf(out, len, "%.*s", p ? (int)(p - url) : (int)strlen(url), url);
-	return p && p[6] && strchr(p + 6, '/') && strchr(p + 6, '/')[1] ? 0 : -ENOENT;
-}
-
-/*
- * Wait until session @url has a stream, polling the relay daemon's list. babeltrace2 2.0.4's
- * live source does not pick up the streams of a session it attached to while it had none
- * (measured: such a viewer got every event at once when the session was destroyed), and waits
- * forever for a session that does not exist. Returns 0, 1 when @stop said so first, or a
- * negative errno with a reason (the session is gone, the relay daemon does not answer).
- */
-static int wait_streams(const char *url, bool (*stop)(void *), void *arg, char *err, size_t errlen)
-{
-	struct psa_live_session *ss = calloc(LIST_N, sizeof(*ss));
-	struct timespec nap = { 0, 100 * 1000 * 1000 };
-	const char *tail = strstr(url, "/host/");
-	char relay[128];
-	int rc;
-
-	if (!ss) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	relay_of(url, relay, sizeof(relay));
-	for (;;) {
-		bool found = false, streams = false;
-		size_t n;
-
-		rc = psa_live_list(relay, ss, LIST_N, &n, LIST_MS, err, errlen);
-		for (size_t i = 0; !rc && i < n && i < LIST_N; i++) {
-			const char *t = strstr(ss[i].url, "/host/");
-
-			if (t && tail && !strcmp(t, tail)) {
-				found = true;
-				streams = ss[i].streams > 0;
-			}
-		}
-		if (!rc && !found) {
-			snprintf(err, errlen, "no session '%.200s' on the relay daemon at '%.100s' (see "
-				 "proxyscope watch --list %.100s)", url, relay, relay);
-			rc = -ENOENT;
-		}
-		if (rc || streams)
-			break;
-		if (stop && stop(arg)) {
-			rc = 1;
-			break;
-		}
-		nanosleep(&nap, NULL);
-	}
-	free(ss);
-	return rc;
-}
-
 static int watch_command(const struct watch_args *a)
 {
 	struct lt_session s = { .level = a->level, .live_timer_us = (unsigned)(a->timer_ns / 1000) };
@@ -288,7 +227,7 @@ static int watch_command(const struct watch_args *a)
 		live_relayd_stop(&r);
 		return CLI_EXIT_FAILURE;
 	}
-	rc = wait_streams(url, child_done, &c, err, sizeof(err));
+	rc = live_wait_streams(url, child_done, &c, err, sizeof(err));
 	if (rc == 0) {
 		live_watch_run(&o, &res);
 	} else {
@@ -333,7 +272,7 @@ static int watch_attach(const struct watch_args *a)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	rc = wait_streams(a->url, interrupted, NULL, err, sizeof(err));
+	rc = live_wait_streams(a->url, interrupted, NULL, err, sizeof(err));
 	if (rc) {
 		if (rc < 0)
 			cli_error("%s", err);
@@ -357,7 +296,7 @@ static int watch_list(const char *url)
 	char relay[512], err[PSA_ERR_MAX];
 	size_t n = 0;
 
-	if (relay_of(url, relay, sizeof(relay)) == -EINVAL) {
+	if (live_relay_of(url, relay, sizeof(relay)) == -EINVAL) {
 		free(ss);
 		return cli_usage_error("watch", "--list: '%s' is not a relay daemon URL (net://HOST[:PORT])",
 				       url);
@@ -436,7 +375,7 @@ static int parse(int argc, char **argv, struct watch_args *a)
 		return cli_usage_error("watch", a->list || a->url || a->cmd
 							? "give one of: -- CMD, a session URL, --list URL"
 							: "nothing to watch (proxyscope watch -- CMD ..., or a session URL)");
-	if (a->url && relay_of(a->url, err, sizeof(err)))
+	if (a->url && live_relay_of(a->url, err, sizeof(err)))
 		return cli_usage_error("watch", "'%s' is not a session URL "
 				       "(net://RELAYD[:PORT]/host/HOST/SESSION)", a->url);
 	if (!a->cmd && (a->output || a->timer_ns || a->level != LT_LEVEL_INFO))

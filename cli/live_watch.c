@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -21,6 +22,8 @@
 #define POLL_MS 50
 #define STATUS_EVERY_NS 1000000000ull
 #define CLOSE_MS 2000
+#define LIST_MS 5000
+#define LIST_N 256
 
 struct loop {
 	const struct live_watch_opts *o;
@@ -224,4 +227,57 @@ int live_watch_run(const struct live_watch_opts *o, struct live_watch_result *re
 	psa_live_close(l, CLOSE_MS);
 	psa_watch_destroy(w);
 	return res->rc;
+}
+
+int live_relay_of(const char *url, char *out, size_t len)
+{
+	const char *p = strstr(url, "/host/");
+
+	if (strncmp(url, "net://", 6) && strncmp(url, "net4://", 7) && strncmp(url, "net6://", 7))
+		return -EINVAL;
+	snprintf(out, len, "%.*s", p ? (int)(p - url) : (int)strlen(url), url);
+	return p && p[6] && strchr(p + 6, '/') && strchr(p + 6, '/')[1] ? 0 : -ENOENT;
+}
+
+int live_wait_streams(const char *url, bool (*stop)(void *), void *arg, char *err, size_t errlen)
+{
+	struct psa_live_session *ss = calloc(LIST_N, sizeof(*ss));
+	struct timespec nap = { 0, 100 * 1000 * 1000 };
+	const char *tail = strstr(url, "/host/");
+	char relay[128];
+	int rc;
+
+	if (!ss) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	live_relay_of(url, relay, sizeof(relay));
+	for (;;) {
+		bool found = false, streams = false;
+		size_t n;
+
+		rc = psa_live_list(relay, ss, LIST_N, &n, LIST_MS, err, errlen);
+		for (size_t i = 0; !rc && i < n && i < LIST_N; i++) {
+			const char *t = strstr(ss[i].url, "/host/");
+
+			if (t && tail && !strcmp(t, tail)) {
+				found = true;
+				streams = ss[i].streams > 0;
+			}
+		}
+		if (!rc && !found) {
+			snprintf(err, errlen, "no session '%.200s' on the relay daemon at '%.100s' (see "
+				 "proxyscope watch --list %.100s)", url, relay, relay);
+			rc = -ENOENT;
+		}
+		if (rc || streams)
+			break;
+		if (stop && stop(arg)) {
+			rc = 1;
+			break;
+		}
+		nanosleep(&nap, NULL);
+	}
+	free(ss);
+	return rc;
 }

@@ -20,6 +20,7 @@
 #define PROXYSCOPE_CLI_LIVE_WATCH_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -50,5 +51,20 @@ struct live_watch_result {
 
 /* Watch until the stream ends, should_stop (then drain), or the stream is lost. Returns rc. */
 int live_watch_run(const struct live_watch_opts *o, struct live_watch_result *res);
+
+/* The relay daemon part of a session URL: "net://H[:P]" of "net://H[:P]/host/HOST/SESSION".
+ * Returns 0, -ENOENT when @url names no session (only a relay daemon), -EINVAL when it is not
+ * a net:// URL. */
+int live_relay_of(const char *url, char *out, size_t len);
+
+/*
+ * Wait until session @url has a stream, polling the relay daemon's list. babeltrace2 2.0.4's
+ * live source does not pick up the streams of a session it attached to while it had none
+ * (measured: such a viewer got every event at once when the session was destroyed), and waits
+ * forever for a session that does not exist. Returns 0, 1 when @stop said so first, or a
+ * negative errno with a reason (the session is gone, the relay daemon does not answer).
+ */
+int live_wait_streams(const char *url, bool (*stop)(void *), void *arg, char *err,
+		      size_t errlen);
 
 #endif /* PROXYSCOPE_CLI_LIVE_WATCH_H */

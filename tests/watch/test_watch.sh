@@ -78,11 +78,29 @@ assert [(n["rank"], n["exec_id"]) for n in ends] == [(1, 50)], ends
 EOF
 
 # --- 2. a healthy run of a minute reports nothing ---------------------------------------------
-"$PS" watch --threshold 500ms -o "$TMP/healthy" -- "$SCEN" healthy 60 >"$TMP/healthy.out" 2>"$TMP/healthy.err" ||
-	fail "healthy: watch exited $?"
+# ... nothing but what the post-mortem watchdog finds in the kept trace with the same
+# threshold: on a loaded machine a healthy run can truly spend longer than 500 ms in a state
+# (its device thread starved), and the live verdict is the post-mortem one on the events so far.
+"$PS" watch --threshold 500ms --json -o "$TMP/healthy" -- "$SCEN" healthy 60 >"$TMP/healthy.out" \
+	2>"$TMP/healthy.err" || fail "healthy: watch exited $?"
 grep -q "failures=0" "$TMP/healthy.out" || fail "healthy: the run itself failed"
-if grep -q "finding\|resolved\|end:" "$TMP/healthy.out"; then fail "healthy: something was reported"; fi
-grep -q "watch: [1-9][0-9]* events, 0 lost, 0 findings" "$TMP/healthy.err" || fail "healthy: summary"
+grep -q "watch: [1-9][0-9]* events, 0 lost, [0-9]* finding" "$TMP/healthy.err" || fail "healthy: summary"
+"$PS" watchdog --threshold 500ms --json "$TMP/healthy" >"$TMP/healthy_wd.json" 2>"$TMP/healthy_wd.err"
+[ $? -le 1 ] || fail "healthy: the kept trace cannot be read"
+python3 - "$TMP/healthy.out" "$TMP/healthy_wd.json" <<'EOF2' || fail "healthy: see above"
+import json, sys
+live = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+found = [n for n in live if n["event"] == "finding"]
+post = json.load(open(sys.argv[2]))["watchdog"]["stalls"]
+slow = {(s["pid"], s["task_id"]) for s in post}
+print("healthy run: %d live findings, %d tasks over the threshold post-mortem" % (len(found), len(slow)))
+assert not [s for s in post if not s["done"]], "a task never finished: %r" % post
+for n in found:
+    assert (n["pid"], n["task_id"]) in slow, "live finding the trace does not confirm: %r" % n
+resolved = {(n["pid"], n["task_id"]) for n in live if n["event"] == "resolved"}
+assert all((n["pid"], n["task_id"]) in resolved for n in found), "a finding never resolved"
+assert not [n for n in live if n["event"] == "end"], "a finding still open at the end"
+EOF2
 
 # --- 3. attach to a session another process started -------------------------------------------
 PORTS=$(python3 -c '
