@@ -1,8 +1,10 @@
 /*
  * The live watchdog (psa_watch.h). Each tick asks the watchdog for its verdict at "now" and
- * groups the open stalls by the stall each leads to (its root cause, or itself when it leads
- * to none); a group whose longest stall is over the threshold is a finding, noted once per
- * (task, time it entered its state). The model's interval observer resolves it when that state
+ * groups the open stalls by the stall each leads to: its root cause once that root itself has
+ * been in its state longer than the threshold, else itself (a rank that is merely behind - its
+ * task just entered the state the others wait on - is not named the cause of their wait; the
+ * waiting task is reported, with the chain). A group whose longest stall is over the threshold
+ * is a finding, noted once per (task, time it entered its state). The model's interval observer resolves it when that state
  * closes. No classification happens here: the cause, the detail and the chain are the
  * watchdog's.
  */
@@ -14,6 +16,8 @@
 
 struct finding {
 	struct psa_stall s;  /* as found */
+	struct psa_stall root; /* the stall its chain leads to (not a root cause yet itself) */
+	bool has_root;
 	uint64_t since;      /* trace time its task entered the state (a death: its last event) */
 	uint32_t blocked;
 	bool open;
@@ -43,6 +47,7 @@ static void emit(struct psa_watch *w, enum psa_watch_what what, const struct fin
 	struct psa_watch_note n = {
 		.what = what,
 		.stall = &f->s,
+		.root = f->has_root ? &f->root : NULL,
 		.blocked = f->blocked,
 		.stuck_ns = stuck,
 		.ts = ts,
@@ -134,8 +139,8 @@ static bool noted(const struct psa_watch *w, const struct psa_stall *s, uint64_t
 	return false;
 }
 
-static int add_finding(struct psa_watch *w, const struct psa_stall *s, uint64_t since,
-		       uint32_t blocked, uint64_t now)
+static int add_finding(struct psa_watch *w, const struct psa_stall *s, const struct psa_stall *root,
+		       uint64_t since, uint32_t blocked, uint64_t now)
 {
 	struct finding *f;
 
@@ -151,12 +156,25 @@ static int add_finding(struct psa_watch *w, const struct psa_stall *s, uint64_t 
 	f = &w->f[w->n++];
 	f->s = *s;
 	f->s.root = -1; /* an index into a verdict that is gone */
+	f->has_root = root != NULL;
+	if (root) {
+		f->root = *root;
+		f->root.root = -1;
+	}
 	f->since = since;
 	f->blocked = blocked;
 	f->open = true;
 	w->open++;
 	emit(w, PSA_WATCH_FINDING, f, s->duration_ns, now);
 	return 0;
+}
+
+/* The stall @i's note is about: its root, once the root itself is over the threshold. */
+static size_t target_of(const struct psa_watch *w, const struct psa_stall *s, size_t i)
+{
+	if (s[i].root_cause || s[i].root < 0)
+		return i;
+	return s[s[i].root].duration_ns > w->o.threshold_ns ? (size_t)s[i].root : i;
 }
 
 int psa_watch_tick(struct psa_watch *w, uint64_t now)
@@ -179,9 +197,9 @@ int psa_watch_tick(struct psa_watch *w, uint64_t now)
 		rc = -ENOMEM;
 		goto out;
 	}
-	/* each open stall counts toward the stall it leads to (itself when none) */
+	/* each open stall counts toward the stall it leads to (see the top of the file) */
 	for (size_t i = 0; i < n; i++) {
-		size_t to = s[i].root_cause || s[i].root < 0 ? i : (size_t)s[i].root;
+		size_t to = target_of(w, s, i);
 
 		if (s[i].done && !s[i].process)
 			continue;
@@ -192,12 +210,12 @@ int psa_watch_tick(struct psa_watch *w, uint64_t now)
 	}
 	for (size_t i = 0; i < n && !rc; i++) {
 		uint64_t since = now > s[i].duration_ns ? now - s[i].duration_ns : 0;
-		bool target = s[i].root_cause || s[i].root < 0;
 
-		if (!target || (s[i].done && !s[i].process) || longest[i] <= w->o.threshold_ns ||
-		    noted(w, &s[i], since))
+		if (target_of(w, s, i) != i || (s[i].done && !s[i].process) ||
+		    longest[i] <= w->o.threshold_ns || noted(w, &s[i], since))
 			continue;
-		rc = add_finding(w, &s[i], since, blocked[i], now);
+		rc = add_finding(w, &s[i], !s[i].root_cause && s[i].root >= 0 ? &s[s[i].root] : NULL,
+				 since, blocked[i], now);
 	}
 out:
 	free(longest);

@@ -91,6 +91,7 @@ struct child {
 	pid_t pid;
 	int status;   /* once exited */
 	bool exited;
+	bool termed;  /* our SIGTERM was passed on to it */
 	struct lt_session *s;
 	bool session_ended;
 };
@@ -101,8 +102,10 @@ static bool child_done(void *arg)
 
 	if (!c->exited && waitpid(c->pid, &c->status, WNOHANG) == c->pid)
 		c->exited = true;
-	if (g_interrupted == SIGTERM && !c->exited)
-		kill(c->pid, SIGTERM);
+	if (g_interrupted == SIGTERM && !c->exited && !c->termed) {
+		kill(c->pid, SIGTERM); /* Ctrl-C reached CMD by itself (same process group) */
+		c->termed = true;
+	}
 	return c->exited || g_interrupted;
 }
 

@@ -29,6 +29,7 @@ struct loop {
 	const struct live_watch_opts *o;
 	uint64_t t0;             /* mono ns the watch began */
 	bool status_shown;       /* the status line is on the terminal */
+	uint64_t ends;           /* end notes written */
 };
 
 static uint64_t mono_ns(void)
@@ -66,6 +67,14 @@ static void note_json(struct loop *lp, const struct psa_watch_note *n)
 	cli_json_key(&j, "blocked");
 	cli_json_u64(&j, n->blocked);
 	report_json_stall_members(&j, n->stall, NULL);
+	cli_json_key(&j, "leads_to");
+	if (n->root) {
+		cli_json_begin_object(&j);
+		report_json_stall_members(&j, n->root, NULL);
+		cli_json_end_object(&j);
+	} else {
+		cli_json_null(&j);
+	}
 	cli_json_end_object(&j);
 	fputc('\n', lp->o->out);
 }
@@ -99,7 +108,14 @@ static void note_text(struct loop *lp, const struct psa_watch_note *n)
 			for (uint32_t k = 0; k < s->waiting_on_n; k++)
 				fprintf(lp->o->out, "%s %u", k ? "," : "", s->waiting_on[k]);
 		}
-		fprintf(lp->o->out, ", no root cause in the stream yet");
+		if (n->root) {
+			psa_stall_label(n->root, line, sizeof(line));
+			fprintf(lp->o->out, " -> %s (%s: %s for %.3f s so far)", line,
+				psa_cause_str(n->root->cause), psa_state_str(n->root->state),
+				(double)n->root->duration_ns / 1e9);
+		} else {
+			fprintf(lp->o->out, ", no root cause in the stream yet");
+		}
 	}
 	if (!s->process)
 		fprintf(lp->o->out, ", %s for %.3f s", psa_state_str(s->state),
@@ -114,6 +130,7 @@ static void on_note(void *arg, const struct psa_watch_note *n)
 	struct loop *lp = arg;
 
 	status_clear(lp);
+	lp->ends += n->what == PSA_WATCH_END;
 	if (lp->o->json)
 		note_json(lp, n);
 	else
@@ -222,6 +239,7 @@ int live_watch_run(const struct live_watch_opts *o, struct live_watch_result *re
 	status_clear(&lp);
 	psa_watch_counts(w, &c);
 	res->findings = c.findings;
+	res->open_at_end = lp.ends;
 	res->events = c.events;
 	res->lost = c.lost;
 	psa_live_close(l, CLOSE_MS);

@@ -2,7 +2,8 @@
  * The live watchdog: the model fed by a stream (psa_live.h or any reader), asked now and then
  * for the watchdog's verdict on the events seen so far (psa_watchdog_analyze_live), and turned
  * into notes: a finding when a task has been in one state longer than the threshold (the root
- * cause it leads to, or the task itself when it leads to none), a resolution when that task
+ * cause it leads to when that root has been stuck that long too, else the task itself), a
+ * resolution when that task
  * moves again, and an end note for what is still open when the watched command ends.
  *
  * Design: a finding is keyed by the task (process, task id) and the time it entered its state,
@@ -35,6 +36,8 @@ const char *psa_watch_what_str(enum psa_watch_what w); /* "finding", "resolved",
 struct psa_watch_note {
 	enum psa_watch_what what;
 	const struct psa_stall *stall; /* as found (duration_ns: in its state when found) */
+	const struct psa_stall *root;  /* a stall that is not a root cause: the one its chain led
+					* to when found, not yet over the threshold itself; NULL */
 	uint32_t blocked;              /* stalls that led to it when found */
 	uint64_t stuck_ns;             /* resolved / end: how long it stayed in that state */
 	uint64_t ts;                   /* trace time of the note */
