@@ -193,6 +193,10 @@ int psa__ctf_lane_add_sources(struct psa_ctf_lane *l, const struct psa_ctf_plugi
 			      char *err, size_t errlen);
 int psa__ctf_lane_connect(struct psa_ctf_lane *l, const struct psa_ctf_plugins *p, char *err,
 			  size_t errlen);
+/* A simple sink's status for what bt_message_iterator_next returned (OK: go on). */
+bt_graph_simple_sink_component_consume_func_status
+psa__ctf_consume_status(bt_message_iterator_next_status st);
+
 /* The lane's thread: runs the graph, sets rc/err, ends the queue. */
 void *psa__ctf_lane_run(void *arg);
 void psa__ctf_lane_destroy(struct psa_ctf_lane *l);

@@ -133,16 +133,12 @@ static void take_error(const struct psa_trace_dirs *dirs, long dir_hint, bool de
 		bt_error_release(e);
 }
 
-static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_message_iterator *it,
-								       void *data)
+bt_graph_simple_sink_component_consume_func_status
+psa__ctf_consume_status(bt_message_iterator_next_status st)
 {
-	struct psa_ctf_sink *s = data;
-	bt_message_array_const msgs;
-	uint64_t count, i;
-
-	switch (bt_message_iterator_next(it, &msgs, &count)) {
+	switch (st) {
 	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
-		break;
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
 	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
 		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END;
 	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
@@ -152,6 +148,19 @@ static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_messag
 	default:
 		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
 	}
+}
+
+static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_message_iterator *it,
+								       void *data)
+{
+	struct psa_ctf_sink *s = data;
+	bt_message_array_const msgs;
+	bt_message_iterator_next_status st;
+	uint64_t count, i;
+
+	st = bt_message_iterator_next(it, &msgs, &count);
+	if (st != BT_MESSAGE_ITERATOR_NEXT_STATUS_OK)
+		return psa__ctf_consume_status(st);
 	for (i = 0; i < count && !s->failed; i++) {
 		psa__ctf_sink_message(s, msgs[i]);
 		bt_message_put_ref(msgs[i]);

@@ -120,20 +120,12 @@ static bt_graph_simple_sink_component_consume_func_status consume(bt_message_ite
 {
 	struct psa_live *l = data;
 	bt_message_array_const msgs;
+	bt_message_iterator_next_status st;
 	uint64_t count, i;
 
-	switch (bt_message_iterator_next(it, &msgs, &count)) {
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
-		break;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
-		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
-		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_AGAIN;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
-		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_MEMORY_ERROR;
-	default:
-		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
-	}
+	st = bt_message_iterator_next(it, &msgs, &count);
+	if (st != BT_MESSAGE_ITERATOR_NEXT_STATUS_OK)
+		return psa__ctf_consume_status(st);
 	if (count)
 		src_idle_set(l, false);
 	for (i = 0; i < count && !l->sink.failed; i++) {

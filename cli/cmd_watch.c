@@ -204,14 +204,14 @@ static int watch_command(const struct watch_args *a)
 		live_relayd_stop(&r);
 		return CLI_EXIT_USAGE;
 	}
-	if (s.sessiond_pid > 0) /* ours: its consumer daemon, started later, inherits this */
-		live_boost(s.sessiond_pid);
 	if (lt_session_begin(&s, err, sizeof(err))) {
 		cli_error("%s", err);
 		lt_sessiond_release(&s);
 		live_relayd_stop(&r);
 		return CLI_EXIT_USAGE;
 	}
+	if (s.sessiond_pid > 0) /* ours: now that the session exists, so do its consumers */
+		live_boost_sessiond(s.sessiond_pid);
 	gethostname(host, sizeof(host));
 	host[sizeof(host) - 1] = '\0';
 	snprintf(url, sizeof(url), "%s/host/%s/%s", r.relay_url, host, s.name);
@@ -234,7 +234,11 @@ static int watch_command(const struct watch_args *a)
 	if (rc == 0) {
 		live_watch_run(&o, &res);
 	} else {
-		/* CMD ended before it registered a stream: nothing of ours was traced */
+		/* CMD ended before it registered a stream: nothing of ours was traced. Issue 12 §1
+		 * gives record, run and watch one shared warning for this: call it here. */
+		if (rc > 0)
+			fprintf(stderr, "warning: no proxyscope events were recorded: CMD did not load "
+				"libproxyscope, or its probe library was not found\n");
 		memset(&res, 0, sizeof(res));
 		res.rc = rc < 0 ? rc : 0;
 		snprintf(res.err, sizeof(res.err), "%s", err);

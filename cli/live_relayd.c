@@ -7,7 +7,9 @@
  */
 #include "live_relayd.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -176,4 +178,61 @@ int live_boost(pid_t pid)
 {
 	/* on Linux, PRIO_PROCESS with a thread id (0: the caller) sets one thread's nice value */
 	return setpriority(PRIO_PROCESS, (id_t)pid, LIVE_NICE) ? -errno : 0;
+}
+
+/* Every thread of process @pid (they do not share a nice value). */
+static void boost_threads(pid_t pid)
+{
+	char path[64];
+	struct dirent *e;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	while (d && (e = readdir(d)) != NULL)
+		if (e->d_name[0] >= '0' && e->d_name[0] <= '9')
+			live_boost((pid_t)atoi(e->d_name));
+	if (d)
+		closedir(d);
+}
+
+/* The parent of @pid and its name, from /proc/PID/stat ("pid (comm) state ppid ..."). */
+static pid_t parent_of(pid_t pid, char *comm, size_t len)
+{
+	char path[64], buf[512], *open, *close;
+	FILE *f;
+	size_t n;
+	int ppid = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	open = strchr(buf, '(');
+	close = strrchr(buf, ')');
+	if (!open || !close || close < open || sscanf(close + 1, " %*c %d", &ppid) != 1)
+		return 0;
+	snprintf(comm, len, "%.*s", (int)(close - open - 1), open + 1);
+	return (pid_t)ppid;
+}
+
+void live_boost_sessiond(pid_t sessiond)
+{
+	struct dirent *e;
+	DIR *d = opendir("/proc");
+
+	boost_threads(sessiond);
+	while (d && (e = readdir(d)) != NULL) {
+		char comm[64];
+		pid_t pid = (pid_t)atoi(e->d_name);
+
+		if (pid > 0 && parent_of(pid, comm, sizeof(comm)) == sessiond &&
+		    !strcmp(comm, "lttng-consumerd"))
+			boost_threads(pid);
+	}
+	if (d)
+		closedir(d);
 }

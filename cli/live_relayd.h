@@ -37,6 +37,10 @@ void live_relayd_stop(struct live_relayd *r);
 #define LIVE_NICE (-10)
 int live_boost(pid_t pid);
 
+/* live_boost for every thread of session daemon @sessiond (one we started) and of its
+ * consumer daemons, which do the live flushes: call it once the session exists. */
+void live_boost_sessiond(pid_t sessiond);
+
 /* Whether a TCP connection to 127.0.0.1:@port is accepted within @timeout_ms. */
 int live_port_answers(unsigned port, unsigned timeout_ms);
 

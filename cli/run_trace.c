@@ -159,6 +159,8 @@ int run_trace_begin(struct run_trace *rt, const struct run_trace_opts *opts)
 	if (opts->watch) {
 		char url[512], host[256] = "";
 
+		if (rt->s.sessiond_pid > 0) /* ours: its consumers do the live flushes */
+			live_boost_sessiond(rt->s.sessiond_pid);
 		gethostname(host, sizeof(host) - 1);
 		snprintf(url, sizeof(url), "%s/host/%s/%s", rt->relayd.relay_url, host, rt->s.name);
 		if (run_watch_start(url, opts->watch_threshold_ns, opts->watch_json, &rt->watch))
