@@ -4,7 +4,9 @@
 # loopback ports, so nothing collides with another test or a user's daemon):
 #   1. a device stall in a run whose own timeout is 30 s is reported with the right rank, exec
 #      and cause within threshold + 1 s of the stall's start (measured from the kept trace),
-#      while the run still hangs; the exit status is CMD's; the kept trace names the same root;
+#      while the run still hangs; the exit status is CMD's; the kept trace names the same root.
+#      The stall comes ~5 s into the run (exec 250 of 20 ms each): the viewer's first attach
+#      took up to 3.3 s on a loaded machine, which is not what this measures;
 #   2. a healthy run of a minute reports nothing;
 #   3. attach mode finds (--list) and watches a session another process started;
 #   4. killing the relay daemon mid-watch ends watch with an error, not a hang.
@@ -45,7 +47,7 @@ for line in sys.stdin:
 }
 
 # --- 1. a stall, reported while the run hangs -------------------------------------------------
-{ "$PS" watch --threshold 500ms --json -o "$TMP/stall" -- "$SCEN" stall 50 2>"$TMP/stall.err"
+{ "$PS" watch --threshold 500ms --json -o "$TMP/stall" -- "$SCEN" stall 250 2>"$TMP/stall.err"
   echo $? >"$TMP/stall.rc"; } | stamp >"$TMP/stall.out"
 [ "$(cat "$TMP/stall.rc")" = 0 ] || fail "stall: watch exited $(cat "$TMP/stall.rc"), CMD's status is 0"
 "$PS" report --json "$TMP/stall" >"$TMP/stall_report.json" 2>"$TMP/stall_report.err" ||
@@ -58,18 +60,18 @@ threshold = int(sys.argv[3])
 notes = [(int(t), json.loads(rest)) for t, rest in lines if rest.startswith("{")]
 run_end = [int(t) for t, rest in lines if rest.startswith("end_ns=")]
 findings = [(t, n) for t, n in notes if n["event"] == "finding"]
-stall = [(t, n) for t, n in findings if (n["rank"], n["exec_id"]) == (1, 50)]
+stall = [(t, n) for t, n in findings if (n["rank"], n["exec_id"]) == (1, 250)]
 assert stall, "the stall was not reported: %r" % findings
 t, f = stall[0]
 assert (f["cause"], f["root_cause"]) == ("device_no_trigger", True), "the stall: %r" % f
 assert f["host"] and f["kind"] == "NETWORK" and f["state"] == "WAITING_DEVICE_TRIGGER", f
 # anything else is a state that truly lasted that long on a loaded machine, and moved again
 resolved = {(n["pid"], n["task_id"]) for _, n in notes if n["event"] == "resolved"}
-others = [n for _, n in findings if n is not f and n["exec_id"] != 50]
+others = [n for _, n in findings if n is not f and n["exec_id"] != 250]
 assert all((n["pid"], n["task_id"]) in resolved for n in others), "an open finding: %r" % others
 # the post-mortem verdict on the kept trace: the same root, and when its state began
 roots = [s for s in rep["watchdog"]["stalls"] if s["root_cause"]]
-assert [(s["rank"], s["exec_id"], s["cause"]) for s in roots] == [(1, 50, "device_no_trigger")], roots
+assert [(s["rank"], s["exec_id"], s["cause"]) for s in roots] == [(1, 250, "device_no_trigger")], roots
 began = rep["overview"]["last_ts"] - roots[0]["duration_ns"]
 late = t - began
 print("stall began %d, reported %.3f s later (threshold %.3f s), run ended %.3f s later"
@@ -77,7 +79,7 @@ print("stall began %d, reported %.3f s later (threshold %.3f s), run ended %.3f 
 assert late <= threshold + 1000000000, "reported %.3f s after the stall began" % (late / 1e9)
 assert run_end and t < run_end[0], "reported after the run ended"
 ends = [(n["rank"], n["exec_id"]) for _, n in notes if n["event"] == "end"]
-assert (1, 50) in ends and all(e == 50 for _, e in ends), "open at the end: %r" % ends
+assert (1, 250) in ends and all(e == 250 for _, e in ends), "open at the end: %r" % ends
 EOF
 
 # --- 2. a healthy run of a minute reports nothing ---------------------------------------------
