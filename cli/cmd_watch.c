@@ -94,6 +94,7 @@ struct child {
 	bool termed;  /* our SIGTERM was passed on to it */
 	struct lt_session *s;
 	bool session_ended;
+	bool stream_lost;  /* the relay daemon is gone: the session cannot end cleanly */
 };
 
 static bool child_done(void *arg)
@@ -117,7 +118,9 @@ static void end_session(void *arg)
 	if (c->session_ended)
 		return;
 	c->session_ended = true;
-	if (lt_session_end(c->s, err, sizeof(err)))
+	/* with the relay daemon gone, lttng says its destroy failed (the consumer cannot close
+	 * the streams), which is the error already reported */
+	if (lt_session_end(c->s, err, sizeof(err)) && !c->stream_lost)
 		cli_error("%s", err);
 }
 
@@ -244,9 +247,11 @@ static int watch_command(const struct watch_args *a)
 		snprintf(res.err, sizeof(res.err), "%s", err);
 		res.drained = true;
 	}
+	if (res.rc)
+		cli_error("%s", res.err);
+	c.stream_lost = res.rc != 0;
 	end_session(&c);
 	if (res.rc) {
-		cli_error("%s", res.err);
 		if (!child_done(&c))
 			fprintf(stderr, "watch: '%s' (pid %d) goes on, untraced\n", a->cmd[0], (int)c.pid);
 	} else if (!res.drained && !g_interrupted) {
