@@ -31,7 +31,6 @@
 
 #include <poll.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -40,8 +39,10 @@
 #include <proxyscope/bananaphone.h>
 
 /* Shared memory is only sound with lock-free atomics (lock-based ones use a per-process lock). */
-_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "bananaphone needs lock-free 32-bit atomics");
-_Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "bananaphone needs lock-free 64-bit atomics");
+_Static_assert(__atomic_always_lock_free(sizeof(uint32_t), 0),
+	       "bananaphone needs lock-free 32-bit atomics");
+_Static_assert(__atomic_always_lock_free(sizeof(uint64_t), 0),
+	       "bananaphone needs lock-free 64-bit atomics");
 
 #define BP_MAGIC 0x454e4f4850414e42ull /* "BNAPHONE" little-endian */
 #define BP_LINE 128u                     /* one hot word per line (adjacent-line prefetch) */
@@ -90,14 +91,14 @@ struct bp_shm_ctrl {
 	 * abort bit set by bp__bus_fail (seq_cst fetch_or); loaded seq_cst by sleepers before they
 	 * announce themselves, acquire elsewhere. It never moves while nobody sleeps, so spinning
 	 * ranks never pull its line. */
-	_Alignas(BP_LINE) _Atomic uint32_t gen;
+	_Alignas(BP_LINE) uint32_t gen;
 	/* A: ranks between announcing a FUTEX_WAIT on gen and returning from it. seq_cst with the
 	 * arrival words (Dekker): a rank that saw the last arrival and reads 0 here is sure nobody
 	 * sleeps on the old gen. */
-	_Atomic uint32_t sleepers;
+	uint32_t sleepers;
 	/* A: first failure: reason << 16 | (local rank + 1); 0 while healthy. seq_cst CAS from 0
 	 * before the abort bit; read after an acquire load of gen shows the bit. */
-	_Alignas(BP_LINE) _Atomic uint32_t failure;
+	_Alignas(BP_LINE) uint32_t failure;
 };
 
 struct bp_shm {
@@ -109,7 +110,7 @@ struct bp_shm_member {
 	_Alignas(BP_LINE) int32_t pid; /* I: the member's pid, as the leader sees it */
 	/* A: enum bp_member_state. JOINED before the memfd is sent (I); LEFT by the member's own
 	 * hangup (seq_cst store before its failure CAS), read by a watcher that saw it exit. */
-	_Atomic uint32_t state;
+	uint32_t state;
 	uint64_t starttime;            /* I: /proc/<pid>/stat field 22 (0 = unknown) */
 	uint64_t cpus[BP_CPU_WORDS];   /* M: the CPUs the member may run on (its affinity) */
 };
@@ -120,8 +121,8 @@ struct bp_shm_member {
  * with the record's first bytes, so a peer that sees the arrival has the record's line too.
  */
 struct bp_shm_slot {
-	_Atomic uint32_t seq;     /* A: release store by the one writer, acquire load by readers */
-	_Atomic uint32_t arrival; /* A: seq_cst store by the slot's rank, seq_cst loads by all */
+	uint32_t seq;     /* A: release store by the one writer, acquire load by readers */
+	uint32_t arrival; /* A: seq_cst store by the slot's rank, seq_cst loads by all */
 	unsigned char data[];     /* record_size bytes; written only by the slot's rank */
 };
 
@@ -172,7 +173,7 @@ struct bp_bus {
 	bool hung_up;                     /* O */
 	/* A (process-local): peer_dead already reported in this process; exchanged (relaxed) by
 	 * the calling thread and the watcher, so only one of them reports it. */
-	_Atomic bool failure_seen;
+	bool failure_seen;
 };
 
 /* The join handshake (join.c): one message kind each way, magic and version first. */
@@ -264,8 +265,8 @@ bool bp__ring_is_torn(struct bp_bus *bus, uint32_t rank);
 
 /* ---- futex.c --------------------------------------------------------------------------- */
 /* FUTEX_WAIT while *@word == @expect, at most @timeout_ns (0: no bound). */
-int bp__futex_wait(_Atomic uint32_t *word, uint32_t expect, uint64_t timeout_ns);
-void bp__futex_wake_all(_Atomic uint32_t *word);
+int bp__futex_wait(uint32_t *word, uint32_t expect, uint64_t timeout_ns);
+void bp__futex_wake_all(uint32_t *word);
 /* Spin (bounded by time) then FUTEX_WAIT until every rank arrived at @seq (@from: the first
  * rank not seen yet); watches the members meanwhile. */
 int bp__wait_all(struct bp_bus *bus, uint32_t seq, uint32_t from);

@@ -212,8 +212,8 @@ static void leave(struct bp_bus *bus)
 	bp__watcher_stop(bus); /* no more collectives: nothing to watch for */
 	/* Ensure LEFT is visible before the failure it explains (seq_cst store, then the CAS in
 	 * bp__bus_fail): a watcher that sees us exit reads LEFT and reports a hang-up. */
-	atomic_store_explicit(&bus->members[bus->local_rank].state, BP_MEMBER_LEFT,
-			      memory_order_seq_cst);
+	__atomic_store_n(&bus->members[bus->local_rank].state, BP_MEMBER_LEFT,
+			      __ATOMIC_SEQ_CST);
 	bp__bus_fail(bus, BP_FAIL_HANGUP, bus->local_rank);
 }
 
@@ -363,14 +363,14 @@ void bp_cleanup(struct bp_bus *bus)
 int bp__bus_error(struct bp_bus *bus)
 {
 	/* Acquire: pairs with the CAS in bp__bus_fail (made before the abort bit we saw). */
-	uint32_t f = atomic_load_explicit(&bus->shm->ctrl.failure, memory_order_acquire);
+	uint32_t f = __atomic_load_n(&bus->shm->ctrl.failure, __ATOMIC_ACQUIRE);
 	uint32_t reason = f >> 16, rank = (f & 0xffffu) - 1;
 
 	if (bus->hung_up)
 		return -ESHUTDOWN;
 	/* Relaxed: only says who reports (the watcher may have, in bp__bus_member_gone). */
 	if (reason == BP_FAIL_DIED && rank < bus->local_nranks &&
-	    !atomic_exchange_explicit(&bus->failure_seen, true, memory_order_relaxed)) {
+	    !__atomic_exchange_n(&bus->failure_seen, true, __ATOMIC_RELAXED)) {
 		enc_tp(bananaphone, peer_dead, bus->cookie, bus->local_rank, rank,
 		       bus->members[rank].pid, bp__ring_is_torn(bus, rank), 0);
 		enc_warn("bananaphone %s: local rank %u (pid %d) died", bus->job, rank,
@@ -400,12 +400,12 @@ int bp_check(struct bp_bus *bus)
 	if (bus->hung_up)
 		return -ESHUTDOWN;
 	/* Acquire: pairs with the CAS in bp__bus_fail. */
-	f = atomic_load_explicit(&bus->shm->ctrl.failure, memory_order_acquire);
+	f = __atomic_load_n(&bus->shm->ctrl.failure, __ATOMIC_ACQUIRE);
 	if (!f) {
 		gone = bp__peers_check(&bus->peers);
 		if (gone >= 0)
 			bp__bus_member_gone(bus, (uint32_t)gone);
-		f = atomic_load_explicit(&bus->shm->ctrl.failure, memory_order_acquire);
+		f = __atomic_load_n(&bus->shm->ctrl.failure, __ATOMIC_ACQUIRE);
 	}
 	return f ? bp__bus_error(bus) : 0;
 }
@@ -435,7 +435,7 @@ uint32_t bp_bus_record_size(const struct bp_bus *bus)
 int bp_bus_failed_rank(const struct bp_bus *bus)
 {
 	/* Acquire: pairs with the CAS in bp__bus_fail. */
-	uint32_t f = atomic_load_explicit(&bus->shm->ctrl.failure, memory_order_acquire);
+	uint32_t f = __atomic_load_n(&bus->shm->ctrl.failure, __ATOMIC_ACQUIRE);
 
 	return f ? (int)(f & 0xffffu) - 1 : -1;
 }

@@ -33,10 +33,10 @@ void bp__bus_fail(struct bp_bus *bus, enum bp_fail_reason reason, uint32_t rank)
 
 	/* Ensure the reason is recorded before the abort bit that makes waiters read it (seq_cst
 	 * CAS, then the seq_cst RMW below). The first failure wins; later ones keep it. */
-	atomic_compare_exchange_strong_explicit(&ctrl->failure, &none, info, memory_order_seq_cst,
-						memory_order_seq_cst);
+	__atomic_compare_exchange_n(&ctrl->failure, &none, info, false, __ATOMIC_SEQ_CST,
+				    __ATOMIC_SEQ_CST);
 	/* Release (seq_cst): pairs with every acquire load of gen that sees the bit. */
-	atomic_fetch_or_explicit(&ctrl->gen, BP_GEN_ABORT, memory_order_seq_cst);
+	__atomic_fetch_or(&ctrl->gen, BP_GEN_ABORT, __ATOMIC_SEQ_CST);
 	bp__futex_wake_all(&ctrl->gen);
 }
 
@@ -46,7 +46,7 @@ void bp__bus_member_gone(struct bp_bus *bus, uint32_t rank)
 	bool torn;
 
 	/* seq_cst: pairs with the member's seq_cst store of LEFT before its own hang-up. */
-	if (atomic_load_explicit(&m->state, memory_order_seq_cst) == BP_MEMBER_LEFT) {
+	if (__atomic_load_n(&m->state, __ATOMIC_SEQ_CST) == BP_MEMBER_LEFT) {
 		enc_info("bananaphone %s: local rank %u %s", bus->job, rank,
 			 bp__fail_reason_str(BP_FAIL_HANGUP));
 		bp__bus_fail(bus, BP_FAIL_HANGUP, rank);
@@ -54,7 +54,7 @@ void bp__bus_member_gone(struct bp_bus *bus, uint32_t rank)
 	}
 	torn = bp__ring_is_torn(bus, rank);
 	/* Relaxed: only says who reports; the calling thread and the watcher both may get here. */
-	if (!atomic_exchange_explicit(&bus->failure_seen, true, memory_order_relaxed)) {
+	if (!__atomic_exchange_n(&bus->failure_seen, true, __ATOMIC_RELAXED)) {
 		enc_tp(bananaphone, peer_dead, bus->cookie, bus->local_rank, rank, m->pid, torn, 1);
 		enc_warn("bananaphone %s: local rank %u (pid %d) died%s", bus->job, rank, (int)m->pid,
 			 torn ? " in the middle of writing its record" : "");
@@ -67,7 +67,7 @@ int bp__sync(struct bp_bus *bus, uint32_t seq)
 	uint32_t from = 0;
 
 	/* Acquire: pairs with bp__bus_fail's RMW (the failure word is visible with the bit). */
-	if (atomic_load_explicit(&bus->shm->ctrl.gen, memory_order_acquire) & BP_GEN_ABORT)
+	if (__atomic_load_n(&bus->shm->ctrl.gen, __ATOMIC_ACQUIRE) & BP_GEN_ABORT)
 		return bp__bus_error(bus);
 	bp__ring_arrive(bus, seq);
 	bp__fault(BP_FAULT_ARRIVED, seq);
@@ -83,7 +83,7 @@ static int enter(struct bp_bus *bus)
 	if (bus->hung_up)
 		return -ESHUTDOWN;
 	/* Acquire: pairs with bp__bus_fail's RMW (the failure word is visible with the bit). */
-	if (atomic_load_explicit(&bus->shm->ctrl.gen, memory_order_acquire) & BP_GEN_ABORT)
+	if (__atomic_load_n(&bus->shm->ctrl.gen, __ATOMIC_ACQUIRE) & BP_GEN_ABORT)
 		return bp__bus_error(bus);
 	return 0;
 }

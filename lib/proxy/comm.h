@@ -3,9 +3,7 @@
  *
  *   I: immutable after enc_setup_global_comm returns.  A: atomic.
  *
- * Lock order (outermost first): registry lock -> queue->mtx -> queue->state_mtx.
- * The registry lock is never held while waiting for a worker except in the final release,
- * where the join happens after the node left the map (see registry.c).
+ * Lock order: docs/ARCHITECTURE.md, "Locks" (the registry lock comes before queue->mtx).
  */
 #ifndef ENC_PROXY_COMM_H
 #define ENC_PROXY_COMM_H

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/lock.h"
 #include "common/log.h"
 #include "common/trace.h"
 #include "proxy/comm.h"
@@ -39,6 +40,7 @@ void enc__registry_freeze(void)
 
 static struct registry_node *find_locked(uint32_t gid)
 {
+	enc_assert_held(&g_registry_lock);
 	for (size_t i = 0; i < g_nodes_n; i++)
 		if (g_nodes[i].gid == gid)
 			return &g_nodes[i];
