@@ -29,7 +29,7 @@
  *    the first to see a death wakes the others through the abort bit.
  */
 #include "bananaphone/bp_internal.h"
-#include "common/cpu.h"
+#include "enc/cpu.h"
 #include "common/futex.h"
 #include "common/trace.h"
 

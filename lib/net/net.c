@@ -14,7 +14,7 @@
 #if ENC_WITH_OFI
 #include <proxyscope/net_ofi.h>
 
-#include "common/lock.h"
+#include "enc/lock.h"
 #include "net/ofi/ofi.h"
 #endif
 

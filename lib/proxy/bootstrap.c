@@ -19,7 +19,7 @@
 
 #include <proxyscope/bananaphone.h>
 
-#include "common/lock.h"
+#include "enc/lock.h"
 #include "common/log.h"
 #include "proxy/comm.h"
 

@@ -16,7 +16,7 @@
 
 #include <proxyscope/proxy.h>
 
-#include "common/ident.h"
+#include "proxyscope/trace_ident.h"
 #include "common/list.h"
 
 struct enc_proxy_task;

@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/lock.h"
+#include <proxyscope/hook.h>
+
+#include "enc/lock.h"
 #include "common/log.h"
 #include "common/trace.h"
 #include "proxy/comm.h"
@@ -31,7 +33,8 @@ static struct registry_node *g_nodes;  /* R */
 static size_t g_nodes_n;               /* R */
 static size_t g_nodes_cap;             /* R */
 
-void enc__registry_freeze(void)
+/* The lock order of docs/ARCHITECTURE.md: the registry lock, then each queue's mtx. */
+void enc_hook_freeze(void)
 {
 	pthread_mutex_lock(&g_registry_lock);
 	for (size_t i = 0; i < g_nodes_n; i++)

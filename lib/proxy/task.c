@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include <proxyscope/device.h>
+#include <proxyscope/proxy.h>
 
 #include "common/futex.h"
 #include "common/log.h"

@@ -16,10 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/cpu.h"
-#include "common/lock.h"
+#include "enc/cpu.h"
+#include "enc/lock.h"
 #include "common/log.h"
-#include "common/time.h"
+#include "enc/time.h"
 #include "common/trace.h"
 #include "proxy/queue.h"
 #include "proxy/stats.h"

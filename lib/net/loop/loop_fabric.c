@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/lock.h"
+#include "enc/lock.h"
 #include "common/log.h"
 
 static struct {

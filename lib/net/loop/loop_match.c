@@ -17,7 +17,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "common/lock.h"
+#include "enc/lock.h"
 #include "common/log.h"
 
 /* The peer pointer is read lock-free as a hint by a recv's owner, so every access is atomic. */

@@ -20,7 +20,7 @@
 #include <proxyscope/bananaphone.h>
 #include <proxyscope/net_loop.h>
 
-#include "common/time.h"
+#include "enc/time.h"
 #include "workload_int.h"
 
 /* Every counter of struct enc_proxy_stats, for the run's difference and the processes' sum. */

@@ -3,8 +3,8 @@
  * the calling thread holds @lock (debug builds only, like assert). glibc records the owning
  * thread in every mutex it locks, so the check names the caller, not just "somebody".
  */
-#ifndef ENC_COMMON_LOCK_H
-#define ENC_COMMON_LOCK_H
+#ifndef ENC_UTIL_LOCK_H
+#define ENC_UTIL_LOCK_H
 
 #include <assert.h>
 #include <errno.h>
@@ -30,4 +30,4 @@ static inline bool enc_mutex_held(const pthread_mutex_t *m)
 
 #define enc_assert_held(m) assert(enc_mutex_held(m))
 
-#endif /* ENC_COMMON_LOCK_H */
+#endif /* ENC_UTIL_LOCK_H */

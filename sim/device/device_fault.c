@@ -10,7 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "common/lock.h"
+#include "enc/lock.h"
 
 static const char *const fault_kind_names[ENC_DEV_FAULT_KIND_NR] = {
 	[ENC_DEV_FAULT_NEVER_TRIGGER] = "never_trigger",
