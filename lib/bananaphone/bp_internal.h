@@ -1,7 +1,8 @@
 /*
  * Bananaphone internals: the layout of the shared memfd, the per-process bus, and the functions
  * the modules share (bus.c lifecycle, join.c rendezvous, shm.c memfd, ring.c record slots,
- * futex.c waiting, liveness.c peer watching, watcher.c its thread, collectives.c).
+ * futex.c waiting, liveness.c peer watching, watcher.c its thread, collectives.c, fail.c the
+ * failure every file reports, names.c the enums' names).
  *
  * The memfd, mapped at a different address in every member (so it holds no pointers):
  *
@@ -37,6 +38,9 @@
 #include <sys/types.h>
 
 #include <proxyscope/bananaphone.h>
+
+#include "common/futex.h"
+#include "enc/time.h"
 
 /* Shared memory is only sound with lock-free atomics (lock-based ones use a per-process lock). */
 _Static_assert(__atomic_always_lock_free(sizeof(uint32_t), 0),
@@ -232,14 +236,28 @@ enum bp_gather_op {
 	BP_GATHER_OP_NR
 };
 
-/* ---- bus.c ----------------------------------------------------------------------------- */
-const char *bp__fail_reason_str(enum bp_fail_reason reason);
+/* ---- names.c (a leaf) ------------------------------------------------------------------ */
+/* table[i], or "?" out of range or unnamed. */
+#define BP_STR(table, i) \
+	((unsigned)(i) < sizeof(table) / sizeof(table[0]) && table[i] ? table[i] : "?")
+
 const char *bp__member_state_str(enum bp_member_state state);
 const char *bp__msg_kind_str(enum bp_msg_kind kind);
 const char *bp__fault_point_str(enum bp_fault_point point);
 const char *bp__gather_op_str(enum bp_gather_op op);
 uint64_t bp__job_cookie(const char *job);
-uint64_t bp__now_ns(void);
+
+static inline uint64_t bp__now_ns(void)
+{
+	return enc_now_ns();
+}
+
+/* ---- fail.c (a leaf: calls only ring.c and names.c) ------------------------------------- */
+const char *bp__fail_reason_str(enum bp_fail_reason reason);
+/* Fail the bus for every member: record the first reason, set the abort bit, wake everyone. */
+void bp__bus_fail(struct bp_bus *bus, enum bp_fail_reason reason, uint32_t rank);
+/* A watcher found @rank gone: fail the bus (died, or hung up if it left in order). */
+void bp__bus_member_gone(struct bp_bus *bus, uint32_t rank);
 /* The bus's error after a failure became visible (abort bit or hangup); fires peer_dead once. */
 int bp__bus_error(struct bp_bus *bus);
 
@@ -265,8 +283,16 @@ bool bp__ring_is_torn(struct bp_bus *bus, uint32_t rank);
 
 /* ---- futex.c --------------------------------------------------------------------------- */
 /* FUTEX_WAIT while *@word == @expect, at most @timeout_ns (0: no bound). */
-int bp__futex_wait(uint32_t *word, uint32_t expect, uint64_t timeout_ns);
-void bp__futex_wake_all(uint32_t *word);
+/* Shared futexes: the word lives in a MAP_SHARED memfd mapping. */
+static inline int bp__futex_wait(uint32_t *word, uint32_t expect, uint64_t timeout_ns)
+{
+	return enc_futex_wait(word, expect, timeout_ns, true);
+}
+
+static inline void bp__futex_wake_all(uint32_t *word)
+{
+	enc_futex_wake_all(word, true);
+}
 /* Spin (bounded by time) then FUTEX_WAIT until every rank arrived at @seq (@from: the first
  * rank not seen yet); watches the members meanwhile. */
 int bp__wait_all(struct bp_bus *bus, uint32_t seq, uint32_t from);
@@ -316,9 +342,5 @@ void bp__join_bye(int sock, int status);
 /* ---- collectives.c --------------------------------------------------------------------- */
 /* The barrier every collective ends with (also the join barrier). */
 int bp__sync(struct bp_bus *bus, uint32_t seq);
-/* Fail the bus for every member: record the first reason, set the abort bit, wake everyone. */
-void bp__bus_fail(struct bp_bus *bus, enum bp_fail_reason reason, uint32_t rank);
-/* A watcher found @rank gone: fail the bus (died, or hung up if it left in order). */
-void bp__bus_member_gone(struct bp_bus *bus, uint32_t rank);
 
 #endif /* BP_INTERNAL_H */

@@ -33,17 +33,6 @@
 #include "common/futex.h"
 #include "common/trace.h"
 
-/* Shared futexes: the word lives in a MAP_SHARED memfd mapping. */
-int bp__futex_wait(uint32_t *word, uint32_t expect, uint64_t timeout_ns)
-{
-	return enc_futex_wait((uint32_t *)word, expect, timeout_ns, true);
-}
-
-void bp__futex_wake_all(uint32_t *word)
-{
-	enc_futex_wake_all((uint32_t *)word, true);
-}
-
 /*
  * Spin until every rank arrived at @seq, BP_SPIN_NS pass, or the bus fails; true when complete.
  * Polls the arrival words (bp__ring_all_arrived), and the futex word for the abort bit now and
