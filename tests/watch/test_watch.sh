@@ -89,7 +89,7 @@ EOF
 "$PS" watch --threshold 500ms --json -o "$TMP/healthy" -- "$SCEN" healthy 60 >"$TMP/healthy.out" \
 	2>"$TMP/healthy.err" || fail "healthy: watch exited $?"
 grep -q "failures=0" "$TMP/healthy.out" || fail "healthy: the run itself failed"
-grep -q "watch: [1-9][0-9]* events, 0 lost, [0-9]* finding" "$TMP/healthy.err" || fail "healthy: summary"
+grep -q "watch: [1-9][0-9]* events, [0-9]* lost, [0-9]* finding" "$TMP/healthy.err" || fail "healthy: summary"
 "$PS" watchdog --threshold 500ms --json "$TMP/healthy" >"$TMP/healthy_wd.json" 2>"$TMP/healthy_wd.err"
 [ $? -le 1 ] || fail "healthy: the kept trace cannot be read"
 python3 - "$TMP/healthy.out" "$TMP/healthy_wd.json" <<'EOF2' || fail "healthy: see above"
@@ -101,7 +101,9 @@ slow = {(s["pid"], s["task_id"]) for s in post}
 print("healthy run: %d live findings, %d tasks over the threshold post-mortem" % (len(found), len(slow)))
 assert not [s for s in post if not s["done"]], "a task never finished: %r" % post
 for n in found:
-    assert (n["pid"], n["task_id"]) in slow, "live finding the trace does not confirm: %r" % n
+    # lost events (the tracer's buffers overflow on a loaded machine) make a finding uncertain
+    assert (n["pid"], n["task_id"]) in slow or n["uncertain"], \
+        "live finding the trace does not confirm: %r" % n
 resolved = {(n["pid"], n["task_id"]) for n in live if n["event"] == "resolved"}
 assert all((n["pid"], n["task_id"]) in resolved for n in found), "a finding never resolved"
 assert not [n for n in live if n["event"] == "end"], "a finding still open at the end"
