@@ -1,7 +1,7 @@
 /*
  * `proxyscope watchdog [--threshold DURATION] TRACE...`: every task not DONE at the end of the
  * trace (or longer than the threshold in one state), why it is stuck, and the root cause across
- * ranks - one line per root cause first, then the evidence. Exit 1 when a stall is found.
+ * ranks - one line per root cause first, then the evidence. The exit status is the verdict's (REPORT_WATCHDOG_HELP).
  */
 #include <stdio.h>
 
@@ -43,7 +43,7 @@ int cmd_watchdog(int argc, char **argv)
 		} else {
 			psa_watchdog_print(c.wd, c.m, stdout);
 		}
-		rc = psa_watchdog_found(c.wd) ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
+		rc = report_exit_status(c.wd);
 	}
 	report_cmd_done(&a, &c);
 	return rc;

@@ -376,6 +376,7 @@ static void stall_json(struct cli_json *j, const struct psa_stall *st, const str
 	u32_array(j, "waiting_on", st->waiting_on, st->waiting_on_n);
 	bool_member(j, "root_cause", st->root_cause);
 	bool_member(j, "uncertain", st->uncertain);
+	str_member(j, "uncertain_why", psa_unsure_str(st->unsure));
 	cli_json_key(j, "root");
 	if (st->root >= 0)
 		cli_json_u64(j, (uint64_t)st->root);
@@ -420,6 +421,9 @@ static void stall_json(struct cli_json *j, const struct psa_stall *st, const str
 	cli_json_end_object(j);
 }
 
+/* What the trace can tell at its level (psa_watchdog_level_view). */
+static const char *const level_names[] = { "full", "warning_only", "err_only" };
+
 void report_json_watchdog(struct cli_json *j, const struct report_ctx *c, uint64_t threshold_ns)
 {
 	size_t n;
@@ -428,6 +432,10 @@ void report_json_watchdog(struct cli_json *j, const struct report_ctx *c, uint64
 	cli_json_key(j, "watchdog");
 	cli_json_begin_object(j);
 	bool_member(j, "stall_found", psa_watchdog_found(c->wd));
+	str_member(j, "verdict", psa_verdict_str(psa_watchdog_verdict(c->wd)));
+	str_member(j, "level", level_names[psa_watchdog_level_view(c->wd)]);
+	u64_member(j, "left_out_finished", psa_watchdog_ignored(c->wd));
+	u64_member(j, "left_out_unknown", psa_watchdog_unknown(c->wd));
 	opt_u64_member(j, "threshold_ns", threshold_ns != 0, threshold_ns);
 	cli_json_key(j, "root_causes");
 	cli_json_begin_array(j);

@@ -315,10 +315,10 @@ int run_trace_report(struct run_trace *rt, const struct run_report_opts *opts)
 		psa_overview_print(c.overview, c.m, &c.in.rs, c.in.desc, stdout);
 		fputc('\n', stdout);
 		psa_watchdog_print(c.wd, c.m, stdout);
-	} else if (psa_watchdog_found(c.wd)) {
+	} else if (psa_watchdog_verdict(c.wd) != PSA_VERDICT_OK) {
 		psa_watchdog_print(c.wd, c.m, stdout);
 	}
-	rc = psa_watchdog_found(c.wd) ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
+	rc = report_exit_status(c.wd);
 out:
 	exports_destroy(tf);
 	report_ctx_fini(&c);
