@@ -240,10 +240,21 @@ static void task_view(const struct psa_task *t, struct psa_task *view)
 	}
 }
 
-static int add_live(struct psa_watchdog *w, const struct psa_model *m, const struct psa_task *t)
+static bool is_shown(const struct psa_task *t)
+{
+	return t->watchdog || t->failed || t->status;
+}
+
+/*
+ * @any_shown: some task of the trace is shown stuck. Then a task whose fate rests on lost
+ * events stays in the report (it may be waiting on the one shown stuck) but is never a root
+ * cause by itself; with nothing shown, it is not a stall at all.
+ */
+static int add_live(struct psa_watchdog *w, const struct psa_model *m, const struct psa_task *t,
+		    bool any_shown)
 {
 	uint64_t end = w->trace_end, last_done;
-	bool shown = t->watchdog || t->failed || t->status;
+	bool shown = is_shown(t), fate_lost = !shown && psa__watchdog_lost_in(m, t->last_ts, end);
 	struct psa_task view;
 	struct psa_stall *s;
 
@@ -252,7 +263,7 @@ static int add_live(struct psa_watchdog *w, const struct psa_model *m, const str
 		w->ignored++;
 		return 0;
 	}
-	if (!shown && psa__watchdog_lost_in(m, t->last_ts, end)) {
+	if (fate_lost && !any_shown) {
 		w->unknown++;
 		return 0;
 	}
@@ -268,6 +279,15 @@ static int add_live(struct psa_watchdog *w, const struct psa_model *m, const str
 	unsure_of(w, m, &view, s);
 	if (t->truncated && w->level == PSA_LEVEL_FULL)
 		psa__stall_unsure(s, PSA_UNSURE_TRUNCATED);
+	if (fate_lost) {
+		size_t used = strlen(s->detail);
+
+		psa__stall_unsure(s, PSA_UNSURE_LOST);
+		if (s->root_cause && used + 1 < sizeof(s->detail))
+			snprintf(s->detail + used, sizeof(s->detail) - used,
+				 " - not a root cause: events were lost after its last one");
+		s->root_cause = false;
+	}
 	psa__watchdog_death_adopt(w, t, s);
 	return 0;
 }
@@ -284,8 +304,12 @@ int psa_watchdog_analyze(struct psa_watchdog *w, const struct psa_model *m)
 	w->lossy = tot.discarded_events || tot.discarded_packets || tot.discards;
 	if (psa__watchdog_deaths(w, m) || psa__watchdog_add_failed(w, m))
 		return -ENOMEM;
+	bool any_shown = w->deaths_n > 0;
+
+	for (size_t i = 0; i < live_n && !any_shown; i++)
+		any_shown = is_shown(live[i]);
 	for (size_t i = 0; i < live_n; i++)
-		if (add_live(w, m, live[i]))
+		if (add_live(w, m, live[i], any_shown))
 			return -ENOMEM;
 	return psa__watchdog_chain(w, m, 0);
 }
