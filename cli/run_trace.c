@@ -219,6 +219,8 @@ static void exports_finish(struct report_ctx *c, struct timeline_file *tf, bool 
 	for (int i = 0; i < 2; i++) {
 		if (!tf[i].f)
 			continue;
+		if (tf[i].e && c->wd)
+			psa_export_set_verdict(tf[i].e, c->wd, false);
 		tf[i].ok = read_ok && tf[i].e && psa_export_finish(tf[i].e, c->m) == 0;
 		if (fclose(tf[i].f))
 			tf[i].ok = false;
@@ -247,7 +249,7 @@ static void print_files(const struct run_trace *rt, const struct timeline_file *
 	printf("trace:       %s\n", rt->s.output);
 	if (tf[0].ok || tf[1].ok)
 		printf("timeline:    %s%s%s%s%s\n", tf[0].ok ? tf[0].path : "",
-		       tf[0].ok ? " (chrome://tracing, ui.perfetto.dev)" : "",
+		       tf[0].ok ? " (ui.perfetto.dev)" : "",
 		       tf[0].ok && tf[1].ok ? ", " : "", tf[1].ok ? tf[1].path : "",
 		       tf[1].ok ? " (a browser)" : "");
 	else
