@@ -158,6 +158,16 @@ else
 	if lttng list 2>/dev/null | grep -q "proxyscope-$pid-"; then
 		fail "Ctrl-C: the session proxyscope-$pid-* is still there"
 	fi
+	# the timelines are still written, and say the run was interrupted
+	if [ -s intr/timeline.json ] && [ -s intr/timeline.html ]; then
+		py intr/timeline.json <<'EOF' || fail "Ctrl-C: timeline.json is not marked interrupted"
+assert j[0]["otherData"]["interrupted"] is True
+assert any(e.get("cat") == "verdict" and "interrupted" in e["name"] for e in j[0]["traceEvents"])
+EOF
+		grep -q '"interrupted":true' intr/timeline.html || fail "Ctrl-C: timeline.html is not marked interrupted"
+	else
+		fail "Ctrl-C: the timelines were not written"
+	fi
 	status=0
 	"$bin" watchdog intr >"$out" 2>"$err" || status=$?
 	[ "$status" -eq 1 ] && grep -q '^root cause: rank 1 ' "$out" ||
