@@ -41,6 +41,7 @@ static const char *const unsure_names[PSA_UNSURE_NR] = {
 	[PSA_UNSURE_TRUNCATED] = "trace_starts_later",
 	[PSA_UNSURE_LEVEL] = "not_recorded_at_level",
 	[PSA_UNSURE_CHAIN] = "uncertain_root",
+	[PSA_UNSURE_DAMAGED] = "damaged_trace",
 };
 
 static const char *const verdict_names[] = { "ok", "stall", "inconclusive" };
@@ -168,11 +169,26 @@ enum psa_level_view psa_watchdog_level_view(const struct psa_watchdog *w)
 	return w->level;
 }
 
+void psa_watchdog_set_integrity(struct psa_watchdog *w, const struct psa_integrity *in)
+{
+	w->integrity = in;
+}
+
+const struct psa_integrity *psa_watchdog_integrity(const struct psa_watchdog *w)
+{
+	return w->integrity;
+}
+
+static bool damaged(const struct psa_watchdog *w)
+{
+	return w->integrity && w->integrity->damaged;
+}
+
 enum psa_verdict psa_watchdog_verdict(const struct psa_watchdog *w)
 {
 	if (w->n)
 		return PSA_VERDICT_STALL;
-	if (w->unknown || w->level == PSA_LEVEL_ERR_ONLY)
+	if (w->unknown || w->level == PSA_LEVEL_ERR_ONLY || damaged(w))
 		return PSA_VERDICT_INCONCLUSIVE;
 	return PSA_VERDICT_OK;
 }
@@ -254,7 +270,8 @@ static int add_live(struct psa_watchdog *w, const struct psa_model *m, const str
 		    bool any_shown)
 {
 	uint64_t end = w->trace_end, last_done;
-	bool shown = is_shown(t), fate_lost = !shown && psa__watchdog_lost_in(m, t->last_ts, end);
+	bool shown = is_shown(t);
+	bool fate_lost = !shown && (damaged(w) || psa__watchdog_lost_in(m, t->last_ts, end));
 	struct psa_task view;
 	struct psa_stall *s;
 
@@ -270,6 +287,8 @@ static int add_live(struct psa_watchdog *w, const struct psa_model *m, const str
 	if (!(s = psa__stall_add(w)))
 		return -ENOMEM;
 	task_view(t, &view);
+	if (damaged(w))
+		psa__stall_unsure(s, PSA_UNSURE_DAMAGED);
 	if (view.state != t->state && t->transitions)
 		psa__stall_unsure(s, PSA_UNSURE_LOST); /* the trace missed its state changes */
 	psa__stall_from_task(s, &view, end);
@@ -311,6 +330,8 @@ int psa_watchdog_analyze(struct psa_watchdog *w, const struct psa_model *m)
 	for (size_t i = 0; i < live_n; i++)
 		if (add_live(w, m, live[i], any_shown))
 			return -ENOMEM;
+	for (size_t i = 0; damaged(w) && i < w->n; i++)
+		psa__stall_unsure(&w->stalls[i], PSA_UNSURE_DAMAGED);
 	return psa__watchdog_chain(w, m, 0);
 }
 

@@ -21,40 +21,50 @@ static void task_label(const struct psa_stall *s, char *buf, size_t len)
 		 psa_kind_str(s->kind), s->task_id);
 }
 
-/* " [uncertain: ...]" for the root cause line. */
-static const char *unsure_tag(enum psa_unsure u)
+static const char *unsure_text(enum psa_unsure u)
 {
 	switch (u) {
 	case PSA_UNSURE_LOST:
-		return " [uncertain: events were lost in this window]";
+		return "events were lost in this window";
 	case PSA_UNSURE_TRUNCATED:
-		return " [uncertain: the trace starts after the task did]";
+		return "the trace starts after the task did";
 	case PSA_UNSURE_LEVEL:
-		return " [uncertain: not recorded at this trace's level]";
+		return "not recorded at this trace's level";
 	case PSA_UNSURE_CHAIN:
-		return " [uncertain: it leads to an uncertain root]";
+		return "it leads to an uncertain root";
+	case PSA_UNSURE_DAMAGED:
+		return "a stream of the trace is missing or cut short";
 	default:
 		return "";
 	}
 }
 
+/* " [uncertain: ...]" for the root cause line. */
+static const char *unsure_tag(enum psa_unsure u, char *buf, size_t len)
+{
+	if (u == PSA_UNSURE_NONE)
+		return "";
+	snprintf(buf, len, " [uncertain: %s]", unsure_text(u));
+	return buf;
+}
+
 static void print_root(const struct psa_watchdog *w, size_t r, FILE *out)
 {
 	const struct psa_stall *s = &w->stalls[r];
-	char label[96];
+	char label[96], tag[96];
 	unsigned blocked = 0;
 
 	task_label(s, label, sizeof(label));
 	if (s->rank == PSA_RANK_NONE)
 		fprintf(out, "root cause: the process pid %u on %s: %s%s\n", s->vpid, s->host, s->detail,
-			unsure_tag(s->unsure));
+			unsure_tag(s->unsure, tag, sizeof(tag)));
 	else if (s->process)
 		fprintf(out, "root cause: rank %u (pid %u on %s, gid %u): %s%s\n", s->rank, s->vpid,
-			s->host, s->gid, s->detail, unsure_tag(s->unsure));
+			s->host, s->gid, s->detail, unsure_tag(s->unsure, tag, sizeof(tag)));
 	else
 		fprintf(out, "root cause: rank %u exec %" PRIu64 " (pid %u on %s, gid %u): %s%s\n",
 			s->rank, s->exec_id, s->vpid, s->host, s->gid, s->detail,
-			unsure_tag(s->unsure));
+			unsure_tag(s->unsure, tag, sizeof(tag)));
 	if (!s->process)
 		fprintf(out, "    %s, %s for %.3f s%s\n", label, psa_state_str(s->state),
 			(double)s->duration_ns / 1e9,
@@ -119,7 +129,23 @@ static void print_evidence(const struct psa_stall *s, const struct psa_watchdog 
 		fprintf(out, "\n");
 	}
 	if (s->uncertain)
-		fprintf(out, "      uncertain:%s\n", unsure_tag(s->unsure) + sizeof(" [uncertain:") - 1);
+		fprintf(out, "      uncertain: %s\n", unsure_text(s->unsure));
+}
+
+/* Damaged streams and copied traces, found on disk. */
+static void print_integrity(const struct psa_watchdog *w, FILE *out)
+{
+	const struct psa_integrity *in = w->integrity;
+	char line[1400];
+
+	for (size_t i = 0; in && i < in->n; i++) {
+		psa_integrity_issue_str(&in->v[i], line, sizeof(line));
+		fprintf(out, "%s %s\n", in->v[i].kind == PSA_TRACE_DUPLICATE ? "duplicate:" : "damaged:",
+			line);
+	}
+	if (in && in->damaged)
+		fprintf(out, "damaged: no conclusion below is certain: the events of a missing stream "
+			     "(one CPU's) can make any task look stuck\n");
 }
 
 /* What the trace can and cannot tell at its level, and the level to record at. */
@@ -152,6 +178,13 @@ static void print_no_stall(const struct psa_watchdog *w, FILE *out)
 			w->unknown ? " in the events recorded" : "");
 		return;
 	}
+	if (w->integrity && w->integrity->damaged) {
+		fprintf(out, "watchdog: inconclusive: %zu task%s never reached DONE in the trace, but "
+			     "nothing that was recorded shows a stall (no consumer's watchdog fired, no "
+			     "task failed) and a stream is missing\n",
+			w->unknown, w->unknown == 1 ? "" : "s");
+		return;
+	}
 	if (w->unknown) {
 		fprintf(out, "watchdog: inconclusive: no task is shown stuck, but %zu task%s never "
 			     "reached DONE in the trace and events were lost after %s last event: %s "
@@ -176,6 +209,7 @@ void psa_watchdog_print(const struct psa_watchdog *w, const struct psa_model *m,
 	size_t roots = 0, unexplained = 0, failed = 0, processes = 0, stalled;
 
 	(void)m;
+	print_integrity(w, out);
 	print_level(w, out);
 	if (!w->n) {
 		print_no_stall(w, out);

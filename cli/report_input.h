@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include <proxyscope/psa_event.h>
+#include <proxyscope/psa_integrity.h>
 #include <proxyscope/psa_model.h>
 #include <proxyscope/psa_overview.h>
 #include <proxyscope/psa_stats.h>
@@ -65,6 +66,7 @@ struct report_ctx {
 	struct psa_stats *stats;       /* NULL unless REPORT_STATS */
 	struct psa_timeline *timeline; /* NULL unless REPORT_TIMELINE */
 	struct psa_watchdog *wd;       /* NULL unless REPORT_WATCHDOG */
+	struct psa_integrity integrity; /* damaged streams, copied traces (CTF input) */
 	struct report_input in;
 };
 

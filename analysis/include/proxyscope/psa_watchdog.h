@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <proxyscope/psa_integrity.h>
 #include <proxyscope/psa_model.h>
 
 /* psa_stall.rank of a dead process none of whose ranks the trace shows */
@@ -55,6 +56,7 @@ enum psa_unsure {
 	PSA_UNSURE_TRUNCATED, /* the trace starts after the task did (a snapshot) */
 	PSA_UNSURE_LEVEL,     /* the events it would rest on are not recorded at the trace's level */
 	PSA_UNSURE_CHAIN,     /* its chain leads to an uncertain root */
+	PSA_UNSURE_DAMAGED,   /* a stream of its trace is missing, emptied or cut short */
 	PSA_UNSURE_NR
 };
 const char *psa_unsure_str(enum psa_unsure u); /* "lost_events", ... (the JSON names) */
@@ -104,6 +106,12 @@ void psa_watchdog_destroy(struct psa_watchdog *w);
 
 /* The observer that records finished tasks over the threshold; add it to the model. */
 void psa_watchdog_observer(struct psa_watchdog *w, struct psa_observer *obs);
+
+/* What psa_integrity_check found on disk (kept by the caller until the watchdog is destroyed):
+ * with a stream missing or cut short, no conclusion is certain and a task nothing shows stuck
+ * is not a stall. Call before psa_watchdog_analyze. */
+void psa_watchdog_set_integrity(struct psa_watchdog *w, const struct psa_integrity *in);
+const struct psa_integrity *psa_watchdog_integrity(const struct psa_watchdog *w);
 
 /* After psa_model_finish: build the stalls and follow the chains. Returns 0 or -ENOMEM. */
 int psa_watchdog_analyze(struct psa_watchdog *w, const struct psa_model *m);
