@@ -40,12 +40,14 @@
 struct thread {
 	uint64_t tid;
 	uint64_t last_end; /* the end of its last mark (abs ns) */
+	uint64_t origin;   /* its first mark (relative ns; UINT64_MAX: none yet) */
 };
 
 /* One lane of a (process, rank, kind): a track tasks take one after the other. */
 struct lane {
 	uint64_t tid;
 	uint64_t last_end; /* the end of its last slice (abs ns) */
+	uint64_t origin;   /* its first slice's start (relative ns) */
 	bool busy;         /* a live task holds it */
 };
 
@@ -64,7 +66,7 @@ struct chrome_task {
 /* A slice still open at the end of the trace, written at finish (it may be the root's). */
 struct open_slice {
 	const struct psa_task *t; /* a live task: the model keeps it until destroyed */
-	uint64_t tid;
+	uint64_t tid, origin;
 	uint32_t state;
 	uint64_t begin, end;
 };
@@ -109,14 +111,18 @@ static void ev_ts(FILE *f, const char *key, uint64_t rel_ns)
 	psa__json_us(f, rel_ns);
 }
 
-/* The span [rb, re] (relative ns) as "ts" and "dur", with dur such that the viewer's double
- * ts + dur never passes re (as a double): the next slice on the track starts there. */
-static void ev_span(FILE *f, uint64_t rb, uint64_t re)
+/*
+ * The span [rb, re] (relative ns) as "ts" and "dur", with dur such that a viewer's double
+ * ts + dur never passes re (as a double): the next slice on the track starts there. Some
+ * viewers (speedscope) first rebase each track to its first event (@track_origin, relative
+ * ns), so the sum must not pass re after that subtraction either.
+ */
+static void ev_span(FILE *f, uint64_t rb, uint64_t re, uint64_t track_origin)
 {
 	uint64_t dur = re > rb ? re - rb : 0;
-	double end = (double)re / 1e3, ts = (double)rb / 1e3;
+	double end = (double)re / 1e3, ts = (double)rb / 1e3, o = (double)track_origin / 1e3;
 
-	while (dur && ts + (double)dur / 1e3 > end)
+	while (dur && (ts + (double)dur / 1e3 > end || (ts - o) + (double)dur / 1e3 > end - o))
 		dur--;
 	ev_ts(f, "ts", rb);
 	ev_ts(f, "dur", dur);
@@ -177,7 +183,8 @@ static struct lane *lane_take(struct chrome *c, const struct psa_task *t)
 				if (ls->v[k].last_end < ls->v[i].last_end)
 					i = k;
 		} else {
-			ls->v[ls->n++] = (struct lane){ .tid = c->next_tid++ };
+			ls->v[ls->n++] = (struct lane){ .tid = c->next_tid++,
+							 .origin = psa__export_rel(&c->base, t->first_ts) };
 			c->lanes_n++;
 			if (i)
 				snprintf(name, sizeof(name), "rank %" PRIu32 " %s (lane %u)", t->rank,
@@ -211,6 +218,7 @@ static struct thread *thread_track(struct chrome *c, const struct psa_proc *p, u
 		return NULL;
 	}
 	th->tid = c->next_tid++;
+	th->origin = UINT64_MAX;
 	if (procname && procname[0])
 		snprintf(name, sizeof(name), "%.*s (vtid %" PRIu32 ", %s)", PSA_PROCNAME_MAX, procname,
 			 vtid, role);
@@ -253,6 +261,11 @@ static uint64_t lane_tid(const struct chrome_task *ct)
 	return ct->lane ? ct->lane->tid : 0;
 }
 
+static uint64_t lane_origin(const struct chrome_task *ct)
+{
+	return ct->lane ? ct->lane->origin : 0;
+}
+
 /* Note that @ct's lane holds a slice up to @end (abs ns). */
 static void lane_extend(struct chrome_task *ct, uint64_t end)
 {
@@ -269,8 +282,8 @@ static void task_args(FILE *f, const struct psa_task *t)
 }
 
 /* One state slice; @root: the verdict's root cause (highlighted). */
-static void state_slice(struct chrome *c, const struct psa_task *t, uint64_t tid, uint32_t state,
-			uint64_t begin, uint64_t end, bool open, bool root)
+static void state_slice(struct chrome *c, const struct psa_task *t, uint64_t tid, uint64_t origin,
+			uint32_t state, uint64_t begin, uint64_t end, bool open, bool root)
 {
 	struct psa_export *e = &c->base;
 	uint64_t rb = psa__export_rel(e, begin), re = psa__export_rel(e, end);
@@ -278,7 +291,7 @@ static void state_slice(struct chrome *c, const struct psa_task *t, uint64_t tid
 
 	fprintf(f, ",\"cat\":\"state\",\"name\":\"%s%s exec %" PRIu64 " #%" PRIu64 "\"",
 		root ? "ROOT CAUSE: " : "", psa_state_str(state), t->exec_id, t->task_id);
-	ev_span(f, rb, re);
+	ev_span(f, rb, re, origin);
 	if (root)
 		fputs(",\"cname\":\"terrible\"", f);
 	fputs(",\"args\":{", f);
@@ -311,10 +324,11 @@ static void chrome_interval(struct psa_export *e, const struct psa_task *t, stru
 			c->open = v;
 			c->open_cap = cap;
 		}
-		c->open[c->open_n++] = (struct open_slice){ t, lane_tid(ct), state, begin, end };
+		c->open[c->open_n++] = (struct open_slice){ t, lane_tid(ct), lane_origin(ct), state,
+							     begin, end };
 		return;
 	}
-	state_slice(c, t, lane_tid(ct), state, begin, end, false, false);
+	state_slice(c, t, lane_tid(ct), lane_origin(ct), state, begin, end, false, false);
 }
 
 static void chrome_seam(struct psa_export *e, const struct psa_task *t, struct psa_xtask *xt,
@@ -345,7 +359,7 @@ static void chrome_seam(struct psa_export *e, const struct psa_task *t, struct p
 	f = ev_begin(c, "X", pid_of(t->proc), lane_tid(ct));
 	fprintf(f, ",\"cat\":\"seam\",\"name\":\"%s exec %" PRIu64 " #%" PRIu64 "\"",
 		psa_seam_str(which), t->exec_id, t->task_id);
-	ev_span(f, psa__export_rel(e, begin), psa__export_rel(e, end));
+	ev_span(f, psa__export_rel(e, begin), psa__export_rel(e, end), lane_origin(ct));
 	fputs(",\"args\":{", f);
 	task_args(f, t);
 	fprintf(f, ",\"stream\":%" PRIu32 ",\"bb\":%" PRIu32 ",\"rc\":%d,\"duration_ns\":%" PRIu64
@@ -366,7 +380,9 @@ static void thread_mark(struct chrome *c, const struct psa_task *t, struct threa
 
 	task_label(t, label, sizeof(label));
 	fprintf(f, ",\"cat\":\"queue\",\"name\":\"%s %s\"", what, label);
-	ev_span(f, psa__export_rel(&c->base, ts), psa__export_rel(&c->base, ts + dur));
+	if (th->origin == UINT64_MAX)
+		th->origin = psa__export_rel(&c->base, ts);
+	ev_span(f, psa__export_rel(&c->base, ts), psa__export_rel(&c->base, ts + dur), th->origin);
 	if (flow)
 		fprintf(f, ",\"bind_id\":\"0x%" PRIx64 "\",\"%s\":true", seq, flow);
 	fputs(",\"args\":{", f);
@@ -461,7 +477,8 @@ static void chrome_worker_end(struct psa_export *e, const struct psa_worker *w)
 	f = ev_begin(c, "X", pid_of(w->proc), th->tid);
 
 	fprintf(f, ",\"cat\":\"worker\",\"name\":\"worker gid %" PRIu32 "\"", w->gid);
-	ev_span(f, rb, re);
+	/* the worker's slice is the first of its track */
+	ev_span(f, rb, re, th->origin < rb ? th->origin : rb);
 	fprintf(f, ",\"args\":{\"vtid\":%" PRIu32 ",\"gid\":%" PRIu32 ",\"active_ns\":%" PRIu64
 		   ",\"idle_ns\":%" PRIu64 ",\"sleep_ns\":%" PRIu64 ",\"events\":%" PRIu64
 		   ",\"running_at_end\":%s,\"begin_abs_ns\":\"%" PRIu64 "\"}}",
@@ -535,7 +552,7 @@ static void write_open(struct chrome *c)
 		const struct open_slice *o = &c->open[i];
 		const struct psa_stall *root = root_of(c->base.verdict, o->t);
 
-		state_slice(c, o->t, o->tid, o->state, o->begin, o->end, true, root != NULL);
+		state_slice(c, o->t, o->tid, o->origin, o->state, o->begin, o->end, true, root != NULL);
 		if (root) {
 			FILE *f = ev_begin(c, "i", pid_of(o->t->proc), o->tid);
 

@@ -14,7 +14,7 @@
 
 struct slice {
 	int64_t pid, tid, ts, end;
-	double ts_d, end_d; /* what a JavaScript viewer computes: ts, and ts + dur in doubles */
+	double ts_d, dur_d, end_d; /* what a JavaScript viewer computes: ts, and ts + dur */
 	bool seam, state;
 };
 
@@ -227,7 +227,8 @@ static int one_event(struct check *c, const struct jval *ev, struct chrome_stats
 			return bad(c, "X event without a name");
 		GROW(c->sl, c->sl_n, c->sl_cap);
 		c->sl[c->sl_n++] = (struct slice){ .pid = pid, .tid = tid, .ts = ts, .end = ts + dur,
-						   .ts_d = ts_d, .end_d = ts_d + jnum_d(ev, "dur"),
+						   .ts_d = ts_d, .dur_d = jnum_d(ev, "dur"),
+						   .end_d = ts_d + jnum_d(ev, "dur"),
 						   .seam = cat && !strcmp(cat, "seam"),
 						   .state = cat && !strcmp(cat, "state") };
 		st->x_slices++;
@@ -305,10 +306,11 @@ static bool enclosed(const struct check *c, int64_t pid, int64_t tid, int64_t ts
 }
 
 /* In a viewer's doubles: a slice that ended (popped from the stack) must end by the start
- * of the next one on its track, or the viewer nests or overlaps them. */
-static int double_order(struct check *c, const struct slice *prev, const struct slice *s)
+ * of the next one on its track, or the viewer nests or overlaps them - also after rebasing the
+ * track to its first slice (@o), as speedscope does before it adds ts + dur. */
+static int double_order(struct check *c, const struct slice *prev, const struct slice *s, double o)
 {
-	if (prev->end_d > s->ts_d)
+	if (prev->end_d > s->ts_d || (prev->ts_d - o) + prev->dur_d > s->ts_d - o)
 		return bad(c, "pid %lld tid %lld: in doubles the slice ending at %.17g us passes the "
 			   "next one's start at %.17g us", (long long)s->pid, (long long)s->tid,
 			   prev->end_d, s->ts_d);
@@ -320,16 +322,19 @@ static int check_tracks(struct check *c)
 	int64_t *ends = malloc((c->sl_n + 1) * sizeof(*ends));
 	const struct slice **open = malloc((c->sl_n + 1) * sizeof(*open));
 	size_t depth = 0;
+	double origin = 0;
 
 	if (c->sl_n > 1)
 		qsort(c->sl, c->sl_n, sizeof(*c->sl), slice_cmp);
 	for (size_t i = 0; i < c->sl_n; i++) {
 		const struct slice *s = &c->sl[i];
 
-		if (i == 0 || s->pid != c->sl[i - 1].pid || s->tid != c->sl[i - 1].tid)
+		if (i == 0 || s->pid != c->sl[i - 1].pid || s->tid != c->sl[i - 1].tid) {
 			depth = 0;
+			origin = s->ts_d; /* the track's first slice */
+		}
 		while (depth && ends[depth - 1] <= s->ts && !(ends[depth - 1] == s->ts && s->end == s->ts)) {
-			if (double_order(c, open[depth - 1], s)) {
+			if (double_order(c, open[depth - 1], s, origin)) {
 				free(ends);
 				free(open);
 				return -1;
