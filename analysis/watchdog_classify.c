@@ -257,8 +257,8 @@ static int next_stall(const struct psa_watchdog *w, const struct psa_stall *s, u
 	for (size_t i = 0; i < w->n; i++) {
 		const struct psa_stall *o = &w->stalls[i];
 
-		/* a finished task may have waited on one still stuck; a stuck one waits on stuck ones */
-		if (o == s || (o->done && !s->done) || o->failed || o->rank != peer || o->job != s->job)
+		/* a stuck task may wait on one its consumer gave up on that finished later */
+		if (o == s || o->failed || o->rank != peer || o->job != s->job)
 			continue;
 		if (o->exec_id == s->exec_id && (s->cause != PSA_CAUSE_GATE_WAIT || o->kind == PSA_KIND_NETWORK)) {
 			if (same < 0 || o->kind == PSA_KIND_NETWORK)

@@ -53,6 +53,8 @@ bool psa__watchdog_slow_progress(const struct psa_watchdog *w, const struct psa_
 		psa_model_totals(m, &tot);
 		timeout_ns = (uint64_t)tot.timeout_ms_max * 1000000u;
 	}
+	if (t->watchdog && t->watchdog_waited_ns > timeout_ns)
+		timeout_ns = t->watchdog_waited_ns; /* its own consumer's, without the model */
 	if (!since || end <= since)
 		return false;
 	span = end - since;
