@@ -247,6 +247,12 @@ void psa__task_instant(struct psa_model *m, struct psa_task *t, const struct psa
 		if (!t->transitions)
 			t->state = t->watchdog_state;
 		break;
+	case PSA_EV_encproxy_status_poll:
+		if (!t->poll_first_ts)
+			t->poll_first_ts = ev->ts_ns;
+		t->poll_last_ts = ev->ts_ns;
+		t->poll_state = (uint32_t)psa__f(ev, PSA_F_state, t->state);
+		break;
 	case PSA_EV_encproxy_task_failed:
 		t->failed = true;
 		t->status = (int)psa__f(ev, PSA_F_status, t->status);

@@ -207,6 +207,16 @@ static enum psa_level_view level_view(const struct psa_model_totals *tot)
 	return (tot->levels_seen >> ENC_TP_LEVEL_WARNING) ? PSA_LEVEL_WARNING_ONLY : PSA_LEVEL_ERR_ONLY;
 }
 
+/* A consumer that polled a task this long without seeing it DONE waited on a stuck task: an
+ * exec takes microseconds to milliseconds. */
+#define POLLED_STUCK_NS 100000000ull
+
+/* The consumer's status polls (DEBUG) show the task unfinished for long. */
+static bool polled_stuck(const struct psa_task *t)
+{
+	return t->poll_last_ts - t->poll_first_ts >= POLLED_STUCK_NS && t->poll_state != PSA_STATE_DONE;
+}
+
 /*
  * What a conclusion rests on, and whether the tracer lost events there. A status is a fact; a
  * closed gate the consumer's watchdog saw is one too; everything else rests on the absence of
@@ -222,8 +232,9 @@ static void unsure_of(const struct psa_watchdog *w, const struct psa_model *m,
 	case PSA_CAUSE_SLOW_PROGRESS: /* its own evidence window, set by watchdog_slow.c */
 		return;
 	case PSA_CAUSE_DEVICE_NO_TRIGGER:
-		if (t->watchdog && t->watchdog_state == PSA_STATE_WAITING_DEVICE_TRIGGER)
-			return;
+		if ((t->watchdog && t->watchdog_state == PSA_STATE_WAITING_DEVICE_TRIGGER) ||
+		    (polled_stuck(t) && t->poll_state == PSA_STATE_WAITING_DEVICE_TRIGGER))
+			return; /* the consumer saw the gate still closed */
 		from = t->wait_begin_ts ? t->wait_begin_ts : t->state_since;
 		break;
 	case PSA_CAUSE_UNKNOWN:
@@ -245,6 +256,15 @@ static void unsure_of(const struct psa_watchdog *w, const struct psa_model *m,
 static void task_view(const struct psa_task *t, struct psa_task *view)
 {
 	*view = *t;
+	if (!t->watchdog && polled_stuck(t) && t->poll_state < PSA_STATE_NR &&
+	    t->poll_last_ts >= t->state_since && t->poll_state != t->state) {
+		/* its consumer's last poll is the later view (DEBUG: the polls are the record) */
+		view->state = t->poll_state;
+		view->state_since = t->poll_first_ts > t->state_since ? t->poll_first_ts : t->state_since;
+		if (view->state == PSA_STATE_WAITING_DEVICE_TRIGGER && !view->wait_begin_ts)
+			view->wait_begin_ts = view->state_since;
+		return;
+	}
 	if (t->watchdog && t->watchdog_state < PSA_STATE_NR && t->watchdog_ts >= t->state_since &&
 	    (t->watchdog_state != t->state || !t->transitions)) {
 		view->state = t->watchdog_state;
@@ -256,9 +276,10 @@ static void task_view(const struct psa_task *t, struct psa_task *view)
 	}
 }
 
+/* Something the trace holds shows the task stuck, not only the absence of its DONE. */
 static bool is_shown(const struct psa_task *t)
 {
-	return t->watchdog || t->failed || t->status;
+	return t->watchdog || t->failed || t->status || polled_stuck(t);
 }
 
 /*
@@ -296,7 +317,8 @@ static int add_live(struct psa_watchdog *w, const struct psa_model *m, const str
 	s->duration_ns = end > view.state_since ? end - view.state_since : 0;
 	psa__watchdog_classify(w, m, &view, s);
 	unsure_of(w, m, &view, s);
-	if (t->truncated && w->level == PSA_LEVEL_FULL)
+	/* a start that lost events explain is not a snapshot's: unsure_of judged what rests on it */
+	if (t->truncated && w->level == PSA_LEVEL_FULL && !psa__watchdog_lost_in(m, 0, t->first_ts))
 		psa__stall_unsure(s, PSA_UNSURE_TRUNCATED);
 	if (fate_lost) {
 		size_t used = strlen(s->detail);

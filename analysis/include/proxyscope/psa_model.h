@@ -107,6 +107,8 @@ struct psa_task {
 	uint64_t watchdog_ts;
 	uint32_t watchdog_state;    /* the run state the consumer saw when it fired */
 	uint64_t watchdog_waited_ns; /* how long the consumer had waited then */
+	uint64_t poll_first_ts, poll_last_ts; /* the consumer's status polls of it (DEBUG) */
+	uint32_t poll_state;        /* the run state its last poll saw */
 
 	uint64_t progress_ts;       /* first entered PROGRESSING (0: never) */
 	uint64_t first_post_ts;     /* its first encnet:post (0: none): made by its first B2 */
