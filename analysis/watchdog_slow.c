@@ -67,8 +67,9 @@ bool psa__watchdog_slow_progress(const struct psa_watchdog *w, const struct psa_
 		return false;
 	}
 	/* Slow, and the calls are most of the time it has been progressing - or one call alone
-	 * took a tenth of the consumer timeout (later it may also have waited on peers). */
-	if (longest < SLOW_CALL_NS || (2 * held < span && (!timeout_ns || 10 * longest < timeout_ns)))
+	 * took half the consumer timeout (later it may also have waited on peers). A thread
+	 * preempted on a loaded machine loses milliseconds, not half a timeout. */
+	if (longest < SLOW_CALL_NS || (2 * held < span && (!timeout_ns || 2 * longest < timeout_ns)))
 		return false;
 	s->cause = PSA_CAUSE_SLOW_PROGRESS;
 	s->root_cause = true;
