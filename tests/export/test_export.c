@@ -491,6 +491,20 @@ static void test_export__html_is_self_contained_and_escaped(void **state_)
 	assert_int_equal(procs->n, 2);
 	assert_true(jint(jget(&doc, "meta"), "discarded_events", &discarded));
 	assert_int_equal(discarded, 7);
+	/* the verdict for the banner: the root-cause line, its task and the window to open on */
+	{
+		const struct jval *roots = jget(jget(&doc, "meta"), "roots");
+		int64_t from, to;
+
+		assert_string_equal(jstr(jget(&doc, "meta"), "verdict"), "stall");
+		assert_non_null(roots);
+		assert_true(roots->n >= 1);
+		assert_non_null(strstr(jstr(&roots->items[0], "line"), "rank "));
+		assert_non_null(jstr(&roots->items[0], "task_id"));
+		assert_true(jint(&roots->items[0], "from_ns", &from));
+		assert_true(jint(&roots->items[0], "to_ns", &to));
+		assert_true(from < to);
+	}
 	for (size_t i = 0; i < procs->n; i++)
 		name_round_trips |= !strcmp(procs->items[i].items[3].s, "</script><b>");
 	assert_true(name_round_trips);
