@@ -159,6 +159,20 @@ static void classify_barrier(const struct psa_model *m, const struct psa_task *t
 				 : "the barrier never completed, and no other rank is stuck");
 }
 
+/* A barrier task in INIT whose exec's network task waits for the trigger: the same gate. */
+static bool gate_wait(const struct psa_model *m, const struct psa_task *t, struct psa_stall *s)
+{
+	bool found;
+	const struct psa_task *net = psa_model_find_network_task(m, t->job, t->rank, t->exec_id, &found);
+
+	if (!net || net->state != PSA_STATE_WAITING_DEVICE_TRIGGER)
+		return false;
+	s->cause = PSA_CAUSE_GATE_WAIT;
+	psa__stall_wait_on(s, t->rank);
+	snprintf(s->detail, sizeof(s->detail), "it waits on the same trigger as its exec's network task");
+	return true;
+}
+
 /*
  * A trace without INFO events (recorded at --loglevel warning or err): the consumer's
  * watchdog event is the task's one record, with the run state the consumer saw. A closed
@@ -168,7 +182,6 @@ static void classify_level(struct psa_watchdog *w, const struct psa_model *m,
 			   const struct psa_task *t, struct psa_stall *s)
 {
 	double waited = (double)t->watchdog_waited_ns * S_PER_NS;
-	bool found;
 
 	if (t->kind == PSA_KIND_NETWORK && t->state == PSA_STATE_WAITING_DEVICE_TRIGGER) {
 		s->cause = PSA_CAUSE_DEVICE_NO_TRIGGER;
@@ -180,18 +193,8 @@ static void classify_level(struct psa_watchdog *w, const struct psa_model *m,
 			 waited, t->rank, (unsigned long long)t->exec_id);
 		return;
 	}
-	if (t->kind == PSA_KIND_BARRIER && t->state == PSA_STATE_INIT) {
-		const struct psa_task *net =
-			psa_model_find_network_task(m, t->job, t->rank, t->exec_id, &found);
-
-		if (net && net->state == PSA_STATE_WAITING_DEVICE_TRIGGER) {
-			s->cause = PSA_CAUSE_GATE_WAIT;
-			psa__stall_wait_on(s, t->rank);
-			snprintf(s->detail, sizeof(s->detail),
-				 "it waits on the same trigger as its exec's network task");
-			return;
-		}
-	}
+	if (t->kind == PSA_KIND_BARRIER && t->state == PSA_STATE_INIT && gate_wait(m, t, s))
+		return;
 	(void)w;
 	s->cause = PSA_CAUSE_UNKNOWN;
 	if (t->watchdog)
@@ -208,8 +211,6 @@ static void classify_level(struct psa_watchdog *w, const struct psa_model *m,
 void psa__watchdog_classify(struct psa_watchdog *w, const struct psa_model *m,
 			    const struct psa_task *t, struct psa_stall *s)
 {
-	bool found;
-
 	if (t->failed || t->status) {
 		s->cause = PSA_CAUSE_TASK_ERROR;
 		s->root_cause = true;
@@ -228,17 +229,8 @@ void psa__watchdog_classify(struct psa_watchdog *w, const struct psa_model *m,
 		return;
 	}
 	if (t->kind == PSA_KIND_BARRIER && t->state == PSA_STATE_INIT) {
-		const struct psa_task *net =
-			psa_model_find_network_task(m, t->job, t->rank, t->exec_id, &found);
-
-		if (net && net->state == PSA_STATE_WAITING_DEVICE_TRIGGER) {
-			s->cause = PSA_CAUSE_GATE_WAIT;
-			psa__stall_wait_on(s, t->rank);
-			snprintf(s->detail, sizeof(s->detail),
-				 "it waits on the same trigger as its exec's network task");
-		} else {
+		if (!gate_wait(m, t, s))
 			classify_gate(m, t, s, w->trace_end);
-		}
 		return;
 	}
 	if (psa__watchdog_slow_progress(w, m, t, s, w->trace_end) || classify_worker(w, m, t, s))

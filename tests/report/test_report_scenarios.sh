@@ -15,15 +15,6 @@ bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 need_lttng
 cd "$tmp"
 
-# py FILE... <<PY: run python checks with j[0], j[1], ... = the JSON documents in the files.
-py() {
-	python3 -c '
-import json, sys
-j = [json.load(open(p)) for p in sys.argv[1:]]
-exec(sys.stdin.read())
-' "$@"
-}
-
 # The timeline of DIR against the run's own counters in RUN_JSON (tasks enqueued = rows seen,
 # B1 / B3 calls = the driver's seam_start / seam_stop, DONE tasks = 2 per completed exec (at
 # least that many on a failed run), network rows = seam_start on a healthy one).

@@ -20,15 +20,6 @@ workload=$(cd "$(dirname "$workload")" && pwd)/$(basename "$workload")
 need_lttng
 cd "$tmp"
 
-# py FILE... <<PY: python checks with j[0], j[1], ... = the JSON documents in the files.
-py() {
-	python3 -c '
-import json, sys
-j = [json.load(open(p)) for p in sys.argv[1:]]
-exec(sys.stdin.read())
-' "$@"
-}
-
 # --- slow seam progress past the consumer timeout: the slow rank is the root -------------------
 for layout in "1 2" "2 1"; do
 	set -- $layout
