@@ -5,6 +5,7 @@
  * and frees it - only a marker per finished task stays, so late events (recycle, the
  * consumer's) are recognized and ignored.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -246,6 +247,15 @@ void psa__task_instant(struct psa_model *m, struct psa_task *t, const struct psa
 		 * the only state the trace has. */
 		if (!t->transitions)
 			t->state = t->watchdog_state;
+		break;
+	case PSA_EV_encproxy_consume_end:
+		/* DEBUG: the consumer gave up (its watchdog event may have been lost) */
+		if (psa__f(ev, PSA_F_status, 0) == -ETIMEDOUT && !t->watchdog) {
+			t->watchdog = true;
+			t->watchdog_ts = ev->ts_ns;
+			t->watchdog_waited_ns = (uint64_t)psa__f(ev, PSA_F_wait_ns, 0);
+			t->watchdog_state = t->poll_last_ts ? t->poll_state : t->state;
+		}
 		break;
 	case PSA_EV_encproxy_status_poll:
 		if (!t->poll_first_ts)

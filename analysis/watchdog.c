@@ -207,14 +207,13 @@ static enum psa_level_view level_view(const struct psa_model_totals *tot)
 	return (tot->levels_seen >> ENC_TP_LEVEL_WARNING) ? PSA_LEVEL_WARNING_ONLY : PSA_LEVEL_ERR_ONLY;
 }
 
-/* A consumer that polled a task this long without seeing it DONE waited on a stuck task: an
- * exec takes microseconds to milliseconds. */
-#define POLLED_STUCK_NS 100000000ull
-
-/* The consumer's status polls (DEBUG) show the task unfinished for long. */
-static bool polled_stuck(const struct psa_task *t)
+/* The consumer's status polls (DEBUG) show the task unfinished for as long as the consumer's
+ * timeout (the trace's, else the worker-stall time): what its watchdog event would have said,
+ * had it not been lost. A slow exec on a loaded machine is polled for less. */
+static bool polled_stuck(const struct psa_watchdog *w, const struct psa_task *t)
 {
-	return t->poll_last_ts - t->poll_first_ts >= POLLED_STUCK_NS && t->poll_state != PSA_STATE_DONE;
+	return t->poll_last_ts - t->poll_first_ts >= w->poll_stuck_ns &&
+	       t->poll_state != PSA_STATE_DONE;
 }
 
 /*
@@ -233,7 +232,7 @@ static void unsure_of(const struct psa_watchdog *w, const struct psa_model *m,
 		return;
 	case PSA_CAUSE_DEVICE_NO_TRIGGER:
 		if ((t->watchdog && t->watchdog_state == PSA_STATE_WAITING_DEVICE_TRIGGER) ||
-		    (polled_stuck(t) && t->poll_state == PSA_STATE_WAITING_DEVICE_TRIGGER))
+		    (polled_stuck(w, t) && t->poll_state == PSA_STATE_WAITING_DEVICE_TRIGGER))
 			return; /* the consumer saw the gate still closed */
 		from = t->wait_begin_ts ? t->wait_begin_ts : t->state_since;
 		break;
@@ -253,10 +252,11 @@ static void unsure_of(const struct psa_watchdog *w, const struct psa_model *m,
  * state change the trace holds when state changes were lost (or never recorded) - that view
  * is the later one.
  */
-static void task_view(const struct psa_task *t, struct psa_task *view)
+static void task_view(const struct psa_watchdog *w, const struct psa_task *t,
+		      struct psa_task *view)
 {
 	*view = *t;
-	if (!t->watchdog && polled_stuck(t) && t->poll_state < PSA_STATE_NR &&
+	if (!t->watchdog && polled_stuck(w, t) && t->poll_state < PSA_STATE_NR &&
 	    t->poll_last_ts >= t->state_since && t->poll_state != t->state) {
 		/* its consumer's last poll is the later view (DEBUG: the polls are the record) */
 		view->state = t->poll_state;
@@ -277,9 +277,9 @@ static void task_view(const struct psa_task *t, struct psa_task *view)
 }
 
 /* Something the trace holds shows the task stuck, not only the absence of its DONE. */
-static bool is_shown(const struct psa_task *t)
+static bool is_shown(const struct psa_watchdog *w, const struct psa_task *t)
 {
-	return t->watchdog || t->failed || t->status || polled_stuck(t);
+	return t->watchdog || t->failed || t->status || polled_stuck(w, t);
 }
 
 /*
@@ -291,7 +291,7 @@ static int add_live(struct psa_watchdog *w, const struct psa_model *m, const str
 		    bool any_shown)
 {
 	uint64_t end = w->trace_end, last_done;
-	bool shown = is_shown(t);
+	bool shown = is_shown(w, t);
 	bool fate_lost = !shown && (damaged(w) || psa__watchdog_lost_in(m, t->last_ts, end));
 	struct psa_task view;
 	struct psa_stall *s;
@@ -307,7 +307,7 @@ static int add_live(struct psa_watchdog *w, const struct psa_model *m, const str
 	}
 	if (!(s = psa__stall_add(w)))
 		return -ENOMEM;
-	task_view(t, &view);
+	task_view(w, t, &view);
 	if (damaged(w))
 		psa__stall_unsure(s, PSA_UNSURE_DAMAGED);
 	if (view.state != t->state && t->transitions)
@@ -343,12 +343,14 @@ int psa_watchdog_analyze(struct psa_watchdog *w, const struct psa_model *m)
 	w->trace_end = tot.last_ts;
 	w->level = level_view(&tot);
 	w->lossy = tot.discarded_events || tot.discarded_packets || tot.discards;
+	w->poll_stuck_ns = tot.timeout_ms_max ? (uint64_t)tot.timeout_ms_max * 1000000u
+					      : w->opts.worker_stall_ns;
 	if (psa__watchdog_deaths(w, m) || psa__watchdog_add_failed(w, m))
 		return -ENOMEM;
 	bool any_shown = w->deaths_n > 0;
 
 	for (size_t i = 0; i < live_n && !any_shown; i++)
-		any_shown = is_shown(live[i]);
+		any_shown = is_shown(w, live[i]);
 	for (size_t i = 0; i < live_n; i++)
 		if (add_live(w, m, live[i], any_shown))
 			return -ENOMEM;

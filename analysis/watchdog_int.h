@@ -33,6 +33,7 @@ struct psa_watchdog {
 	size_t unknown; /* live tasks whose fate rests on lost events (psa_watchdog_unknown) */
 	enum psa_level_view level;
 	bool lossy;     /* the tracer lost events */
+	uint64_t poll_stuck_ns; /* status polls this long show a task stuck (watchdog.c) */
 	const struct psa_integrity *integrity; /* NULL: not checked */
 	struct psa__failed_task *failed; /* candidates, from the observer */
 	size_t failed_n, failed_cap;

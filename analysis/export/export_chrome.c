@@ -32,68 +32,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "export_int.h"
+#include "export_chrome.h"
 
 #define TID_BASE 65536u /* above any pid (psa_proc id + 1) */
-
-/* A real thread's track. */
-struct thread {
-	uint64_t tid;
-	uint64_t last_end; /* the end of its last mark (abs ns) */
-	uint64_t origin;   /* its first mark (relative ns; UINT64_MAX: none yet) */
-};
-
-/* One lane of a (process, rank, kind): a track tasks take one after the other. */
-struct lane {
-	uint64_t tid;
-	uint64_t last_end; /* the end of its last slice (abs ns) */
-	uint64_t origin;   /* its first slice's start (relative ns) */
-	bool busy;         /* a live task holds it */
-};
-
-/* The lanes of one (process, rank, kind); they never move (a task points at its lane). */
-#define LANES_MAX 64
-struct lane_set {
-	unsigned n;
-	struct lane v[LANES_MAX];
-};
-
-struct chrome_task {
-	struct lane *lane;       /* the task's track */
-	bool produced;           /* its enqueue mark (the flow's start) was written */
-};
-
-/* A slice still open at the end of the trace, written at finish (it may be the root's). */
-struct open_slice {
-	const struct psa_task *t; /* a live task: the model keeps it until destroyed */
-	uint64_t tid, origin;
-	uint32_t state;
-	uint64_t begin, end;
-};
-
-struct chrome {
-	struct psa_export base;
-	struct psa_hashmap threads; /* (proc, vtid) -> struct thread * */
-	struct psa_hashmap lanes;   /* (proc, rank, kind) -> struct lane_set * */
-	struct open_slice *open;
-	size_t open_n, open_cap;
-	uint64_t next_tid, lanes_n;
-	bool any;                   /* an event was written (the next needs a comma) */
-	uint64_t slices, seams, instants, flows;
-};
 
 static struct chrome *to_chrome(struct psa_export *e)
 {
 	return (struct chrome *)e;
 }
 
-static unsigned pid_of(const struct psa_proc *p)
+unsigned psa__chrome_pid(const struct psa_proc *p)
 {
 	return p->id + 1;
 }
 
 /* Start one event object: {"ph":..,"pid":..,"tid":.. (the caller adds the rest and "}"). */
-static FILE *ev_begin(struct chrome *c, const char *ph, unsigned pid, uint64_t tid)
+FILE *psa__chrome_ev_begin(struct chrome *c, const char *ph, unsigned pid, uint64_t tid)
 {
 	FILE *f = c->base.out;
 
@@ -105,7 +59,7 @@ static FILE *ev_begin(struct chrome *c, const char *ph, unsigned pid, uint64_t t
 	return f;
 }
 
-static void ev_ts(FILE *f, const char *key, uint64_t rel_ns)
+void psa__chrome_ev_ts(FILE *f, const char *key, uint64_t rel_ns)
 {
 	fprintf(f, ",\"%s\":", key);
 	psa__json_us(f, rel_ns);
@@ -117,21 +71,21 @@ static void ev_ts(FILE *f, const char *key, uint64_t rel_ns)
  * viewers (speedscope) first rebase each track to its first event (@track_origin, relative
  * ns), so the sum must not pass re after that subtraction either.
  */
-static void ev_span(FILE *f, uint64_t rb, uint64_t re, uint64_t track_origin)
+void psa__chrome_ev_span(FILE *f, uint64_t rb, uint64_t re, uint64_t track_origin)
 {
 	uint64_t dur = re > rb ? re - rb : 0;
 	double end = (double)re / 1e3, ts = (double)rb / 1e3, o = (double)track_origin / 1e3;
 
 	while (dur && (ts + (double)dur / 1e3 > end || (ts - o) + (double)dur / 1e3 > end - o))
 		dur--;
-	ev_ts(f, "ts", rb);
-	ev_ts(f, "dur", dur);
+	psa__chrome_ev_ts(f, "ts", rb);
+	psa__chrome_ev_ts(f, "dur", dur);
 }
 
 /* A metadata event as Chrome writes them: "cat":"__metadata" and "ts":0. */
-static FILE *meta_begin(struct chrome *c, unsigned pid, uint64_t tid, const char *name)
+FILE *psa__chrome_meta_begin(struct chrome *c, unsigned pid, uint64_t tid, const char *name)
 {
-	FILE *f = ev_begin(c, "M", pid, tid);
+	FILE *f = psa__chrome_ev_begin(c, "M", pid, tid);
 
 	fprintf(f, ",\"cat\":\"__metadata\",\"ts\":0,\"name\":\"%s\"", name);
 	return f;
@@ -140,12 +94,12 @@ static FILE *meta_begin(struct chrome *c, unsigned pid, uint64_t tid, const char
 static void meta_thread(struct chrome *c, unsigned pid, uint64_t tid, const char *name,
 			int64_t sort_index)
 {
-	FILE *f = meta_begin(c, pid, tid, "thread_name");
+	FILE *f = psa__chrome_meta_begin(c, pid, tid, "thread_name");
 
 	fputs(",\"args\":{\"name\":", f);
 	psa__json_str(f, name);
 	fputs("}}", f);
-	f = meta_begin(c, pid, tid, "thread_sort_index");
+	f = psa__chrome_meta_begin(c, pid, tid, "thread_sort_index");
 	fprintf(f, ",\"args\":{\"sort_index\":%" PRId64 "}}", sort_index);
 }
 
@@ -193,7 +147,7 @@ static struct lane *lane_take(struct chrome *c, const struct psa_task *t)
 				snprintf(name, sizeof(name), "rank %" PRIu32 " %s", t->rank,
 					 psa_kind_str(t->kind));
 			/* by rank, network before barrier, then lane */
-			meta_thread(c, pid_of(t->proc), ls->v[i].tid, name,
+			meta_thread(c, psa__chrome_pid(t->proc), ls->v[i].tid, name,
 				    (int64_t)((uint64_t)t->rank << 16 | (uint64_t)(t->kind & 0xff) << 8 | i));
 		}
 	}
@@ -224,7 +178,7 @@ static struct thread *thread_track(struct chrome *c, const struct psa_proc *p, u
 			 vtid, role);
 	else
 		snprintf(name, sizeof(name), "vtid %" PRIu32 " (%s)", vtid, role);
-	meta_thread(c, pid_of(p), th->tid, name, sort_index);
+	meta_thread(c, psa__chrome_pid(p), th->tid, name, sort_index);
 	return th;
 }
 
@@ -274,7 +228,7 @@ static void lane_extend(struct chrome_task *ct, uint64_t end)
 }
 
 /* The args every slice of a task carries. */
-static void task_args(FILE *f, const struct psa_task *t)
+void psa__chrome_task_args(FILE *f, const struct psa_task *t)
 {
 	fprintf(f, "\"task_id\":%" PRIu64 ",\"rank\":%" PRIu32 ",\"gid\":%" PRIu32
 		   ",\"exec_id\":%" PRIu64 ",\"kind\":\"%s\",\"job\":%" PRIu32,
@@ -282,20 +236,21 @@ static void task_args(FILE *f, const struct psa_task *t)
 }
 
 /* One state slice; @root: the verdict's root cause (highlighted). */
-static void state_slice(struct chrome *c, const struct psa_task *t, uint64_t tid, uint64_t origin,
-			uint32_t state, uint64_t begin, uint64_t end, bool open, bool root)
+void psa__chrome_state_slice(struct chrome *c, const struct psa_task *t, uint64_t tid,
+			     uint64_t origin, uint32_t state, uint64_t begin, uint64_t end, bool open,
+			     bool root)
 {
 	struct psa_export *e = &c->base;
 	uint64_t rb = psa__export_rel(e, begin), re = psa__export_rel(e, end);
-	FILE *f = ev_begin(c, "X", pid_of(t->proc), tid);
+	FILE *f = psa__chrome_ev_begin(c, "X", psa__chrome_pid(t->proc), tid);
 
 	fprintf(f, ",\"cat\":\"state\",\"name\":\"%s%s exec %" PRIu64 " #%" PRIu64 "\"",
 		root ? "ROOT CAUSE: " : "", psa_state_str(state), t->exec_id, t->task_id);
-	ev_span(f, rb, re, origin);
+	psa__chrome_ev_span(f, rb, re, origin);
 	if (root)
 		fputs(",\"cname\":\"terrible\"", f);
 	fputs(",\"args\":{", f);
-	task_args(f, t);
+	psa__chrome_task_args(f, t);
 	fprintf(f, ",\"state\":\"%s\",\"open\":%s,\"root_cause\":%s", psa_state_str(state),
 		open ? "true" : "false", root ? "true" : "false");
 	if (t->worker_vtid)
@@ -328,7 +283,7 @@ static void chrome_interval(struct psa_export *e, const struct psa_task *t, stru
 							     begin, end };
 		return;
 	}
-	state_slice(c, t, lane_tid(ct), lane_origin(ct), state, begin, end, false, false);
+	psa__chrome_state_slice(c, t, lane_tid(ct), lane_origin(ct), state, begin, end, false, false);
 }
 
 static void chrome_seam(struct psa_export *e, const struct psa_task *t, struct psa_xtask *xt,
@@ -356,12 +311,12 @@ static void chrome_seam(struct psa_export *e, const struct psa_task *t, struct p
 	}
 	if (begin > end)
 		begin = end;
-	f = ev_begin(c, "X", pid_of(t->proc), lane_tid(ct));
+	f = psa__chrome_ev_begin(c, "X", psa__chrome_pid(t->proc), lane_tid(ct));
 	fprintf(f, ",\"cat\":\"seam\",\"name\":\"%s exec %" PRIu64 " #%" PRIu64 "\"",
 		psa_seam_str(which), t->exec_id, t->task_id);
-	ev_span(f, psa__export_rel(e, begin), psa__export_rel(e, end), lane_origin(ct));
+	psa__chrome_ev_span(f, psa__export_rel(e, begin), psa__export_rel(e, end), lane_origin(ct));
 	fputs(",\"args\":{", f);
-	task_args(f, t);
+	psa__chrome_task_args(f, t);
 	fprintf(f, ",\"stream\":%" PRIu32 ",\"bb\":%" PRIu32 ",\"rc\":%d,\"duration_ns\":%" PRIu64
 		   ",\"measured\":%s,\"clamped\":%s}}",
 		stream, bb, rc, dur, dur ? "true" : "false", clamped ? "true" : "false");
@@ -376,17 +331,18 @@ static void thread_mark(struct chrome *c, const struct psa_task *t, struct threa
 {
 	uint64_t dur = ts >= th->last_end ? 2 : 0;
 	char label[128];
-	FILE *f = ev_begin(c, "X", pid_of(t->proc), th->tid);
+	FILE *f = psa__chrome_ev_begin(c, "X", psa__chrome_pid(t->proc), th->tid);
 
 	task_label(t, label, sizeof(label));
 	fprintf(f, ",\"cat\":\"queue\",\"name\":\"%s %s\"", what, label);
 	if (th->origin == UINT64_MAX)
 		th->origin = psa__export_rel(&c->base, ts);
-	ev_span(f, psa__export_rel(&c->base, ts), psa__export_rel(&c->base, ts + dur), th->origin);
+	psa__chrome_ev_span(f, psa__export_rel(&c->base, ts), psa__export_rel(&c->base, ts + dur),
+			    th->origin);
 	if (flow)
 		fprintf(f, ",\"bind_id\":\"0x%" PRIx64 "\",\"%s\":true", seq, flow);
 	fputs(",\"args\":{", f);
-	task_args(f, t);
+	psa__chrome_task_args(f, t);
 	fputs("}}", f);
 	if (ts + dur > th->last_end)
 		th->last_end = ts + dur;
@@ -439,12 +395,12 @@ static void chrome_instant(struct psa_export *e, const struct psa_task *t, struc
 	}
 	if (!is_instant(ev->type))
 		return;
-	f = ev_begin(c, "i", pid_of(t->proc), lane_tid(ct));
+	f = psa__chrome_ev_begin(c, "i", psa__chrome_pid(t->proc), lane_tid(ct));
 	fputs(",\"s\":\"t\",\"cat\":\"event\",\"name\":", f);
 	psa__json_str(f, psa_ev_name(ev->type));
-	ev_ts(f, "ts", psa__export_rel(e, ev->ts_ns));
+	psa__chrome_ev_ts(f, "ts", psa__export_rel(e, ev->ts_ns));
 	fputs(",\"args\":{", f);
-	task_args(f, t);
+	psa__chrome_task_args(f, t);
 	/* one type per arg name across the file: run states are names, as in the slices */
 	for (int i = 0; i < PSA_F_NR; i++) {
 		if (!psa_ev_has(ev, (enum psa_field)i) || is_identity(i))
@@ -474,11 +430,11 @@ static void chrome_worker_end(struct psa_export *e, const struct psa_worker *w)
 	if (th->last_end > end)
 		end = th->last_end; /* enclose its last take mark */
 	re = psa__export_rel(e, end);
-	f = ev_begin(c, "X", pid_of(w->proc), th->tid);
+	f = psa__chrome_ev_begin(c, "X", psa__chrome_pid(w->proc), th->tid);
 
 	fprintf(f, ",\"cat\":\"worker\",\"name\":\"worker gid %" PRIu32 "\"", w->gid);
 	/* the worker's slice is the first of its track */
-	ev_span(f, rb, re, th->origin < rb ? th->origin : rb);
+	psa__chrome_ev_span(f, rb, re, th->origin < rb ? th->origin : rb);
 	fprintf(f, ",\"args\":{\"vtid\":%" PRIu32 ",\"gid\":%" PRIu32 ",\"active_ns\":%" PRIu64
 		   ",\"idle_ns\":%" PRIu64 ",\"sleep_ns\":%" PRIu64 ",\"events\":%" PRIu64
 		   ",\"running_at_end\":%s,\"begin_abs_ns\":\"%" PRIu64 "\"}}",
@@ -486,120 +442,6 @@ static void chrome_worker_end(struct psa_export *e, const struct psa_worker *w)
 		w->end_ts ? "false" : "true", w->begin_ts);
 }
 
-static void write_procs(struct chrome *c, const struct psa_model *m)
-{
-	size_t n;
-	const struct psa_proc *const *procs = psa_model_procs(m, &n);
-
-	for (size_t i = 0; i < n; i++) {
-		const struct psa_proc *p = procs[i];
-		char name[PSA_PROCNAME_MAX + PSA_HOST_MAX + 48];
-		FILE *f;
-
-		snprintf(name, sizeof(name), "%.*s (vpid %" PRIu32 " on %.*s)", PSA_PROCNAME_MAX,
-			 p->procname[0] ? p->procname : "process", p->vpid, PSA_HOST_MAX,
-			 p->host[0] ? p->host : "?");
-		f = meta_begin(c, pid_of(p), 0, "process_name");
-		fputs(",\"args\":{\"name\":", f);
-		psa__json_str(f, name);
-		fputs("}}", f);
-		f = meta_begin(c, pid_of(p), 0, "process_sort_index");
-		fprintf(f, ",\"args\":{\"sort_index\":%u}}", p->id);
-	}
-}
-
-/* Lost events as global instants where the tracer said when. */
-static void write_discards(struct chrome *c, const struct psa_model *m)
-{
-	size_t n;
-	const struct psa_discard *d = psa_model_discards(m, &n);
-	FILE *f = c->base.out;
-
-	for (size_t i = 0; i < n; i++) {
-		if (!d[i].begin_ns && !d[i].end_ns)
-			continue;
-		fputs(c->any ? ",\n{" : "\n{", f);
-		c->any = true;
-		fprintf(f, "\"ph\":\"i\",\"s\":\"g\",\"cat\":\"lost\",\"name\":\"tracer discarded %" PRIu64
-			   " %s\"",
-			d[i].count, d[i].packets ? "packets" : "events");
-		ev_ts(f, "ts", psa__export_rel(&c->base, d[i].begin_ns ? d[i].begin_ns : d[i].end_ns));
-		fputs(",\"args\":{\"host\":", f);
-		psa__json_strn(f, d[i].host, sizeof(d[i].host));
-		fputs(",\"trace\":", f);
-		psa__json_strn(f, d[i].trace, sizeof(d[i].trace));
-		fprintf(f, ",\"count\":%" PRIu64 "}}", d[i].count);
-	}
-}
-
-/* The root stall that stands for live task @t, or NULL. */
-static const struct psa_stall *root_of(const struct psa_watchdog *w, const struct psa_task *t)
-{
-	size_t n;
-	const struct psa_stall *s = w ? psa_watchdog_stalls(w, &n) : NULL;
-
-	for (size_t i = 0; s && i < n; i++)
-		if (s[i].root_cause && !s[i].done && !s[i].process && s[i].proc == t->proc->id &&
-		    s[i].task_id == t->task_id)
-			return &s[i];
-	return NULL;
-}
-
-/* The slices still open at the end, the root's highlighted, with an instant on its lane. */
-static void write_open(struct chrome *c)
-{
-	for (size_t i = 0; i < c->open_n; i++) {
-		const struct open_slice *o = &c->open[i];
-		const struct psa_stall *root = root_of(c->base.verdict, o->t);
-
-		state_slice(c, o->t, o->tid, o->origin, o->state, o->begin, o->end, true, root != NULL);
-		if (root) {
-			FILE *f = ev_begin(c, "i", pid_of(o->t->proc), o->tid);
-
-			fputs(",\"s\":\"t\",\"cat\":\"verdict\",\"name\":\"ROOT CAUSE\"", f);
-			ev_ts(f, "ts", psa__export_rel(&c->base, o->begin));
-			fputs(",\"args\":{", f);
-			task_args(f, o->t);
-			fputs(",\"detail\":", f);
-			psa__json_str(f, root->detail);
-			fputs("}}", f);
-			c->instants++;
-		}
-	}
-}
-
-/* Each root cause as an instant on its process (the time its stall began), the verdict line
- * in its args; an interrupted run as a global instant at the end. */
-static void write_verdict(struct chrome *c, const struct psa_model_totals *tot)
-{
-	const struct psa_stall *s;
-	char line[512];
-
-	for (size_t i = 0; c->base.verdict && psa_watchdog_root_line(c->base.verdict, i, &s, line,
-								     sizeof(line)); i++) {
-		uint64_t at = tot->last_ts > s->duration_ns ? tot->last_ts - s->duration_ns : 0;
-		FILE *f = ev_begin(c, "i", s->proc + 1, 0);
-
-		fputs(",\"s\":\"p\",\"cat\":\"verdict\",\"name\":", f);
-		psa__json_str(f, line);
-		ev_ts(f, "ts", psa__export_rel(&c->base, at));
-		fprintf(f, ",\"args\":{\"cause\":\"%s\",\"rank\":%" PRIu32 ",\"exec_id\":%" PRIu64
-			   ",\"task_id\":%" PRIu64 ",\"uncertain\":%s}}",
-			psa_cause_str(s->cause), s->rank, s->exec_id, s->task_id,
-			s->uncertain ? "true" : "false");
-		c->instants++;
-	}
-	if (c->base.interrupted) {
-		FILE *f = c->base.out;
-
-		fputs(c->any ? ",\n{" : "\n{", f);
-		c->any = true;
-		fputs("\"ph\":\"i\",\"s\":\"g\",\"cat\":\"verdict\",\"name\":\"interrupted (Ctrl-C): "
-		      "the trace ends here\"", f);
-		ev_ts(f, "ts", psa__export_rel(&c->base, tot->last_ts));
-		fputs("}", f);
-	}
-}
 
 static int chrome_finish(struct psa_export *e, const struct psa_model *m)
 {
@@ -608,10 +450,7 @@ static int chrome_finish(struct psa_export *e, const struct psa_model *m)
 	FILE *f = e->out;
 
 	psa_model_totals(m, &tot);
-	write_open(c);
-	write_procs(c, m);
-	write_discards(c, m);
-	write_verdict(c, &tot);
+	psa__chrome_write_end(c, m, &tot);
 	fputs("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{", f);
 	fprintf(f, "\"generator\":\"proxyscope export\",\"origin_ns\":\"%" PRIu64
 		   "\",\"trace_first_ns\":\"%" PRIu64 "\",\"trace_last_ns\":\"%" PRIu64 "\"",
