@@ -208,8 +208,11 @@ static enum psa_level_view level_view(const struct psa_model_totals *tot)
 }
 
 /* The consumer's status polls (DEBUG) show the task unfinished for as long as the consumer's
- * timeout (the trace's, else the worker-stall time): what its watchdog event would have said,
- * had it not been lost. A slow exec on a loaded machine is polled for less. */
+ * timeout (the trace's; when every watchdog event was lost, POLLED_STUCK_NS): what its
+ * watchdog event would have said. An exec takes microseconds to milliseconds, a slow one on a
+ * loaded machine tens of them; and a task its rank went past is left out before this. */
+#define POLLED_STUCK_NS 250000000ull
+
 static bool polled_stuck(const struct psa_watchdog *w, const struct psa_task *t)
 {
 	return t->poll_last_ts - t->poll_first_ts >= w->poll_stuck_ns &&
@@ -344,7 +347,7 @@ int psa_watchdog_analyze(struct psa_watchdog *w, const struct psa_model *m)
 	w->level = level_view(&tot);
 	w->lossy = tot.discarded_events || tot.discarded_packets || tot.discards;
 	w->poll_stuck_ns = tot.timeout_ms_max ? (uint64_t)tot.timeout_ms_max * 1000000u
-					      : w->opts.worker_stall_ns;
+					      : POLLED_STUCK_NS;
 	if (psa__watchdog_deaths(w, m) || psa__watchdog_add_failed(w, m))
 		return -ENOMEM;
 	bool any_shown = w->deaths_n > 0;
