@@ -286,9 +286,9 @@ static bool is_shown(const struct psa_watchdog *w, const struct psa_task *t)
 }
 
 /*
- * @any_shown: some task of the trace is shown stuck. Then a task whose fate rests on lost
- * events stays in the report (it may be waiting on the one shown stuck) but is never a root
- * cause by itself; with nothing shown, it is not a stall at all.
+ * @any_shown: some task of the trace near this one's exec is shown stuck. Then a task whose
+ * fate rests on lost events stays in the report (it may be waiting on the one shown stuck) but
+ * is never a root cause by itself; with nothing shown, it is not a stall at all.
  */
 static int add_live(struct psa_watchdog *w, const struct psa_model *m, const struct psa_task *t,
 		    bool any_shown)
@@ -350,12 +350,17 @@ int psa_watchdog_analyze(struct psa_watchdog *w, const struct psa_model *m)
 					      : POLLED_STUCK_NS;
 	if (psa__watchdog_deaths(w, m) || psa__watchdog_add_failed(w, m))
 		return -ENOMEM;
+	/* The earliest exec shown stuck: a task whose fate was lost matters only near it (an older
+	 * one its rank went past long ago most likely finished among the lost events). */
 	bool any_shown = w->deaths_n > 0;
+	uint64_t shown_exec = any_shown ? 0 : UINT64_MAX;
 
-	for (size_t i = 0; i < live_n && !any_shown; i++)
-		any_shown = is_shown(w, live[i]);
 	for (size_t i = 0; i < live_n; i++)
-		if (add_live(w, m, live[i], any_shown))
+		if (is_shown(w, live[i]) && live[i]->exec_id < shown_exec)
+			shown_exec = live[i]->exec_id;
+	for (size_t i = 0; i < live_n; i++)
+		if (add_live(w, m, live[i],
+			     shown_exec != UINT64_MAX && live[i]->exec_id + 1 >= shown_exec))
 			return -ENOMEM;
 	for (size_t i = 0; damaged(w) && i < w->n; i++)
 		psa__stall_unsure(&w->stalls[i], PSA_UNSURE_DAMAGED);

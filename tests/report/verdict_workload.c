@@ -1,6 +1,6 @@
 /*
- * verdict_workload OPS [FAULT]: the ring workload through the real driver (4 ranks, 2 per
- * proxy, 64 KiB, consumer timeout 500 ms), for test_report_verdict.sh to record with a session
+ * verdict_workload OPS TIMEOUT_MS [FAULT]: the ring workload through the real driver (4 ranks,
+ * 2 per proxy, 64 KiB, the consumer timeout given), for test_report_verdict.sh to record with a session
  * of its own making - tiny buffers, so that the tracer loses events. The probe library loads by
  * itself (it is found in the build tree).
  *
@@ -18,8 +18,8 @@ int main(int argc, char **argv)
 	struct enc_wl_result res;
 	char err[ENC_WL_ERR_MAX] = "";
 
-	if (argc < 2 || argc > 3 || atoll(argv[1]) <= 0) {
-		fprintf(stderr, "usage: verdict_workload OPS [FAULT]\n");
+	if (argc < 3 || argc > 4 || atoll(argv[1]) <= 0 || atoi(argv[2]) <= 0) {
+		fprintf(stderr, "usage: verdict_workload OPS TIMEOUT_MS [FAULT]\n");
 		return 2;
 	}
 	enc_wl_args_default(&args);
@@ -27,9 +27,9 @@ int main(int argc, char **argv)
 	args.ranks_per_proxy = 2;
 	args.ops = (uint64_t)atoll(argv[1]);
 	args.bytes = 64 * 1024;
-	args.timeout_ms = 500;
-	if (argc == 3 && enc_wl_args_add_fault(&args, argv[2], err, sizeof(err))) {
-		fprintf(stderr, "verdict_workload: bad fault '%s': %s\n", argv[2], err);
+	args.timeout_ms = (uint32_t)atoi(argv[2]);
+	if (argc == 4 && enc_wl_args_add_fault(&args, argv[3], err, sizeof(err))) {
+		fprintf(stderr, "verdict_workload: bad fault '%s': %s\n", argv[3], err);
 		return 2;
 	}
 	if (enc_wl_run(&args, &res)) {
