@@ -139,9 +139,9 @@ static int merge(struct psa_ctf_lane *lanes, unsigned n, const struct psa_sink *
 	}
 }
 
-static int read_dirs(const struct psa_trace_dirs *dirs, const struct psa_sink *sink,
-		     struct psa_read_stats *stats, void (*progress)(uint64_t, void *), void *arg,
-		     char *err, size_t errlen)
+int psa__ctf_read_dirs(const struct psa_trace_dirs *dirs, const struct psa_sink *sink,
+		       struct psa_read_stats *stats, void (*progress)(uint64_t, void *), void *arg,
+		       char *err, size_t errlen)
 {
 	struct psa_ctf_lane lanes[LANES_MAX];
 	struct psa_ctf_plugins plugins;
@@ -154,6 +154,8 @@ static int read_dirs(const struct psa_trace_dirs *dirs, const struct psa_sink *s
 	if (!rc)
 		rc = build(lanes, &n, dirs, &plugins, err, errlen);
 	pthread_mutex_unlock(&bt_objects_lock);
+	if (dirs->opening)
+		dirs->opening(dirs->opening_arg, -1);
 	if (rc)
 		goto out_lanes;
 	for (unsigned i = 0; i < n; i++) {
@@ -192,6 +194,7 @@ int psa_read_ctf(const char *const *paths, size_t paths_n, const struct psa_sink
 {
 	struct psa_read_stats stats_local;
 	struct psa_trace_dirs dirs;
+	bool *hide = NULL;
 	int rc = 0;
 
 	if (!stats)
@@ -206,10 +209,22 @@ int psa_read_ctf(const char *const *paths, size_t paths_n, const struct psa_sink
 	psa__trace_dirs_init(&dirs);
 	for (size_t i = 0; i < paths_n && !rc; i++)
 		rc = psa__trace_dirs_find(&dirs, paths[i], err, errlen);
-	if (!rc) {
-		stats->traces = (unsigned)dirs.n;
-		rc = read_dirs(&dirs, sink, stats, progress, progress_arg, err, errlen);
+	if (!rc && !(hide = calloc(dirs.n ? dirs.n : 1, sizeof(*hide)))) {
+		psa__errf(err, errlen, "out of memory");
+		rc = -ENOMEM;
 	}
+	for (size_t i = 0; i < dirs.n && !rc; i++) {
+		struct psa_ctf_check c;
+
+		rc = psa__ctf_check_trace(dirs.dir[i], &c, err, errlen);
+		hide[i] = c.hide_index;
+	}
+	if (!rc) {
+		rc = psa__ctf_read_isolated(&dirs, hide, sink, stats, progress, progress_arg, err,
+					    errlen);
+		stats->traces = (unsigned)dirs.n;
+	}
+	free(hide);
 	psa__trace_dirs_fini(&dirs);
 	return rc;
 }

@@ -19,6 +19,8 @@
 #include "event_internal.h"
 
 #define BUF_INIT (256u * 1024u)
+/* A line babeltrace2 prints is a few hundred bytes; a longer one is not its output (/dev/zero). */
+#define LINE_MAX_BYTES (1u << 20)
 #define NS_PER_HOUR (UINT64_C(3600) * UINT64_C(1000000000))
 #define NS_PER_DAY (24 * NS_PER_HOUR)
 
@@ -29,6 +31,8 @@ struct text_reader {
 	uint64_t day;      /* ns added to time-of-day stamps (whole days past the first) */
 	uint64_t last_tod; /* the previous event's time of day */
 	bool have_tod;
+	uint64_t last_ts;  /* the previous event's time (babeltrace2 prints them in time order) */
+	bool have_ts;
 	struct psa_event ev;
 	struct psa_discard d;
 	char *pending;     /* the start of an event line cut by a warning */
@@ -126,6 +130,11 @@ static int line(struct text_reader *r, const char *p, size_t len, char *err, siz
 		size_t n = r->pending_n;
 
 		r->pending_n = 0;
+		if (n + len > LINE_MAX_BYTES) {
+			psa__errf(err, errlen, "%s:%llu: a line longer than %u bytes: not babeltrace2 "
+				  "output", r->name, (unsigned long long)r->stats->lines, LINE_MAX_BYTES);
+			return -EINVAL;
+		}
 		if (pending_reserve(r, n + len))
 			goto out_nomem;
 		memcpy(r->pending + n, p, len);
@@ -146,6 +155,17 @@ static int line(struct text_reader *r, const char *p, size_t len, char *err, siz
 	case 1:
 		if (clock == PSA_TEXT_CLOCK_TOD)
 			r->ev.ts_ns = unwrap_event(r, r->ev.ts_ns);
+		if (clock != PSA_TEXT_CLOCK_NONE) {
+			if (r->have_ts && r->ev.ts_ns < r->last_ts) {
+				psa__errf(err, errlen, "%s:%llu: time runs backwards: %llu ns before "
+					  "the previous event (babeltrace2 prints events in time order)",
+					  r->name, (unsigned long long)r->stats->lines,
+					  (unsigned long long)(r->last_ts - r->ev.ts_ns));
+				return -EINVAL;
+			}
+			r->have_ts = true;
+			r->last_ts = r->ev.ts_ns;
+		}
 		r->stats->events++;
 		if (r->ev.type == PSA_EV_UNKNOWN)
 			r->stats->unknown_events++;
@@ -205,6 +225,13 @@ int psa_read_text(FILE *f, const char *name, const struct psa_sink *sink,
 			start = 0;
 		}
 		scan = fill;
+		if (fill >= LINE_MAX_BYTES) {
+			psa__errf(err, errlen, "%s:%llu: a line longer than %u bytes: not babeltrace2 "
+				  "output", r.name, (unsigned long long)r.stats->lines + 1,
+				  LINE_MAX_BYTES);
+			rc = -EINVAL;
+			break;
+		}
 		if (fill == cap) {
 			char *bigger = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
 

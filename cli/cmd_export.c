@@ -4,14 +4,21 @@
  * browser).
  *
  * Design choice: one streaming pass - the reader feeds the model, the model feeds the exporter,
- * the exporter writes - into FILE.tmp, renamed to FILE only once everything is written and
- * flushed, so a failure (bad input half-way, a full disk) never leaves a half-written FILE.
- * Every input problem is found before the output is created where it can be (a path that does
- * not exist, mixing text and CTF input); the rest (a corrupt trace, text that is not
- * babeltrace2 output, no proxyscope event) removes FILE.tmp and exits 2.
+ * the exporter writes. A regular FILE (new or not, symbolic links followed to the file they
+ * name) is written as a temporary file made exclusively with a unique name in FILE's directory
+ * and renamed over FILE only once everything is written and flushed, so a failure (bad input
+ * half-way, a full disk) or Ctrl-C never leaves a half-written FILE nor a temporary file. An
+ * existing FIFO or character device (/dev/stdout, /dev/null, a terminal) is written into, never
+ * replaced. An output that is one of the inputs, or inside an input trace, is refused. Every
+ * input problem is found before the output is created where it can be (a path that does not
+ * exist, mixing text and CTF input); the rest (a corrupt trace, text that is not babeltrace2
+ * output, no proxyscope event) removes the temporary file and exits 2.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdio_ext.h>
 #include <stdlib.h>
@@ -25,6 +32,7 @@
 
 #include "cli_util.h"
 #include "cmd.h"
+#include "report_input.h"
 
 enum { OPT_FORMAT = 1, OPT_OUTPUT, OPT_JSON, OPT_HELP };
 
@@ -48,8 +56,10 @@ static const char export_usage[] =
 	"    html     one self-contained page that draws the timeline (no network access)\n"
 	"\n"
 	"    --format FORMAT     chrome, csv or html (required)\n"
-	"    -o, --output FILE   the file to write (required; - for standard output). It is\n"
-	"                        written as FILE.tmp and renamed once complete\n"
+	"    -o, --output FILE   the file to write (required; - for standard output). A regular\n"
+	"                        file is written beside it under a unique temporary name and\n"
+	"                        renamed once complete; a FIFO or a character device\n"
+	"                        (/dev/stdout) is written into. FILE may not be an input\n"
 	"    --json              print a JSON summary on stdout instead of the summary line\n"
 	"    -h, --help          show this help\n"
 	"\n"
@@ -71,6 +81,7 @@ struct export_cli {
 	const char **traces; /* argv entries */
 	size_t traces_n;
 	bool text;           /* the one trace is babeltrace2 text */
+	bool to_stdout;      /* the export goes to standard output: no summary line */
 };
 
 /* A trace argument is babeltrace2 text unless it is a directory or a CTF metadata file. */
@@ -199,10 +210,10 @@ static int read_traces(const struct export_cli *c, struct psa_model *m, struct p
 	psa_model_sink(m, &sink);
 	if (c->text) {
 		const char *path = c->traces[0];
-		FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+		FILE *f = strcmp(path, "-") ? report_open_text(path, err, sizeof(err)) : stdin;
 
 		if (!f) {
-			cli_error("cannot open '%s': %s", path, strerror(errno));
+			cli_error("%s", err);
 			return CLI_EXIT_USAGE;
 		}
 		rc = psa_read_text(f, path, &sink, rs, err, sizeof(err));
@@ -229,7 +240,7 @@ static void summary(const struct export_cli *c, const struct psa_model *m)
 
 	psa_model_totals(m, &t);
 	if (!c->json) {
-		if (strcmp(c->output, "-"))
+		if (!c->to_stdout)
 			printf("%s: %s timeline of %" PRIu64 " tasks (%" PRIu64 " unfinished) in %" PRIu32
 			       " process%s, from %" PRIu64 " events\n",
 			       c->output, fmt, t.tasks, t.tasks - t.tasks_done, t.procs,
@@ -311,46 +322,250 @@ out_destroy:
 	return rc;
 }
 
-/* Export into FILE.tmp, then rename it to FILE. */
-static int export_to_file(const struct export_cli *c, struct psa_model *m)
+/* --- where the output goes ------------------------------------------------------------------ */
+
+enum out_kind {
+	OUT_STDOUT,  /* "-", or FILE is our standard output (/dev/stdout) */
+	OUT_STRAIGHT, /* an existing FIFO or character device: written into, never replaced */
+	OUT_REPLACE, /* a regular file, new or not: a temporary file renamed over it */
+};
+
+struct out_target {
+	enum out_kind kind;
+	char final[PATH_MAX]; /* OUT_REPLACE: the file replaced, symbolic links resolved */
+	char dir[PATH_MAX];   /* its directory */
+	mode_t mode;          /* the mode it gets: the old file's, or 0666 & ~umask */
+};
+
+/* The temporary file a signal handler removes (async-signal-safe: a fixed buffer). */
+static char g_tmp[PATH_MAX];
+static volatile sig_atomic_t g_tmp_set;
+
+static void on_signal(int sig)
 {
-	size_t len = strlen(c->output) + 5;
-	char *tmp = malloc(len);
+	if (g_tmp_set)
+		unlink(g_tmp);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void catch_signals(bool on)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on ? on_signal : SIG_DFL;
+	sigfillset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/* Is @dir (a real path) @trace or below it? */
+static bool path_within(const char *dir, const char *trace)
+{
+	size_t n = strlen(trace);
+
+	return !strncmp(dir, trace, n) && (dir[n] == '\0' || dir[n] == '/' || (n && trace[n - 1] == '/'));
+}
+
+struct within {
+	const char *dir;
+	const char *hit;
+	char trace[PATH_MAX];
+};
+
+static void see_trace(void *arg, const char *trace)
+{
+	struct within *w = arg;
+
+	if (!w->hit && path_within(w->dir, trace)) {
+		snprintf(w->trace, sizeof(w->trace), "%s", trace);
+		w->hit = w->trace;
+	}
+}
+
+/* Refuse an output that is one of the inputs or inside an input trace. 0 or the exit code. */
+static int check_not_input(const struct export_cli *c, const struct out_target *t,
+			   const struct stat *out_st)
+{
+	for (size_t i = 0; i < c->traces_n; i++) {
+		const char *in = c->traces[i];
+		struct within w = { .dir = t->dir };
+		char err[PSA_ERR_MAX];
+		struct stat st;
+
+		if (!strcmp(in, "-"))
+			continue;
+		if (out_st && stat(in, &st) == 0 && same_file(&st, out_st)) {
+			cli_error("-o '%s' is the input '%s': refusing to overwrite it", c->output, in);
+			return CLI_EXIT_USAGE;
+		}
+		if (c->text)
+			continue;
+		if (psa_ctf_find(in, see_trace, &w, err, sizeof(err)) == 0 && w.hit) {
+			cli_error("-o '%s' is inside the input trace '%s': refusing to write there",
+				  c->output, w.hit);
+			return CLI_EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+/* Decide where -o FILE goes. Returns 0 or the exit code (message printed). */
+static int out_target(const struct export_cli *c, struct out_target *t)
+{
+	struct stat st, fd1;
+	const char *slash;
+	char base[PATH_MAX];
+	bool exists;
+	mode_t mask;
+
+	memset(t, 0, sizeof(*t));
+	if (!strcmp(c->output, "-")) {
+		t->kind = OUT_STDOUT;
+		return 0;
+	}
+	exists = stat(c->output, &st) == 0;
+	if (!exists && errno != ENOENT) {
+		cli_error("cannot write '%s': %s", c->output, strerror(errno));
+		return CLI_EXIT_FAILURE;
+	}
+	if (!exists) {
+		struct stat lst;
+
+		if (lstat(c->output, &lst) == 0) { /* a symbolic link to nothing */
+			cli_error("cannot write '%s': a symbolic link to a missing file", c->output);
+			return CLI_EXIT_USAGE;
+		}
+	}
+	if (exists && fstat(STDOUT_FILENO, &fd1) == 0 && same_file(&st, &fd1)) {
+		t->kind = OUT_STDOUT;
+		return check_not_input(c, t, &st);
+	}
+	if (exists && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))) {
+		t->kind = OUT_STRAIGHT;
+		return check_not_input(c, t, &st);
+	}
+	if (exists && !S_ISREG(st.st_mode)) {
+		cli_error("cannot write '%s': %s", c->output, S_ISDIR(st.st_mode) ?
+			  "a directory" : "not a regular file, a FIFO or a character device");
+		return CLI_EXIT_USAGE;
+	}
+	t->kind = OUT_REPLACE;
+	if (exists) {
+		if (!realpath(c->output, t->final)) {
+			cli_error("cannot write '%s': %s", c->output, strerror(errno));
+			return CLI_EXIT_FAILURE;
+		}
+		t->mode = st.st_mode & 07777;
+		snprintf(t->dir, sizeof(t->dir), "%.*s", (int)(strrchr(t->final, '/') - t->final),
+			 t->final);
+		if (!t->dir[0])
+			strcpy(t->dir, "/");
+		return check_not_input(c, t, &st);
+	}
+	slash = strrchr(c->output, '/');
+	snprintf(base, sizeof(base), "%s", slash ? slash + 1 : c->output);
+	snprintf(t->final, sizeof(t->final), "%.*s", slash ? (int)(slash - c->output) + 1 : 1,
+		 slash ? c->output : ".");
+	if (!base[0] || !realpath(t->final, t->dir)) {
+		cli_error("cannot create '%s': %s", c->output, base[0] ? strerror(errno) :
+			  "a directory");
+		return CLI_EXIT_USAGE;
+	}
+	if ((size_t)snprintf(t->final, sizeof(t->final), "%s/%s", strcmp(t->dir, "/") ? t->dir : "",
+			     base) >= sizeof(t->final)) {
+		cli_error("cannot create '%s': %s", c->output, strerror(ENAMETOOLONG));
+		return CLI_EXIT_USAGE;
+	}
+	mask = umask(0);
+	umask(mask);
+	t->mode = 0666 & ~mask;
+	return check_not_input(c, t, NULL);
+}
+
+/* Write straight into an existing FIFO or character device (/dev/null, a terminal). */
+static int export_straight(const struct export_cli *c, struct psa_model *m)
+{
+	int fd = open(c->output, O_WRONLY | O_NOCTTY | O_CLOEXEC);
 	FILE *out;
 	int rc;
 
-	if (!tmp) {
-		cli_error("out of memory");
+	if (fd < 0 || !(out = fdopen(fd, "w"))) {
+		cli_error("cannot write '%s': %s", c->output, strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		return CLI_EXIT_FAILURE;
 	}
-	snprintf(tmp, len, "%s.tmp", c->output);
-	out = fopen(tmp, "w");
-	if (!out) {
-		cli_error("cannot create '%s': %s", tmp, strerror(errno));
-		free(tmp);
+	rc = export_run(c, out, c->output, m);
+	if (fclose(out) != 0 && !rc) {
+		cli_error("cannot write '%s': %s", c->output, strerror(errno));
+		rc = CLI_EXIT_FAILURE;
+	}
+	return rc;
+}
+
+/*
+ * Export into a temporary file made exclusively, with a unique name, in the final file's
+ * directory (so the rename is atomic and never follows a planted link), then rename it over
+ * the final file. Every failure and Ctrl-C removes it.
+ */
+static int export_replace(const struct export_cli *c, const struct out_target *t,
+			  struct psa_model *m)
+{
+	const char *base = strrchr(t->final, '/') + 1;
+	FILE *out = NULL;
+	int fd, rc;
+
+	if ((size_t)snprintf(g_tmp, sizeof(g_tmp), "%s/.%s.XXXXXX", strcmp(t->dir, "/") ? t->dir : "",
+			     base) >= sizeof(g_tmp)) {
+		cli_error("cannot create '%s': %s", c->output, strerror(ENAMETOOLONG));
 		return CLI_EXIT_FAILURE;
 	}
-	rc = export_run(c, out, tmp, m);
-	if (!rc && (fsync(fileno(out)) != 0 && errno != EINVAL)) {
-		cli_error("cannot write '%s': %s", tmp, strerror(errno));
+	catch_signals(true);
+	fd = mkostemp(g_tmp, O_CLOEXEC);
+	if (fd < 0) {
+		cli_error("cannot create a file in '%s': %s", t->dir, strerror(errno));
+		catch_signals(false);
+		return CLI_EXIT_FAILURE;
+	}
+	g_tmp_set = 1;
+	if (fchmod(fd, t->mode) != 0 || !(out = fdopen(fd, "w"))) {
+		cli_error("cannot write '%s': %s", g_tmp, strerror(errno));
+		close(fd);
+		rc = CLI_EXIT_FAILURE;
+		goto out_unlink;
+	}
+	rc = export_run(c, out, c->output, m);
+	if (!rc && fflush(out) == 0 && fsync(fileno(out)) != 0 && errno != EINVAL) {
+		cli_error("cannot write '%s': %s", c->output, strerror(errno));
 		rc = CLI_EXIT_FAILURE;
 	}
 	if (fclose(out) != 0 && !rc) {
-		cli_error("cannot write '%s': %s", tmp, strerror(errno));
+		cli_error("cannot write '%s': %s", c->output, strerror(errno));
 		rc = CLI_EXIT_FAILURE;
 	}
-	if (!rc && rename(tmp, c->output) != 0) {
-		cli_error("cannot rename '%s' to '%s': %s", tmp, c->output, strerror(errno));
+	if (!rc && rename(g_tmp, t->final) != 0) {
+		cli_error("cannot write '%s': %s", c->output, strerror(errno));
 		rc = CLI_EXIT_FAILURE;
 	}
+out_unlink:
 	if (rc)
-		unlink(tmp);
-	free(tmp);
+		unlink(g_tmp);
+	g_tmp_set = 0;
+	catch_signals(false);
 	return rc;
 }
 
 int cmd_export(int argc, char **argv)
 {
+	struct out_target target;
 	struct export_cli c;
 	struct psa_model *m;
 	int rc;
@@ -363,8 +578,22 @@ int cmd_export(int argc, char **argv)
 		rc = CLI_EXIT_FAILURE;
 		goto out_free;
 	}
-	if (strcmp(c.output, "-")) {
-		rc = export_to_file(&c, m);
+	rc = out_target(&c, &target);
+	if (rc) {
+		psa_model_destroy(m);
+		goto out_free;
+	}
+	c.to_stdout = target.kind == OUT_STDOUT;
+	if (c.to_stdout && c.json) {
+		psa_model_destroy(m);
+		rc = cli_usage_error("export", "--json prints on standard output: it cannot go with "
+				     "-o %s", c.output);
+		goto out_free;
+	}
+	if (target.kind == OUT_REPLACE) {
+		rc = export_replace(&c, &target, m);
+	} else if (target.kind == OUT_STRAIGHT) {
+		rc = export_straight(&c, m);
 	} else {
 		rc = export_run(&c, stdout, "standard output", m);
 		if (rc) {

@@ -9,7 +9,7 @@
  * is one stream (babeltrace2 already merged its traces), so the two are never mixed.
  */
 #include <errno.h>
-#include <ftw.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -167,21 +167,15 @@ void report_cmd_done(struct report_args *a, struct report_ctx *c)
 
 /* --- classifying the arguments ------------------------------------------------------------- */
 
-static bool g_found_metadata; /* nftw's callback has no argument; the CLI is single-threaded */
-
-static int find_metadata(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	if (flag == FTW_F && !strcmp(path + ftw->base, "metadata")) {
-		g_found_metadata = true;
-		return FTW_STOP;
-	}
-	return FTW_CONTINUE;
-}
-
-/* Is @path text (true) or CTF (false)? Returns 0, or CLI_EXIT_USAGE after an "error:" line. */
+/*
+ * Is @path text (true) or CTF (false)? Returns 0, or CLI_EXIT_USAGE after an "error:" line.
+ * A directory (or a symbolic link to one) must hold a trace as the reader finds them; a text
+ * input must be a regular file or `-`: a FIFO would block the read forever and a device such
+ * as /dev/zero never ends (stdin may still be a pipe).
+ */
 static int classify(const char *path, bool *text)
 {
+	char err[PSA_ERR_MAX];
 	struct stat st;
 
 	if (!strcmp(path, "-")) {
@@ -193,17 +187,18 @@ static int classify(const char *path, bool *text)
 		return CLI_EXIT_USAGE;
 	}
 	if (S_ISDIR(st.st_mode)) {
-		g_found_metadata = false;
-		nftw(path, find_metadata, 16, FTW_PHYS | FTW_ACTIONRETVAL);
-		if (!g_found_metadata) {
-			cli_error("'%s' is not a trace (no metadata under it)", path);
+		if (psa_ctf_find(path, NULL, NULL, err, sizeof(err))) {
+			cli_error("%s", err);
 			return CLI_EXIT_USAGE;
 		}
 		*text = false;
 		return 0;
 	}
-	if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !S_ISCHR(st.st_mode)) {
-		cli_error("'%s' is not a trace (neither a directory nor a file)", path);
+	if (!S_ISREG(st.st_mode)) {
+		cli_error("'%s' is not a trace: %s, not a directory or a regular file", path,
+			  S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISCHR(st.st_mode) ? "a character device" :
+			  S_ISBLK(st.st_mode) ? "a block device" : S_ISSOCK(st.st_mode) ? "a socket" :
+			  "a special file");
 		return CLI_EXIT_USAGE;
 	}
 	if (access(path, R_OK)) {
@@ -261,6 +256,30 @@ static void ctf_progress(uint64_t events, void *arg)
 	atomic_store_explicit(&f->progress, events, memory_order_relaxed);
 }
 
+FILE *report_open_text(const char *path, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct stat st;
+	FILE *f;
+
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "'%s' is not a trace: not a directory or a regular file", path);
+		close(fd);
+		return NULL;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	f = fdopen(fd, "r");
+	if (!f) {
+		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		close(fd);
+	}
+	return f;
+}
+
 static int read_text(struct report_ctx *c, const char *path, struct feed *f,
 		     const struct psa_sink *sink, char *err, size_t errlen)
 {
@@ -268,11 +287,9 @@ static int read_text(struct report_ctx *c, const char *path, struct feed *f,
 	int rc;
 
 	if (strcmp(path, "-")) {
-		in = fopen(path, "r");
-		if (!in) {
-			snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		in = report_open_text(path, err, errlen);
+		if (!in)
 			return -ENOENT;
-		}
 	}
 	f->count_progress = true;
 	rc = psa_read_text(in, path, sink, &c->in.rs, err, errlen);
@@ -296,7 +313,9 @@ static void text_error(const char *name, uint64_t line, const char *err)
 	len = strlen(prefix);
 	if (!strncmp(err, prefix, len))
 		why = err + len;
-	if (!strncmp(why, "not babeltrace2", 15) || !strncmp(why, "babeltrace2 ", 12))
+	if (!strncmp(why, "not babeltrace2", 15) || !strncmp(why, "babeltrace2 ", 12) ||
+	    !strncmp(why, "value out of range", 18) || !strncmp(why, "time runs backwards", 19) ||
+	    !strncmp(why, "a line longer", 13))
 		cli_error("%s%s", prefix, why);
 	else
 		cli_error("%snot babeltrace2 output: %s", prefix, why[0] ? why : "parse error");

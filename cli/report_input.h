@@ -89,6 +89,12 @@ int report_ctx_read(struct report_ctx *c, char *const *paths, size_t n,
 
 void report_ctx_fini(struct report_ctx *c);
 
+/*
+ * Open babeltrace2 text file @path for reading: a regular file only (opened without blocking on
+ * a FIFO). NULL with the one-line reason in @err.
+ */
+FILE *report_open_text(const char *path, char *err, size_t errlen);
+
 /* --- a report command's arguments ------------------------------------------------------------ */
 
 /* The options of the commands that run the watchdog (report, watchdog): --threshold, --json, -h. */

@@ -119,6 +119,14 @@ int psa_read_ctf(const char *const *paths, size_t paths_n, const struct psa_sink
 		 void *progress_arg, char *err, size_t errlen);
 
 /*
+ * Find the CTF trace directories under @path as psa_read_ctf does (symbolic links followed,
+ * each directory once, at most 16 levels down) and call @each (when not NULL) with each one's
+ * real path. Returns 0, or a negative errno with psa_read_ctf's one-line reason in @err.
+ */
+int psa_ctf_find(const char *path, void (*each)(void *arg, const char *dir), void *arg, char *err,
+		 size_t errlen);
+
+/*
  * Read babeltrace2's default text output (`babeltrace2 TRACE`, with or without
  * --clock-seconds / --no-delta) from @f, named @name in messages ("-" for stdin). Lines
  * babeltrace2 writes about discarded events or packets (its "WARNING: Tracer discarded ..."
