@@ -219,6 +219,8 @@ static int read_traces(const struct export_cli *c, struct psa_model *m, struct p
 		rc = psa_read_text(f, path, &sink, rs, err, sizeof(err));
 		if (f != stdin)
 			fclose(f);
+		if (!rc)
+			report_warn_text(path, rs);
 	} else {
 		bool tty = isatty(STDERR_FILENO);
 

@@ -314,8 +314,7 @@ static void text_error(const char *name, uint64_t line, const char *err)
 	if (!strncmp(err, prefix, len))
 		why = err + len;
 	if (!strncmp(why, "not babeltrace2", 15) || !strncmp(why, "babeltrace2 ", 12) ||
-	    !strncmp(why, "value out of range", 18) || !strncmp(why, "time runs backwards", 19) ||
-	    !strncmp(why, "a line longer", 13))
+	    !strncmp(why, "value out of range", 18) || !strncmp(why, "a line longer", 13))
 		cli_error("%s%s", prefix, why);
 	else
 		cli_error("%snot babeltrace2 output: %s", prefix, why[0] ? why : "parse error");
@@ -391,6 +390,7 @@ int report_ctx_read(struct report_ctx *c, char *const *paths, size_t n,
 		return CLI_EXIT_USAGE;
 	}
 	describe(&c->in, paths, n);
+	report_warn_text(paths[0], &c->in.rs);
 
 	psa_model_finish(c->m);
 	psa_model_totals(c->m, &tot);
@@ -421,4 +421,15 @@ void report_warn_discards(const struct psa_model *m)
 		"(%" PRIu32 " report%s): conclusions resting on those windows are marked uncertain\n",
 		tot.discarded_events, tot.discarded_events == 1 ? "" : "s", tot.discarded_packets,
 		tot.discarded_packets == 1 ? "" : "s", tot.discards, tot.discards == 1 ? "" : "s");
+}
+
+void report_warn_text(const char *name, const struct psa_read_stats *rs)
+{
+	if (!rs->backwards)
+		return;
+	fprintf(stderr, "warning: %s:%" PRIu64 ": %" PRIu64 " event%s earlier than the event "
+		"before %s (babeltrace2 prints them in time order): kept at that event's time, "
+		"durations around %s are uncertain\n", name, rs->backwards_line, rs->backwards,
+		rs->backwards == 1 ? " is" : "s are", rs->backwards == 1 ? "it" : "them",
+		rs->backwards == 1 ? "it" : "them");
 }

@@ -156,6 +156,9 @@ int report_cmd_read(const struct report_args *a, struct report_ctx *c, unsigned 
 /* report_ctx_fini(@c) and free the paths. */
 void report_cmd_done(struct report_args *a, struct report_ctx *c);
 
+/* "warning: NAME:LINE: N events earlier than ..." on stderr when text went back in time. */
+void report_warn_text(const char *name, const struct psa_read_stats *rs);
+
 /* "warning: the tracer lost ..." on stderr when events or packets were discarded. */
 void report_warn_discards(const struct psa_model *m);
 

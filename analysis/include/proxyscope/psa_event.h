@@ -101,6 +101,8 @@ struct psa_read_stats {
 	uint64_t discarded_events;
 	uint64_t discarded_packets;
 	uint64_t lines;           /* text input: lines read */
+	uint64_t backwards;       /* text input: events earlier than the one before (kept at its time) */
+	uint64_t backwards_line;  /* the line of the first one */
 	unsigned traces;          /* CTF input: trace directories read */
 };
 
