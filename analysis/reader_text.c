@@ -230,9 +230,9 @@ int psa_read_text(FILE *f, const char *name, const struct psa_sink *sink,
 		}
 		scan = fill;
 		if (fill >= LINE_MAX_BYTES) {
+			r.stats->lines++;
 			psa__errf(err, errlen, "%s:%llu: a line longer than %u bytes: not babeltrace2 "
-				  "output", r.name, (unsigned long long)r.stats->lines + 1,
-				  LINE_MAX_BYTES);
+				  "output", r.name, (unsigned long long)r.stats->lines, LINE_MAX_BYTES);
 			rc = -EINVAL;
 			break;
 		}

@@ -443,7 +443,7 @@ static int out_target(const struct export_cli *c, struct out_target *t)
 
 		if (lstat(c->output, &lst) == 0) { /* a symbolic link to nothing */
 			cli_error("cannot write '%s': a symbolic link to a missing file", c->output);
-			return CLI_EXIT_USAGE;
+			return CLI_EXIT_FAILURE;
 		}
 	}
 	if (exists && fstat(STDOUT_FILENO, &fd1) == 0 && same_file(&st, &fd1)) {
@@ -457,7 +457,7 @@ static int out_target(const struct export_cli *c, struct out_target *t)
 	if (exists && !S_ISREG(st.st_mode)) {
 		cli_error("cannot write '%s': %s", c->output, S_ISDIR(st.st_mode) ?
 			  "a directory" : "not a regular file, a FIFO or a character device");
-		return CLI_EXIT_USAGE;
+		return CLI_EXIT_FAILURE;
 	}
 	t->kind = OUT_REPLACE;
 	if (exists) {
@@ -479,12 +479,12 @@ static int out_target(const struct export_cli *c, struct out_target *t)
 	if (!base[0] || !realpath(t->final, t->dir)) {
 		cli_error("cannot create '%s': %s", c->output, base[0] ? strerror(errno) :
 			  "a directory");
-		return CLI_EXIT_USAGE;
+		return CLI_EXIT_FAILURE;
 	}
 	if ((size_t)snprintf(t->final, sizeof(t->final), "%s/%s", strcmp(t->dir, "/") ? t->dir : "",
 			     base) >= sizeof(t->final)) {
 		cli_error("cannot create '%s': %s", c->output, strerror(ENAMETOOLONG));
-		return CLI_EXIT_USAGE;
+		return CLI_EXIT_FAILURE;
 	}
 	mask = umask(0);
 	umask(mask);

@@ -167,6 +167,12 @@ void report_cmd_done(struct report_args *a, struct report_ctx *c)
 
 /* --- classifying the arguments ------------------------------------------------------------- */
 
+static const char *file_kind(mode_t mode)
+{
+	return S_ISFIFO(mode) ? "a FIFO" : S_ISCHR(mode) ? "a character device" :
+	       S_ISBLK(mode) ? "a block device" : S_ISSOCK(mode) ? "a socket" : "a special file";
+}
+
 /*
  * Is @path text (true) or CTF (false)? Returns 0, or CLI_EXIT_USAGE after an "error:" line.
  * A directory (or a symbolic link to one) must hold a trace as the reader finds them; a text
@@ -196,9 +202,7 @@ static int classify(const char *path, bool *text)
 	}
 	if (!S_ISREG(st.st_mode)) {
 		cli_error("'%s' is not a trace: %s, not a directory or a regular file", path,
-			  S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISCHR(st.st_mode) ? "a character device" :
-			  S_ISBLK(st.st_mode) ? "a block device" : S_ISSOCK(st.st_mode) ? "a socket" :
-			  "a special file");
+			  file_kind(st.st_mode));
 		return CLI_EXIT_USAGE;
 	}
 	if (access(path, R_OK)) {
@@ -267,7 +271,8 @@ FILE *report_open_text(const char *path, char *err, size_t errlen)
 		return NULL;
 	}
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "'%s' is not a trace: not a directory or a regular file", path);
+		snprintf(err, errlen, "'%s' is not a trace: %s, not a directory or a regular file",
+			 path, file_kind(st.st_mode));
 		close(fd);
 		return NULL;
 	}

@@ -33,6 +33,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static char g_dir[256];
 
+static void cleanup(void)
+{
+	static const char *const files[] = { "metadata", "stream_0", "index/stream_0.idx", "index" };
+	char path[400];
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", g_dir, files[i]);
+		if (unlink(path))
+			rmdir(path);
+	}
+	rmdir(g_dir);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	char idx[300];
@@ -47,6 +60,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	snprintf(idx, sizeof(idx), "%s/index", g_dir);
 	if (mkdir(idx, 0700))
 		abort();
+	atexit(cleanup);
 	return 0;
 }
 
