@@ -26,7 +26,8 @@
 #include <proxyscope/psa_event.h>
 
 #define FUZZ_OPEN_TIMEOUT_S 5
-#define FUZZ_BOUND_MS ((FUZZ_OPEN_TIMEOUT_S + 5) * 1000)
+/* a hang is killed FUZZ_OPEN_TIMEOUT_S after the child's last step; the rest is a loaded machine */
+#define FUZZ_BOUND_MS ((FUZZ_OPEN_TIMEOUT_S + 55) * 1000)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -53,7 +54,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 	(void)argc;
 	(void)argv;
-	setenv("PROXYSCOPE_OPEN_TIMEOUT", "5", 1);
+	setenv("PROXYSCOPE_OPEN_TIMEOUT", "5", 1); /* FUZZ_OPEN_TIMEOUT_S */
 	snprintf(g_dir, sizeof(g_dir), "%s/fuzz-ctf-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(g_dir))
 		abort();
