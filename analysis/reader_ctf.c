@@ -232,3 +232,30 @@ int psa_read_ctf(const char *const *paths, size_t paths_n, const struct psa_sink
 	psa__trace_dirs_fini(&dirs);
 	return rc;
 }
+
+int psa_ctf_trace_facts(const char *const *paths, size_t paths_n,
+			void (*each)(void *arg, const struct psa_trace_facts *f), void *arg,
+			char *err, size_t errlen)
+{
+	struct psa_trace_dirs dirs;
+	int rc = 0;
+
+	if (err && errlen)
+		err[0] = '\0';
+	psa__trace_dirs_init(&dirs);
+	for (size_t i = 0; i < paths_n && !rc; i++)
+		rc = psa__trace_dirs_find(&dirs, paths[i], err, errlen);
+	for (size_t i = 0; i < dirs.n && !rc; i++) {
+		struct psa_ctf_check c;
+
+		rc = psa__ctf_check_trace(dirs.dir[i], &c, err, errlen);
+		if (!rc && each) {
+			struct psa_trace_facts f = { dirs.dir[i], c.streams, c.streams_empty,
+						     c.hide_index };
+
+			each(arg, &f);
+		}
+	}
+	psa__trace_dirs_fini(&dirs);
+	return rc;
+}

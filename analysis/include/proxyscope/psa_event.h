@@ -88,6 +88,17 @@ struct psa_discard {
 	char trace[256];       /* the trace (directory or name) it happened in */
 };
 
+/*
+ * What the CTF reader found about one trace directory before reading it: the integrity facts
+ * a verdict may rest on (an emptied stream, an index that had to be ignored).
+ */
+struct psa_trace_facts {
+	const char *dir;        /* the trace directory, as reached from the path given */
+	unsigned streams;       /* data stream files */
+	unsigned streams_empty; /* of them, empty (0 bytes) */
+	bool index_ignored;     /* an index file disagreed with its stream: babeltrace2 re-indexed */
+};
+
 /* Where the readers deliver what they read, in timestamp order (muxed across traces). */
 struct psa_sink {
 	void (*event)(void *arg, const struct psa_event *ev);
@@ -127,6 +138,16 @@ int psa_read_ctf(const char *const *paths, size_t paths_n, const struct psa_sink
  */
 int psa_ctf_find(const char *path, void (*each)(void *arg, const char *dir), void *arg, char *err,
 		 size_t errlen);
+
+/*
+ * The integrity facts of every CTF trace under @paths, found as psa_read_ctf finds them and
+ * checked as it checks them before reading (no babeltrace2 involved): @each is called once per
+ * trace directory. Returns 0, or psa_read_ctf's negative errno and one-line reason in @err for a
+ * trace it would refuse.
+ */
+int psa_ctf_trace_facts(const char *const *paths, size_t paths_n,
+			void (*each)(void *arg, const struct psa_trace_facts *f), void *arg,
+			char *err, size_t errlen);
 
 /*
  * Read babeltrace2's default text output (`babeltrace2 TRACE`, with or without
