@@ -250,9 +250,13 @@ int psa_ctf_trace_facts(const char *const *paths, size_t paths_n,
 
 		rc = psa__ctf_check_trace(dirs.dir[i], &c, err, errlen);
 		if (!rc && each) {
-			struct psa_trace_facts f = { dirs.dir[i], c.streams, c.streams_empty,
-						     c.hide_index };
+			struct psa_trace_facts f = { .dir = dirs.dir[i], .streams = c.streams,
+						     .streams_empty = c.streams_empty,
+						     .streams_cut = c.streams_cut,
+						     .index_ignored = c.hide_index,
+						     .has_uuid = c.has_uuid };
 
+			memcpy(f.uuid, c.uuid, sizeof(f.uuid));
 			each(arg, &f);
 		}
 	}

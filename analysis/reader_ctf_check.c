@@ -318,7 +318,42 @@ static int check_text(const char *path, const char *text, size_t len, char *err,
 	return 0;
 }
 
-static int check_metadata(const char *dir, char *err, size_t errlen)
+static int hex(char ch)
+{
+	return ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 :
+	       ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : -1;
+}
+
+/* `uuid = "8-4-4-4-12 hex digits"` in a text metadata (the trace block's): into @c. */
+static void text_uuid(const char *text, size_t len, struct psa_ctf_check *c)
+{
+	const char *p = memmem(text, len, "uuid", 4);
+
+	while (p) {
+		const char *q = p + 4, *end = text + len;
+		unsigned n = 0;
+
+		while (q < end && (*q == ' ' || *q == '\t' || *q == '='))
+			q++;
+		if (q < end && *q == '"') {
+			for (q++; q + 1 < end && n < 16; q++) {
+				if (*q == '-')
+					continue;
+				if (hex(q[0]) < 0 || hex(q[1]) < 0)
+					break;
+				c->uuid[n++] = (uint8_t)(hex(q[0]) << 4 | hex(q[1]));
+				q++;
+			}
+			if (n == 16 && q < end && *q == '"') {
+				c->has_uuid = true;
+				return;
+			}
+		}
+		p = memmem(p + 4, (size_t)(end - p - 4), "uuid", 4);
+	}
+}
+
+static int check_metadata(const char *dir, struct psa_ctf_check *c, char *err, size_t errlen)
 {
 	char path[PATH_MAX];
 	unsigned char *md;
@@ -337,9 +372,15 @@ static int check_metadata(const char *dir, char *err, size_t errlen)
 		rc = depacketize(path, md, len, &text, &text_len, err, errlen);
 		if (!rc)
 			rc = check_text(path, text, text_len, err, errlen);
+		if (!rc && len >= 20) { /* the packets' header names the trace */
+			memcpy(c->uuid, md + 4, sizeof(c->uuid));
+			c->has_uuid = true;
+		}
 		free(text);
 	} else {
 		rc = check_text(path, (const char *)md, len, err, errlen);
+		if (!rc)
+			text_uuid((const char *)md, len, c);
 	}
 	free(md);
 	return rc;
@@ -358,7 +399,8 @@ static bool packet_magic_at(int fd, uint64_t off, bool be)
  * from byte 0 to its end, each one's content within it, its times in order, every packet
  * starting with the packet magic when the first one does. The disagreement in @why.
  */
-static bool index_agrees(const char *idx, const char *stream, char *why, size_t whylen)
+static bool index_agrees(const char *idx, const char *stream, bool *cut, char *why,
+			 size_t whylen)
 {
 	unsigned char *b;
 	size_t len, entry;
@@ -390,6 +432,8 @@ static bool index_agrees(const char *idx, const char *stream, char *why, size_t 
 
 		if (i == 0)
 			stream_id = get64be(e + 48);
+		if (p_off == off && p_size && p_size / 8 > size - off)
+			*cut = true; /* the stream file ends before this packet does */
 		if (p_off != off || !p_size || p_size % 8 || c_size > p_size || p_size / 8 > size - off ||
 		    t_begin > t_end || get64be(e + 48) != stream_id ||
 		    (magic && !packet_magic_at(fd, off, magic_be))) {
@@ -411,7 +455,8 @@ out:
 	return ok;
 }
 
-/* Every index file of @dir against its stream file: the first disagreement in @c. */
+/* Every index file of @dir against its stream file: the first disagreement, and the streams cut
+ * short, in @c. */
 static void check_index(const char *dir, struct psa_ctf_check *c)
 {
 	char idir[PATH_MAX], idx[PATH_MAX], stream[PATH_MAX];
@@ -421,8 +466,9 @@ static void check_index(const char *dir, struct psa_ctf_check *c)
 	if ((size_t)snprintf(idir, sizeof(idir), "%s/index", dir) >= sizeof(idir) ||
 	    !(d = opendir(idir)))
 		return;
-	while (!c->hide_index && (de = readdir(d)) != NULL) {
+	while ((de = readdir(d)) != NULL) {
 		size_t n = strlen(de->d_name);
+		bool cut = false;
 		struct stat st;
 
 		if (de->d_name[0] == '.' || n <= 4 || strcmp(de->d_name + n - 4, ".idx"))
@@ -433,8 +479,10 @@ static void check_index(const char *dir, struct psa_ctf_check *c)
 			continue;
 		if (stat(stream, &st) != 0)
 			continue; /* babeltrace2 only reads the index of a stream file it has */
-		if (!index_agrees(idx, stream, c->index_why, sizeof(c->index_why)))
+		if (!index_agrees(idx, stream, &cut, c->hide_index ? NULL : c->index_why,
+				  c->hide_index ? 0 : sizeof(c->index_why)))
 			c->hide_index = true;
+		c->streams_cut += cut;
 	}
 	closedir(d);
 }
@@ -479,7 +527,7 @@ int psa__ctf_check_trace(const char *dir, struct psa_ctf_check *c, char *err, si
 	int rc;
 
 	memset(c, 0, sizeof(*c));
-	rc = check_metadata(dir, err, errlen);
+	rc = check_metadata(dir, c, err, errlen);
 	if (!rc)
 		rc = check_streams(dir, c, err, errlen);
 	if (!rc)

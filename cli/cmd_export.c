@@ -19,6 +19,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdio_ext.h>
 #include <stdlib.h>
@@ -186,6 +187,7 @@ static void traces_str(const struct export_cli *c, char *buf, size_t len)
 }
 
 static bool g_progress_drawn;
+static int g_write_errno; /* the first failed write's errno (fd_stream) */
 
 static void progress(uint64_t events, void *arg)
 {
@@ -310,7 +312,8 @@ static int export_run(const struct export_cli *c, FILE *out, const char *out_nam
 	rc = psa_export_finish(e, m);
 	if (rc == -EIO) {
 		/* the failed flush's errno (ENOSPC, EPIPE, ...) when it set one */
-		cli_error("cannot write '%s': %s", out_name, strerror(errno ? errno : EIO));
+		cli_error("cannot write '%s': %s", out_name,
+			  strerror(g_write_errno ? g_write_errno : errno ? errno : EIO));
 		rc = CLI_EXIT_FAILURE;
 	} else if (rc) {
 		cli_error("export failed: %s", strerror(-rc));
@@ -492,6 +495,44 @@ static int out_target(const struct export_cli *c, struct out_target *t)
 	return check_not_input(c, t, NULL);
 }
 
+/*
+ * A FILE over @fd that keeps the errno of its first failed write in g_write_errno (ENOSPC on a
+ * full device): by the time the exporter's final flush reports the failure, errno has long been
+ * reused.
+ */
+static ssize_t fd_write(void *cookie, const char *buf, size_t size)
+{
+	int fd = (int)(intptr_t)cookie;
+	size_t done = 0;
+
+	while (done < size) {
+		ssize_t n = write(fd, buf + done, size - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			if (!g_write_errno)
+				g_write_errno = errno;
+			return done ? (ssize_t)done : -1;
+		}
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
+static int fd_close(void *cookie)
+{
+	return close((int)(intptr_t)cookie);
+}
+
+static FILE *fd_stream(int fd)
+{
+	cookie_io_functions_t io = { .read = NULL, .write = fd_write, .seek = NULL,
+				     .close = fd_close };
+
+	return fopencookie((void *)(intptr_t)fd, "w", io);
+}
+
 /* Write straight into an existing FIFO or character device (/dev/null, a terminal). */
 static int export_straight(const struct export_cli *c, struct psa_model *m)
 {
@@ -499,7 +540,7 @@ static int export_straight(const struct export_cli *c, struct psa_model *m)
 	FILE *out;
 	int rc;
 
-	if (fd < 0 || !(out = fdopen(fd, "w"))) {
+	if (fd < 0 || !(out = fd_stream(fd))) {
 		cli_error("cannot write '%s': %s", c->output, strerror(errno));
 		if (fd >= 0)
 			close(fd);
@@ -538,14 +579,14 @@ static int export_replace(const struct export_cli *c, const struct out_target *t
 		return CLI_EXIT_FAILURE;
 	}
 	g_tmp_set = 1;
-	if (fchmod(fd, t->mode) != 0 || !(out = fdopen(fd, "w"))) {
+	if (fchmod(fd, t->mode) != 0 || !(out = fd_stream(fd))) {
 		cli_error("cannot write '%s': %s", g_tmp, strerror(errno));
 		close(fd);
 		rc = CLI_EXIT_FAILURE;
 		goto out_unlink;
 	}
 	rc = export_run(c, out, c->output, m);
-	if (!rc && fflush(out) == 0 && fsync(fileno(out)) != 0 && errno != EINVAL) {
+	if (!rc && fflush(out) == 0 && fsync(fd) != 0 && errno != EINVAL) {
 		cli_error("cannot write '%s': %s", c->output, strerror(errno));
 		rc = CLI_EXIT_FAILURE;
 	}

@@ -10,6 +10,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,8 +26,9 @@
 static char g_base[SCRATCH_PATH_MAX];
 
 struct seen {
-	unsigned n, streams, empty;
-	bool ignored;
+	unsigned n, streams, empty, cut;
+	bool ignored, has_uuid;
+	uint8_t uuid[16];
 };
 
 static void each(void *arg, const struct psa_trace_facts *f)
@@ -36,7 +38,10 @@ static void each(void *arg, const struct psa_trace_facts *f)
 	s->n++;
 	s->streams += f->streams;
 	s->empty += f->streams_empty;
+	s->cut += f->streams_cut;
 	s->ignored |= f->index_ignored;
+	s->has_uuid = f->has_uuid;
+	memcpy(s->uuid, f->uuid, sizeof(s->uuid));
 }
 
 static int facts(const char *dir, struct seen *s, char *err)
@@ -66,7 +71,30 @@ static void test_ctf_check__healthy(void **state)
 	assert_int_equal(s.n, 1);
 	assert_int_equal(s.streams, 4);
 	assert_int_equal(s.empty, 0);
+	assert_int_equal(s.cut, 0);
 	assert_false(s.ignored);
+	assert_true(s.has_uuid); /* from its metadata packets' header */
+}
+
+/* A text metadata's `uuid = "..."`; two traces with one UUID tell a copy read twice. */
+static void test_ctf_check__uuid(void **state)
+{
+	static const uint8_t want[16] = { 0x2a, 0x6f, 0x3d, 0x11, 0x53, 0x42, 0x4b, 0x2c,
+					  0x9e, 0x2f, 0x8a, 0x1d, 0x31, 0x50, 0x77, 0x0e };
+	char err[PSA_ERR_MAX], dir[4096], path[4200];
+	struct seen s;
+	FILE *f;
+
+	snprintf(dir, sizeof(dir), "%s/uuid", g_base);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	snprintf(path, sizeof(path), "%s/metadata", dir);
+	assert_non_null(f = fopen(path, "w"));
+	fputs("/* CTF 1.8 */\ntrace {\n\tmajor = 1;\n\tminor = 8;\n"
+	      "\tuuid = \"2a6f3d11-5342-4b2c-9e2f-8a1d3150770e\";\n\tbyte_order = le;\n};\n", f);
+	fclose(f);
+	assert_int_equal(facts(dir, &s, err), 0);
+	assert_true(s.has_uuid);
+	assert_memory_equal(s.uuid, want, 16);
 }
 
 static void test_ctf_check__bad_index_is_ignored(void **state)
@@ -95,6 +123,7 @@ static void test_ctf_check__emptied_stream(void **state)
 	assert_int_equal(truncate(stream, 0), 0);
 	assert_int_equal(facts(dir, &s, err), 0);
 	assert_int_equal(s.empty, 1);
+	assert_int_equal(s.cut, 1);
 	assert_true(s.ignored); /* its index now covers bytes the stream no longer has */
 }
 
@@ -138,6 +167,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ctf_check__healthy),
+		cmocka_unit_test(test_ctf_check__uuid),
 		cmocka_unit_test(test_ctf_check__bad_index_is_ignored),
 		cmocka_unit_test(test_ctf_check__emptied_stream),
 		cmocka_unit_test(test_ctf_check__refusals),

@@ -169,7 +169,7 @@ if [ "$(id -u)" -eq 0 ] && mknod "$tmp/full" c 1 7 2>/dev/null; then
 fi
 if run 1 export --format csv -o "$full" "$healthy"; then
 	[ -c "$full" ] || fail "export -o $full: the device was replaced"
-	grep -q "^error: cannot write '$full': " "$err" ||
+	grep -q "^error: cannot write '$full': No space left on device" "$err" ||
 		fail "export -o $full: no 'cannot write' line"
 fi
 ls "$tmp" | grep -q '^\.full\.' && fail "export -o $full left its temporary file"

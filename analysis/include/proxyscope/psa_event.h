@@ -96,7 +96,11 @@ struct psa_trace_facts {
 	const char *dir;        /* the trace directory, as reached from the path given */
 	unsigned streams;       /* data stream files */
 	unsigned streams_empty; /* of them, empty (0 bytes) */
+	unsigned streams_cut;   /* of them, shorter than their index says: their last packets lost */
 	bool index_ignored;     /* an index file disagreed with its stream: babeltrace2 re-indexed */
+	bool has_uuid;          /* the metadata gives the trace's UUID (two traces with one UUID: a
+				 * copy read twice, or a trace pieced together) */
+	uint8_t uuid[16];
 };
 
 /* Where the readers deliver what they read, in timestamp order (muxed across traces). */
