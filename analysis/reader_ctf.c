@@ -30,6 +30,16 @@
  */
 static pthread_mutex_t bt_objects_lock = PTHREAD_MUTEX_INITIALIZER;
 
+void psa__ctf_objects_lock(void)
+{
+	pthread_mutex_lock(&bt_objects_lock);
+}
+
+void psa__ctf_objects_unlock(void)
+{
+	pthread_mutex_unlock(&bt_objects_lock);
+}
+
 /*
  * One lane per online CPU, at most LANES_MAX, at most one per port. PROXYSCOPE_READ_LANES=N
  * overrides the CPU count (benchmarks compare 1 lane with several).

@@ -76,6 +76,13 @@ int psa__ctf_read_dirs(const struct psa_trace_dirs *dirs, const struct psa_sink 
 		       char *err, size_t errlen);
 
 /*
+ * The lock over libbabeltrace2 objects shared between graphs (reader_ctf.c): held across the
+ * fork of the reader's child, so the child never starts with it held by another thread.
+ */
+void psa__ctf_objects_lock(void);
+void psa__ctf_objects_unlock(void);
+
+/*
  * Read @dirs in a child process (reader_ctf_proc.c), so that an abort or a hang inside
  * babeltrace2 ends in an error naming the trace: @hide_index[i] asks for trace i to be read
  * without its index.

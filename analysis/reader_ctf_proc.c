@@ -582,7 +582,9 @@ int psa__ctf_read_isolated(struct psa_trace_dirs *dirs, const bool *hide_index,
 	}
 	w.x = x;
 	fflush(NULL); /* nothing buffered is written twice */
+	psa__ctf_objects_lock();
 	w.pid = fork();
+	psa__ctf_objects_unlock(); /* in both processes: the forking thread holds it in each */
 	if (w.pid < 0) {
 		rc = -errno;
 		psa__errf(err, errlen, "cannot start the trace reader: %s", strerror(-rc));
