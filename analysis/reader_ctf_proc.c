@@ -188,6 +188,21 @@ static int shadow_make(struct xshm *x, struct psa_trace_dirs *dirs, const bool *
 	return rc;
 }
 
+/* babeltrace2 names the files it opened: the private directory's; say the trace's instead. */
+static void unshadow(const struct psa_trace_dirs *dirs, char *err, size_t errlen)
+{
+	for (size_t i = 0; dirs->open && i < dirs->n; i++) {
+		char *hit = dirs->open[i] ? strstr(err, dirs->open[i]) : NULL;
+		char out[PSA_ERR_MAX];
+
+		if (!hit)
+			continue;
+		snprintf(out, sizeof(out), "%.*s%s%s", (int)(hit - err), err, dirs->dir[i],
+			 hit + strlen(dirs->open[i]));
+		psa__copy_str(err, errlen, out, strlen(out));
+	}
+}
+
 static void shadow_remove_made(void)
 {
 	while (g_made_n > 0) {
@@ -301,6 +316,8 @@ static _Noreturn void child_main(struct xshm *x, struct psa_trace_dirs *dirs, co
 		dirs->opening_arg = x;
 		rc = psa__ctf_read_dirs(dirs, &sink, &x->stats, NULL, NULL, x->err, sizeof(x->err));
 	}
+	if (rc)
+		unshadow(dirs, x->err, sizeof(x->err));
 	shadow_remove_made();
 	pthread_mutex_lock(&x->mtx);
 	x->rc = rc ? rc : 0;

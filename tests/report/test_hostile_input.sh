@@ -92,6 +92,11 @@ cp -r "$rec" "$tmp/recflip"
 for idx in "$tmp/recflip"/index/*.idx; do
 	printf '\377\377\377\377' | dd of="$idx" bs=1 seek=16 conv=notrunc 2>/dev/null
 done
+# read without its index, a stream cut short is named in the trace, not in a private copy
+cp -r "$tmp/recflip" "$tmp/recflipcut"
+stream=$(ls "$tmp/recflipcut"/proxyscope_* | tail -1)
+head -c 1000 "$stream" >"$tmp/cutstream" && cat "$tmp/cutstream" >"$stream"
+bad "CTF stream file '$stream'" report "$tmp/recflipcut"
 if run 0 report "$tmp/recflip"; then
 	# the same report but for the trace's path on its first line
 	sed 1d "$out" | cmp -s - "$tmp/rec-report.body" ||
