@@ -6,7 +6,10 @@
  *                       errors reduced to one line;
  *   reader_ctf_sink.c   the lane's sink: messages → items (struct psa_event / psa_discard);
  *   reader_ctf_queue.c  the lane's queue of item batches to the caller's thread;
- *   reader_ctf.c        psa_read_ctf: lanes in threads, merged by time on the caller's thread.
+ *   reader_ctf.c        psa_read_ctf: lanes in threads, merged by time on the caller's thread;
+ *   reader_ctf_check.c  what babeltrace2 2.0.4 hangs or aborts on, checked before it reads;
+ *   reader_ctf_proc.c   the lanes run in a child process watched by the caller's;
+ *   reader_ctf_shadow.c a trace read without its index (a private directory of links).
  *
  * Threads: libbabeltrace2 objects are not thread-safe (plain reference counts), so every graph
  * is built and destroyed on the caller's thread, and a lane's thread only runs its own graph
@@ -90,6 +93,20 @@ void psa__ctf_objects_unlock(void);
 int psa__ctf_read_isolated(struct psa_trace_dirs *dirs, const bool *hide_index,
 			   const struct psa_sink *sink, struct psa_read_stats *stats,
 			   void (*progress)(uint64_t, void *), void *arg, char *err, size_t errlen);
+
+/*
+ * Traces read without their index (reader_ctf_shadow.c). In the reader's child: make @root
+ * (@rootlen bytes) under $TMPDIR with a directory of links per trace i where @hide[i], set
+ * dirs->open[i] to it; 0 or a negative errno with the reason in @err. _on_term is its signal
+ * handler (removes what was made, then _exit), _remove_made removes it, _unname puts the
+ * traces' own directories back into a babeltrace2 message. In the parent: _remove(@root).
+ */
+int psa__shadow_make(char *root, size_t rootlen, struct psa_trace_dirs *dirs, const bool *hide,
+		     char *err, size_t errlen);
+void psa__shadow_on_term(int sig);
+void psa__shadow_remove_made(void);
+void psa__shadow_unname(const struct psa_trace_dirs *dirs, char *err, size_t errlen);
+void psa__shadow_remove(const char *root);
 
 /* What a lane hands to the caller's thread: an event or a discard, with its merge key. */
 struct psa_ctf_item {

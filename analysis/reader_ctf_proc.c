@@ -13,14 +13,12 @@
  * directory), no core file, stdout to /dev/null, stderr into a memfd this process quotes from
  * after an abort, and SIGTERM when this process dies (PR_SET_PDEATHSIG).
  *
- * A trace whose index disagrees with its stream files is read through a private directory of
- * symbolic links to its metadata and stream files, without index/, so babeltrace2 indexes the
- * streams itself. The child makes it under $TMPDIR and removes it when it ends, on SIGTERM,
- * SIGINT and SIGHUP; this process removes what is left after the child's end (a SIGKILL).
+ * A trace whose index disagrees with its stream files is read through a private directory
+ * (reader_ctf_shadow.c), made and removed by the child (also on SIGTERM, SIGINT and SIGHUP);
+ * this process removes what is left after the child's end (a SIGKILL).
  *
  * Fields of struct xshm: M: mtx; C: the child only, then read by this process once done.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -74,145 +72,6 @@ struct xshm {
 };
 
 /* --- the child ------------------------------------------------------------------------------ */
-
-/* What the signal handler removes: set up before the handler is installed, then only grown. */
-static char **g_made;               /* paths made, in order (symlinks, then their directory) */
-static volatile sig_atomic_t g_made_n;
-static size_t g_made_cap;
-
-static void on_term(int sig)
-{
-	for (sig_atomic_t i = g_made_n; i-- > 0;)
-		if (unlink(g_made[i]) != 0)
-			rmdir(g_made[i]);
-	_exit(128 + sig);
-}
-
-static int made(const char *path)
-{
-	if ((size_t)g_made_n == g_made_cap)
-		return -ENOMEM; /* sized beforehand: never grows under the handler's feet */
-	g_made[g_made_n] = strdup(path);
-	if (!g_made[g_made_n])
-		return -ENOMEM;
-	g_made_n++;
-	return 0;
-}
-
-/* Entries of @dir a shadow links to: what babeltrace2 reads, except index/. */
-static size_t count_entries(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	size_t n = 0;
-
-	if (!d)
-		return 0;
-	while ((de = readdir(d)) != NULL)
-		n++;
-	closedir(d);
-	return n;
-}
-
-/* A directory of symbolic links to trace @real's files, without index/, as @out. */
-static int shadow_one(struct xshm *x, const char *real, size_t i, char *out, size_t outlen)
-{
-	struct dirent *de;
-	DIR *d;
-	int rc = 0;
-
-	if ((size_t)snprintf(out, outlen, "%s/%zu", x->shadow, i) >= outlen)
-		return -ENAMETOOLONG;
-	if (mkdir(out, 0700) != 0)
-		return -errno;
-	rc = made(out);
-	if (rc)
-		return rc;
-	if (!(d = opendir(real)))
-		return -errno;
-	while (!rc && (de = readdir(d)) != NULL) {
-		char from[PATH_MAX], to[PATH_MAX];
-
-		if (de->d_name[0] == '.' || !strcmp(de->d_name, "index"))
-			continue;
-		if ((size_t)snprintf(from, sizeof(from), "%s/%s", real, de->d_name) >= sizeof(from) ||
-		    (size_t)snprintf(to, sizeof(to), "%s/%s", out, de->d_name) >= sizeof(to))
-			rc = -ENAMETOOLONG;
-		else if (symlink(from, to) != 0)
-			rc = -errno;
-		else
-			rc = made(to);
-	}
-	closedir(d);
-	return rc;
-}
-
-static int shadow_make(struct xshm *x, struct psa_trace_dirs *dirs, const bool *hide, char *err,
-		       size_t errlen)
-{
-	const char *tmp = getenv("TMPDIR");
-	size_t cap = 1;
-	int rc = 0;
-
-	for (size_t i = 0; i < dirs->n; i++)
-		cap += hide[i] ? 1 + count_entries(dirs->real[i]) : 0;
-	if (cap == 1)
-		return 0;
-	dirs->open = calloc(dirs->n, sizeof(*dirs->open));
-	g_made = calloc(cap, sizeof(*g_made));
-	if (!dirs->open || !g_made)
-		return -ENOMEM;
-	g_made_cap = cap;
-	snprintf(x->shadow, sizeof(x->shadow), "%s/proxyscope-noindex-XXXXXX",
-		 tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(x->shadow)) {
-		rc = -errno;
-		psa__errf(err, errlen, "cannot make a directory in '%s' to read a trace without its "
-			  "index: %s", tmp && *tmp ? tmp : "/tmp", strerror(-rc));
-		x->shadow[0] = '\0';
-		return rc;
-	}
-	made(x->shadow);
-	for (size_t i = 0; i < dirs->n && !rc; i++) {
-		char path[PATH_MAX];
-
-		if (!hide[i])
-			continue;
-		rc = shadow_one(x, dirs->real[i], i, path, sizeof(path));
-		if (!rc && !(dirs->open[i] = strdup(path)))
-			rc = -ENOMEM;
-		if (rc)
-			psa__errf(err, errlen, "cannot read trace '%s' without its index: %s",
-				  dirs->dir[i], strerror(-rc));
-	}
-	return rc;
-}
-
-/* babeltrace2 names the files it opened: the private directory's; say the trace's instead. */
-static void unshadow(const struct psa_trace_dirs *dirs, char *err, size_t errlen)
-{
-	for (size_t i = 0; dirs->open && i < dirs->n; i++) {
-		char *hit = dirs->open[i] ? strstr(err, dirs->open[i]) : NULL;
-		char out[PSA_ERR_MAX];
-
-		if (!hit)
-			continue;
-		snprintf(out, sizeof(out), "%.*s%s%s", (int)(hit - err), err, dirs->dir[i],
-			 hit + strlen(dirs->open[i]));
-		psa__copy_str(err, errlen, out, strlen(out));
-	}
-}
-
-static void shadow_remove_made(void)
-{
-	while (g_made_n > 0) {
-		sig_atomic_t i = g_made_n - 1;
-
-		if (unlink(g_made[i]) != 0)
-			rmdir(g_made[i]);
-		g_made_n = i;
-	}
-}
 
 /* Wait (child) until the batch at head is free. */
 static void child_wait_room(struct xshm *x)
@@ -285,7 +144,7 @@ static void child_signals(void)
 	sa.sa_handler = SIG_DFL;
 	for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
 		sigaction(fatal[i], &sa, NULL);
-	sa.sa_handler = on_term;
+	sa.sa_handler = psa__shadow_on_term;
 	sigfillset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
@@ -310,15 +169,15 @@ static _Noreturn void child_main(struct xshm *x, struct psa_trace_dirs *dirs, co
 		dup2(null, STDOUT_FILENO);
 	if (err_fd >= 0)
 		dup2(err_fd, STDERR_FILENO);
-	rc = shadow_make(x, dirs, hide, x->err, sizeof(x->err));
+	rc = psa__shadow_make(x->shadow, sizeof(x->shadow), dirs, hide, x->err, sizeof(x->err));
 	if (!rc) {
 		dirs->opening = child_opening;
 		dirs->opening_arg = x;
 		rc = psa__ctf_read_dirs(dirs, &sink, &x->stats, NULL, NULL, x->err, sizeof(x->err));
 	}
 	if (rc)
-		unshadow(dirs, x->err, sizeof(x->err));
-	shadow_remove_made();
+		psa__shadow_unname(dirs, x->err, sizeof(x->err));
+	psa__shadow_remove_made();
 	pthread_mutex_lock(&x->mtx);
 	x->rc = rc ? rc : 0;
 	x->head++; /* the last batch, perhaps empty */
@@ -378,34 +237,6 @@ static bool parent_lock(struct xshm *x)
 		return false;
 	}
 	return true;
-}
-
-/* Remove what is left of the child's private directory. */
-static void shadow_remove(const char *root)
-{
-	DIR *d;
-	struct dirent *de;
-
-	if (!root[0] || !(d = opendir(root)))
-		return;
-	while ((de = readdir(d)) != NULL) {
-		char sub[PATH_MAX];
-		DIR *s;
-		struct dirent *e;
-
-		if (de->d_name[0] == '.' ||
-		    (size_t)snprintf(sub, sizeof(sub), "%s/%s", root, de->d_name) >= sizeof(sub))
-			continue;
-		if ((s = opendir(sub)) != NULL) {
-			while ((e = readdir(s)) != NULL)
-				if (e->d_name[0] != '.')
-					unlinkat(dirfd(s), e->d_name, 0);
-			closedir(s);
-		}
-		rmdir(sub);
-	}
-	closedir(d);
-	rmdir(root);
 }
 
 /* The line of the child's stderr that says why it died (an assertion), trimmed, into @out. */
@@ -632,7 +463,7 @@ int psa__ctf_read_isolated(struct psa_trace_dirs *dirs, const bool *hide_index,
 		if (rc)
 			psa__copy_str(err, errlen, x->err, strnlen(x->err, sizeof(x->err)));
 	}
-	shadow_remove(x->shadow);
+	psa__shadow_remove(x->shadow);
 out_unmap:
 	pthread_cond_destroy(&x->cond);
 	pthread_mutex_destroy(&x->mtx);

@@ -33,6 +33,7 @@
 
 #include "cli_util.h"
 #include "cmd.h"
+#include "export_output.h"
 #include "report_input.h"
 
 enum { OPT_FORMAT = 1, OPT_OUTPUT, OPT_JSON, OPT_HELP };
@@ -187,7 +188,6 @@ static void traces_str(const struct export_cli *c, char *buf, size_t len)
 }
 
 static bool g_progress_drawn;
-static int g_write_errno; /* the first failed write's errno (fd_stream) */
 
 static void progress(uint64_t events, void *arg)
 {
@@ -313,7 +313,8 @@ static int export_run(const struct export_cli *c, FILE *out, const char *out_nam
 	if (rc == -EIO) {
 		/* the failed flush's errno (ENOSPC, EPIPE, ...) when it set one */
 		cli_error("cannot write '%s': %s", out_name,
-			  strerror(g_write_errno ? g_write_errno : errno ? errno : EIO));
+			  strerror(export_out_write_errno() ? export_out_write_errno() :
+				   errno ? errno : EIO));
 		rc = CLI_EXIT_FAILURE;
 	} else if (rc) {
 		cli_error("export failed: %s", strerror(-rc));
@@ -327,288 +328,9 @@ out_destroy:
 	return rc;
 }
 
-/* --- where the output goes ------------------------------------------------------------------ */
-
-enum out_kind {
-	OUT_STDOUT,  /* "-", or FILE is our standard output (/dev/stdout) */
-	OUT_STRAIGHT, /* an existing FIFO or character device: written into, never replaced */
-	OUT_REPLACE, /* a regular file, new or not: a temporary file renamed over it */
-};
-
-struct out_target {
-	enum out_kind kind;
-	char final[PATH_MAX]; /* OUT_REPLACE: the file replaced, symbolic links resolved */
-	char dir[PATH_MAX];   /* its directory */
-	mode_t mode;          /* the mode it gets: the old file's, or 0666 & ~umask */
-};
-
-/* The temporary file a signal handler removes (async-signal-safe: a fixed buffer). */
-static char g_tmp[PATH_MAX];
-static volatile sig_atomic_t g_tmp_set;
-
-static void on_signal(int sig)
-{
-	if (g_tmp_set)
-		unlink(g_tmp);
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-static void catch_signals(bool on)
-{
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on ? on_signal : SIG_DFL;
-	sigfillset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaction(sigs[i], &sa, NULL);
-}
-
-static bool same_file(const struct stat *a, const struct stat *b)
-{
-	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
-}
-
-/* Is @dir (a real path) @trace or below it? */
-static bool path_within(const char *dir, const char *trace)
-{
-	size_t n = strlen(trace);
-
-	return !strncmp(dir, trace, n) && (dir[n] == '\0' || dir[n] == '/' || (n && trace[n - 1] == '/'));
-}
-
-struct within {
-	const char *dir;
-	const char *hit;
-	char trace[PATH_MAX];
-};
-
-static void see_trace(void *arg, const char *trace)
-{
-	struct within *w = arg;
-
-	if (!w->hit && path_within(w->dir, trace)) {
-		snprintf(w->trace, sizeof(w->trace), "%s", trace);
-		w->hit = w->trace;
-	}
-}
-
-/* Refuse an output that is one of the inputs or inside an input trace. 0 or the exit code. */
-static int check_not_input(const struct export_cli *c, const struct out_target *t,
-			   const struct stat *out_st)
-{
-	for (size_t i = 0; i < c->traces_n; i++) {
-		const char *in = c->traces[i];
-		struct within w = { .dir = t->dir };
-		char err[PSA_ERR_MAX];
-		struct stat st;
-
-		if (!strcmp(in, "-"))
-			continue;
-		if (out_st && stat(in, &st) == 0 && same_file(&st, out_st)) {
-			cli_error("-o '%s' is the input '%s': refusing to overwrite it", c->output, in);
-			return CLI_EXIT_USAGE;
-		}
-		if (c->text)
-			continue;
-		if (psa_ctf_find(in, see_trace, &w, err, sizeof(err)) == 0 && w.hit) {
-			cli_error("-o '%s' is inside the input trace '%s': refusing to write there",
-				  c->output, w.hit);
-			return CLI_EXIT_USAGE;
-		}
-	}
-	return 0;
-}
-
-/* Decide where -o FILE goes. Returns 0 or the exit code (message printed). */
-static int out_target(const struct export_cli *c, struct out_target *t)
-{
-	struct stat st, fd1;
-	const char *slash;
-	char base[PATH_MAX];
-	bool exists;
-	mode_t mask;
-
-	memset(t, 0, sizeof(*t));
-	if (!strcmp(c->output, "-")) {
-		t->kind = OUT_STDOUT;
-		return 0;
-	}
-	exists = stat(c->output, &st) == 0;
-	if (!exists && errno != ENOENT) {
-		cli_error("cannot write '%s': %s", c->output, strerror(errno));
-		return CLI_EXIT_FAILURE;
-	}
-	if (!exists) {
-		struct stat lst;
-
-		if (lstat(c->output, &lst) == 0) { /* a symbolic link to nothing */
-			cli_error("cannot write '%s': a symbolic link to a missing file", c->output);
-			return CLI_EXIT_FAILURE;
-		}
-	}
-	if (exists && fstat(STDOUT_FILENO, &fd1) == 0 && same_file(&st, &fd1)) {
-		t->kind = OUT_STDOUT;
-		return check_not_input(c, t, &st);
-	}
-	if (exists && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))) {
-		t->kind = OUT_STRAIGHT;
-		return check_not_input(c, t, &st);
-	}
-	if (exists && !S_ISREG(st.st_mode)) {
-		cli_error("cannot write '%s': %s", c->output, S_ISDIR(st.st_mode) ?
-			  "a directory" : "not a regular file, a FIFO or a character device");
-		return CLI_EXIT_FAILURE;
-	}
-	t->kind = OUT_REPLACE;
-	if (exists) {
-		if (!realpath(c->output, t->final)) {
-			cli_error("cannot write '%s': %s", c->output, strerror(errno));
-			return CLI_EXIT_FAILURE;
-		}
-		t->mode = st.st_mode & 07777;
-		snprintf(t->dir, sizeof(t->dir), "%.*s", (int)(strrchr(t->final, '/') - t->final),
-			 t->final);
-		if (!t->dir[0])
-			strcpy(t->dir, "/");
-		return check_not_input(c, t, &st);
-	}
-	slash = strrchr(c->output, '/');
-	snprintf(base, sizeof(base), "%s", slash ? slash + 1 : c->output);
-	snprintf(t->final, sizeof(t->final), "%.*s", slash ? (int)(slash - c->output) + 1 : 1,
-		 slash ? c->output : ".");
-	if (!base[0] || !realpath(t->final, t->dir)) {
-		cli_error("cannot create '%s': %s", c->output, base[0] ? strerror(errno) :
-			  "a directory");
-		return CLI_EXIT_FAILURE;
-	}
-	if ((size_t)snprintf(t->final, sizeof(t->final), "%s/%s", strcmp(t->dir, "/") ? t->dir : "",
-			     base) >= sizeof(t->final)) {
-		cli_error("cannot create '%s': %s", c->output, strerror(ENAMETOOLONG));
-		return CLI_EXIT_FAILURE;
-	}
-	mask = umask(0);
-	umask(mask);
-	t->mode = 0666 & ~mask;
-	return check_not_input(c, t, NULL);
-}
-
-/*
- * A FILE over @fd that keeps the errno of its first failed write in g_write_errno (ENOSPC on a
- * full device): by the time the exporter's final flush reports the failure, errno has long been
- * reused.
- */
-static ssize_t fd_write(void *cookie, const char *buf, size_t size)
-{
-	int fd = (int)(intptr_t)cookie;
-	size_t done = 0;
-
-	while (done < size) {
-		ssize_t n = write(fd, buf + done, size - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			if (!g_write_errno)
-				g_write_errno = errno;
-			return done ? (ssize_t)done : -1;
-		}
-		done += (size_t)n;
-	}
-	return (ssize_t)done;
-}
-
-static int fd_close(void *cookie)
-{
-	return close((int)(intptr_t)cookie);
-}
-
-static FILE *fd_stream(int fd)
-{
-	cookie_io_functions_t io = { .read = NULL, .write = fd_write, .seek = NULL,
-				     .close = fd_close };
-
-	return fopencookie((void *)(intptr_t)fd, "w", io);
-}
-
-/* Write straight into an existing FIFO or character device (/dev/null, a terminal). */
-static int export_straight(const struct export_cli *c, struct psa_model *m)
-{
-	int fd = open(c->output, O_WRONLY | O_NOCTTY | O_CLOEXEC);
-	FILE *out;
-	int rc;
-
-	if (fd < 0 || !(out = fd_stream(fd))) {
-		cli_error("cannot write '%s': %s", c->output, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return CLI_EXIT_FAILURE;
-	}
-	rc = export_run(c, out, c->output, m);
-	if (fclose(out) != 0 && !rc) {
-		cli_error("cannot write '%s': %s", c->output, strerror(errno));
-		rc = CLI_EXIT_FAILURE;
-	}
-	return rc;
-}
-
-/*
- * Export into a temporary file made exclusively, with a unique name, in the final file's
- * directory (so the rename is atomic and never follows a planted link), then rename it over
- * the final file. Every failure and Ctrl-C removes it.
- */
-static int export_replace(const struct export_cli *c, const struct out_target *t,
-			  struct psa_model *m)
-{
-	const char *base = strrchr(t->final, '/') + 1;
-	FILE *out = NULL;
-	int fd, rc;
-
-	if ((size_t)snprintf(g_tmp, sizeof(g_tmp), "%s/.%s.XXXXXX", strcmp(t->dir, "/") ? t->dir : "",
-			     base) >= sizeof(g_tmp)) {
-		cli_error("cannot create '%s': %s", c->output, strerror(ENAMETOOLONG));
-		return CLI_EXIT_FAILURE;
-	}
-	catch_signals(true);
-	fd = mkostemp(g_tmp, O_CLOEXEC);
-	if (fd < 0) {
-		cli_error("cannot create a file in '%s': %s", t->dir, strerror(errno));
-		catch_signals(false);
-		return CLI_EXIT_FAILURE;
-	}
-	g_tmp_set = 1;
-	if (fchmod(fd, t->mode) != 0 || !(out = fd_stream(fd))) {
-		cli_error("cannot write '%s': %s", g_tmp, strerror(errno));
-		close(fd);
-		rc = CLI_EXIT_FAILURE;
-		goto out_unlink;
-	}
-	rc = export_run(c, out, c->output, m);
-	if (!rc && fflush(out) == 0 && fsync(fd) != 0 && errno != EINVAL) {
-		cli_error("cannot write '%s': %s", c->output, strerror(errno));
-		rc = CLI_EXIT_FAILURE;
-	}
-	if (fclose(out) != 0 && !rc) {
-		cli_error("cannot write '%s': %s", c->output, strerror(errno));
-		rc = CLI_EXIT_FAILURE;
-	}
-	if (!rc && rename(g_tmp, t->final) != 0) {
-		cli_error("cannot write '%s': %s", c->output, strerror(errno));
-		rc = CLI_EXIT_FAILURE;
-	}
-out_unlink:
-	if (rc)
-		unlink(g_tmp);
-	g_tmp_set = 0;
-	catch_signals(false);
-	return rc;
-}
-
 int cmd_export(int argc, char **argv)
 {
-	struct out_target target;
+	struct export_out target;
 	struct export_cli c;
 	struct psa_model *m;
 	int rc;
@@ -621,29 +343,27 @@ int cmd_export(int argc, char **argv)
 		rc = CLI_EXIT_FAILURE;
 		goto out_free;
 	}
-	rc = out_target(&c, &target);
+	rc = export_out_resolve(&target, c.output, c.traces, c.traces_n, c.text);
 	if (rc) {
 		psa_model_destroy(m);
 		goto out_free;
 	}
-	c.to_stdout = target.kind == OUT_STDOUT;
+	c.to_stdout = target.kind == EXPORT_OUT_STDOUT;
 	if (c.to_stdout && c.json) {
 		psa_model_destroy(m);
 		rc = cli_usage_error("export", "--json prints on standard output: it cannot go with "
 				     "-o %s", c.output);
 		goto out_free;
 	}
-	if (target.kind == OUT_REPLACE) {
-		rc = export_replace(&c, &target, m);
-	} else if (target.kind == OUT_STRAIGHT) {
-		rc = export_straight(&c, m);
-	} else {
-		rc = export_run(&c, stdout, "standard output", m);
-		if (rc) {
-			/* already reported: drop what is left so main's flush does not say it again */
-			__fpurge(stdout);
-			clearerr(stdout);
-		}
+	rc = export_out_open(&target);
+	if (!rc) {
+		rc = export_run(&c, target.f, c.to_stdout ? "standard output" : c.output, m);
+		rc = export_out_close(&target, rc);
+	}
+	if (rc && c.to_stdout) {
+		/* already reported: drop what is left so main's flush does not say it again */
+		__fpurge(stdout);
+		clearerr(stdout);
 	}
 	if (!rc)
 		summary(&c, m);
