@@ -22,6 +22,9 @@
 #include "report_input.h"
 
 #define PROGRESS_DELAY_MS 500
+#define NO_EVENTS_HINT                                                                  \
+	"a trace recorded at --loglevel warning or err holds only the consumers' timeouts " \
+	"and the failures: a healthy run leaves none"
 #define TEXT_PROGRESS_EVERY 65536
 
 int report_ctx_init(struct report_ctx *c, unsigned parts, const struct psa_timeline_filter *filter,
@@ -401,13 +404,12 @@ int report_ctx_read(struct report_ctx *c, char *const *paths, size_t n,
 	psa_model_finish(c->m);
 	psa_model_totals(c->m, &tot);
 	if (!tot.our_events) {
+		/* one line, the hint in it: every bad input is one "error:" line */
 		if (n > 1)
-			cli_error("no proxyscope events in '%s' (nor in the %zu other path%s)", paths[0],
-				  n - 1, n > 2 ? "s" : "");
+			cli_error("no proxyscope events in '%s' (nor in the %zu other path%s; %s)",
+				  paths[0], n - 1, n > 2 ? "s" : "", NO_EVENTS_HINT);
 		else
-			cli_error("no proxyscope events in '%s'", paths[0]);
-		fprintf(stderr, "hint: a trace recorded at --loglevel warning or err holds only the "
-				"consumers' timeouts and the failures; a healthy run leaves none\n");
+			cli_error("no proxyscope events in '%s' (%s)", paths[0], NO_EVENTS_HINT);
 		return CLI_EXIT_USAGE;
 	}
 	if (!c->in.text && psa_integrity_check((const char *const *)paths, n, &c->integrity)) {

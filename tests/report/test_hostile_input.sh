@@ -105,6 +105,15 @@ fi
 bad "no proxyscope events in '$tmp/flip'" export --format csv -o "$tmp/x.csv" "$tmp/flip"
 [ -e "$tmp/x.csv" ] && fail "export of a trace without our events left its output"
 
+# a FIFO as an index file, or called metadata beside a trace: never opened (it would block)
+cp -r "$rec" "$tmp/recfifo"
+idx=$(ls "$tmp/recfifo"/index/*.idx | head -1)
+rm "$idx" && mkfifo "$idx"
+mkdir "$tmp/recfifo/sub" && mkfifo "$tmp/recfifo/sub/metadata"
+status=0
+timeout -s KILL 60 "$bin" report "$tmp/recfifo" >"$out" 2>"$err" </dev/null || status=$?
+[ "$status" -eq 0 ] || fail "report of a trace with a FIFO index: exit $status, expected 0"
+
 # a FIFO or a device inside a trace
 cp -r "$base" "$tmp/fifo-trace" && chmod -R u+w "$tmp/fifo-trace"
 mkfifo "$tmp/fifo-trace/stream_x"
