@@ -403,18 +403,29 @@ int report_ctx_read(struct report_ctx *c, char *const *paths, size_t n,
 
 	psa_model_finish(c->m);
 	psa_model_totals(c->m, &tot);
-	if (!tot.our_events) {
-		/* one line, the hint in it: every bad input is one "error:" line */
-		if (n > 1)
-			cli_error("no proxyscope events in '%s' (nor in the %zu other path%s; %s)",
-				  paths[0], n - 1, n > 2 ? "s" : "", NO_EVENTS_HINT);
-		else
-			cli_error("no proxyscope events in '%s' (%s)", paths[0], NO_EVENTS_HINT);
-		return CLI_EXIT_USAGE;
-	}
 	if (!c->in.text && psa_integrity_check((const char *const *)paths, n, &c->integrity)) {
 		cli_error("cannot check the traces: out of memory");
 		return CLI_EXIT_FAILURE;
+	}
+	if (!tot.our_events) {
+		/*
+		 * One "error:" line, as for every bad input: the damage that explains the missing
+		 * events when a damaged stream does (the first of them), else the hint.
+		 */
+		char line[1400];
+
+		if (c->integrity.n) {
+			psa_integrity_issue_str(&c->integrity.v[0], line, sizeof(line));
+			cli_error("no proxyscope events in '%s'%s (damaged: %s%s)", paths[0],
+				  n > 1 ? " nor in the other paths" : "", line,
+				  c->integrity.n > 1 ? "; and more" : "");
+		} else if (n > 1) {
+			cli_error("no proxyscope events in '%s' (nor in the %zu other path%s; %s)",
+				  paths[0], n - 1, n > 2 ? "s" : "", NO_EVENTS_HINT);
+		} else {
+			cli_error("no proxyscope events in '%s' (%s)", paths[0], NO_EVENTS_HINT);
+		}
+		return CLI_EXIT_USAGE;
 	}
 	if (c->wd)
 		psa_watchdog_set_integrity(c->wd, &c->integrity);

@@ -168,8 +168,9 @@ fi
 if [ -d slow2 ]; then
 	for how in empty missing; do
 		cp -r slow2 "$how"
-		# the stream with the most events: the consumers' watchdog events are in one of them
-		stream=$(ls -S "$how"/ust/uid/*/64-bit/proxyscope_* | head -1)
+		# the smallest stream: the rest of the trace still holds the run (an emptied only
+		# stream is a trace without events, a usage error that names the damage)
+		stream=$(ls -Sr "$how"/ust/uid/*/64-bit/proxyscope_* | head -1)
 		if [ "$how" = empty ]; then : >"$stream"; else rm "$stream"; fi
 		status=0
 		"$bin" watchdog --json "$how" >"$out" 2>"$err" || status=$?
