@@ -215,8 +215,10 @@ static enum psa_level_view level_view(const struct psa_model_totals *tot)
 
 static bool polled_stuck(const struct psa_watchdog *w, const struct psa_task *t)
 {
+	/* A process that tore down with no watchdog on its side consumed its tasks: the polls
+	 * stopped at a DONE that was lost, however long they ran on a loaded machine. */
 	return t->poll_last_ts - t->poll_first_ts >= w->poll_stuck_ns &&
-	       t->poll_state != PSA_STATE_DONE;
+	       t->poll_state != PSA_STATE_DONE && !t->proc->torn_down;
 }
 
 /*
