@@ -350,6 +350,8 @@ int psa_watchdog_analyze(struct psa_watchdog *w, const struct psa_model *m)
 	w->lossy = tot.discarded_events || tot.discarded_packets || tot.discards;
 	w->poll_stuck_ns = tot.timeout_ms_max ? (uint64_t)tot.timeout_ms_max * 1000000u
 					      : POLLED_STUCK_NS;
+	for (size_t i = 0; i < w->n; i++) /* the findings of finished tasks, so far */
+		psa__watchdog_threshold_recheck(w, m, &w->stalls[i]);
 	if (psa__watchdog_deaths(w, m) || psa__watchdog_add_failed(w, m))
 		return -ENOMEM;
 	/* The earliest exec shown stuck: a task whose fate was lost matters only near it (an older
