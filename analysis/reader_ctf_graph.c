@@ -209,7 +209,8 @@ static int add_source(struct psa_ctf_lane *l, const bt_component_class_source *f
 	/* the trace's name gives its directory back (psa_discard.trace: where a loss happened) */
 	snprintf(trace_name, sizeof(trace_name), PSA_CTF_TRACE_NAME "%zu", i);
 	if (bt_value_map_insert_empty_array_entry(params, "inputs", &inputs) ||
-	    bt_value_array_append_string_element(inputs, l->dirs->dir[i]) ||
+	    bt_value_array_append_string_element(inputs, l->dirs->open && l->dirs->open[i]
+							 ? l->dirs->open[i] : l->dirs->dir[i]) ||
 	    bt_value_map_insert_string_entry(params, "trace-name", trace_name))
 		goto out_nomem;
 	snprintf(name, sizeof(name), SRC_PREFIX "%zu", i);
@@ -246,7 +247,11 @@ int psa__ctf_lane_add_sources(struct psa_ctf_lane *l, const struct psa_ctf_plugi
 	}
 	l->ports_total = 0;
 	for (size_t i = 0; i < l->dirs->n; i++) {
-		int rc = add_source(l, p->fs, i, err, errlen);
+		int rc;
+
+		if (l->dirs->opening)
+			l->dirs->opening(l->dirs->opening_arg, (long)i);
+		rc = add_source(l, p->fs, i, err, errlen);
 
 		if (rc)
 			return rc;

@@ -15,3 +15,19 @@ int psa_read_ctf(const char *const *paths, size_t paths_n, const struct psa_sink
 	psa__errf(err, errlen, "built without babeltrace2 (-DWITH_ANALYSIS=OFF)");
 	return -ENOTSUP;
 }
+
+int psa_ctf_find(const char *path, void (*each)(void *arg, const char *dir), void *arg, char *err,
+		 size_t errlen)
+{
+	psa__errf(err, errlen, "cannot read '%s' as CTF: built without babeltrace2 "
+		  "(-DWITH_ANALYSIS=OFF)", path);
+	return -ENOTSUP;
+}
+
+int psa_ctf_trace_facts(const char *const *paths, size_t paths_n,
+			void (*each)(void *arg, const struct psa_trace_facts *f), void *arg,
+			char *err, size_t errlen)
+{
+	psa__errf(err, errlen, "built without babeltrace2 (-DWITH_ANALYSIS=OFF)");
+	return -ENOTSUP;
+}
