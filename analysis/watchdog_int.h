@@ -62,6 +62,8 @@ bool psa__watchdog_slow_progress(const struct psa_watchdog *w, const struct psa_
 				 const struct psa_task *t, struct psa_stall *s, uint64_t end);
 void psa__watchdog_threshold(const struct psa_watchdog *w, const struct psa_task *t,
 			     struct psa_stall *s);
+void psa__watchdog_threshold_recheck(const struct psa_watchdog *w, const struct psa_model *m,
+				     struct psa_stall *s);
 
 /* watchdog_classify.c */
 void psa__watchdog_classify(struct psa_watchdog *w, const struct psa_model *m,

@@ -85,6 +85,8 @@ struct psa_stall {
 	int last_seam_rc;
 	uint64_t last_seam_ago_ns; /* trace end - the last seam call */
 	uint64_t trigger_last[PSA_STREAMS_MAX];
+	uint64_t b2_longest_ns;   /* its longest B2 call (measured at DEBUG; at INFO its first,
+				   * from PROGRESSING to its first post); 0: unknown */
 	char detail[256];         /* one sentence of evidence for the cause */
 	bool process;             /* a process_died root: it stands for the process (task_id 0,
 				   * kind 0, state PSA_STATE_NR; rank, exec_id and gid: the rank it
