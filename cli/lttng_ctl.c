@@ -8,6 +8,7 @@
  * client and the traced command find it), and it is stopped - only it, by its pid - at the end.
  */
 #include "lttng_ctl.h"
+#include "cli_util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -68,6 +69,7 @@ static int run_argv(char *out, size_t outlen, char *const argv[])
 	if (pid == 0) {
 		dup2(pipefd[1], STDOUT_FILENO);
 		dup2(pipefd[1], STDERR_FILENO);
+		cli_child_unblock_signals();
 		execvp(argv[0], argv);
 		dprintf(STDERR_FILENO, "%s: %s\n", argv[0], strerror(errno));
 		_exit(127);

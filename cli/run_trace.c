@@ -9,11 +9,15 @@
  * read back filtered on our pid: any other process with the probes loaded records into the
  * session while it is active.
  *
- * Signals: from run_trace_begin to run_trace_end SIGINT and SIGTERM are blocked in every thread
- * (the workload's threads inherit the mask) and taken by one thread with sigwait(), which ends
- * the session, writes the timelines of what was recorded (marked interrupted: a task in flight
- * when the run was stopped is not a stall) and exits; `mtx` makes that teardown and the normal
- * one mutually exclusive.
+ * Signals: from the start of run_trace_begin to run_trace_end SIGINT and SIGTERM are blocked in
+ * every thread (the workload's threads inherit the mask) and taken by one thread with sigwait(),
+ * which ends the session, writes the timelines of what was recorded (marked interrupted: a task
+ * in flight when the run was stopped is not a stall) and exits; `mtx` makes that teardown, the
+ * set-up and the normal teardown mutually exclusive: a signal during the set-up (starting a
+ * session daemon takes seconds) is taken once it is done or failed (a failure undid itself). They
+ * get a handler of ours for that time, because a disposition of SIG_IGN inherited from a shell
+ * (a background job of a script ignores SIGINT) would drop the signal that `kill -INT` sends;
+ * the handler only forwards what reaches a thread that does not block them to the signal thread.
  */
 #include <errno.h>
 #include <ftw.h>
@@ -42,6 +46,13 @@ static void sigset_run(sigset_t *set)
 	sigaddset(set, SIGINT);
 	sigaddset(set, SIGTERM);
 	sigaddset(set, SIGUSR2); /* run_trace_end's "stop waiting" */
+}
+
+static pthread_t g_sig_thread; /* set before the handler is installed, read by it */
+
+static void forward_signal(int sig)
+{
+	pthread_kill(g_sig_thread, sig);
 }
 
 static void *sig_main(void *arg)
@@ -113,13 +124,86 @@ static int watch_relayd(struct run_trace *rt, char *err, size_t errlen)
 	return 0;
 }
 
+#define SETUP_UNREGISTERED (-1)
+
+static int setup_locked(struct run_trace *rt, const struct run_trace_opts *opts);
+
+/* SIGINT and SIGTERM blocked here and in every thread started from now on, taken by sig_main. */
+static int signals_take(struct run_trace *rt)
+{
+	struct sigaction sa = { .sa_handler = forward_signal };
+	sigset_t set;
+
+	sigset_run(&set);
+	pthread_sigmask(SIG_BLOCK, &set, &rt->old_mask);
+	if (pthread_create(&rt->sig_thread, NULL, sig_main, rt)) {
+		pthread_sigmask(SIG_SETMASK, &rt->old_mask, NULL);
+		cli_error("cannot start the signal thread: %s", strerror(errno));
+		return CLI_EXIT_FAILURE;
+	}
+	rt->sig_started = true;
+	g_sig_thread = rt->sig_thread;
+	sigfillset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &rt->old_int);
+	sigaction(SIGTERM, &sa, &rt->old_term);
+	return 0;
+}
+
+/* The signal thread joined, the dispositions and the mask as they were (a pending Ctrl-C lands
+ * now, as it would have without us). */
+static void signals_give_back(struct run_trace *rt)
+{
+	if (!rt->sig_started)
+		return;
+	pthread_kill(rt->sig_thread, SIGUSR2);
+	pthread_join(rt->sig_thread, NULL);
+	rt->sig_started = false;
+	sigaction(SIGINT, &rt->old_int, NULL);
+	sigaction(SIGTERM, &rt->old_term, NULL);
+	pthread_sigmask(SIG_SETMASK, &rt->old_mask, NULL);
+}
+
 int run_trace_begin(struct run_trace *rt, const struct run_trace_opts *opts)
 {
-	char err[LT_ERR_MAX];
-	sigset_t set;
+	int rc;
 
 	memset(rt, 0, sizeof(*rt));
 	pthread_mutex_init(&rt->mtx, NULL);
+	rc = signals_take(rt);
+	if (rc)
+		return rc;
+	pthread_mutex_lock(&rt->mtx);
+	rc = setup_locked(rt, opts);
+	pthread_mutex_unlock(&rt->mtx);
+	if (rc == SETUP_UNREGISTERED) {
+		cli_error("this process did not register with lttng-sessiond within %u ms: nothing "
+			  "would be recorded; run with --no-trace", REGISTER_TIMEOUT_MS);
+		run_trace_end(rt);
+		return CLI_EXIT_USAGE;
+	}
+	if (rc) {
+		signals_give_back(rt);
+		return rc;
+	}
+	if (opts->watch) {
+		char url[512], host[256] = "";
+
+		if (rt->s.sessiond_pid > 0) /* ours: its consumers do the live flushes */
+			live_boost_sessiond(rt->s.sessiond_pid);
+		gethostname(host, sizeof(host) - 1);
+		snprintf(url, sizeof(url), "%s/host/%s/%s", rt->relayd.relay_url, host, rt->s.name);
+		if (run_watch_start(url, opts->watch_threshold_ns, opts->watch_json, &rt->watch))
+			cli_error("cannot start the watch; the run goes on, unwatched");
+	}
+	return 0;
+}
+
+/* The set-up under rt->mtx: 0, SETUP_UNREGISTERED (the session is active: end it), or the exit
+ * code after an "error:" line with nothing left behind. */
+static int setup_locked(struct run_trace *rt, const struct run_trace_opts *opts)
+{
+	char err[LT_ERR_MAX];
+
 	rt->s.level = opts->level;
 	if (lt_tools_check(err, sizeof(err))) {
 		cli_error("%s; or run without recording: proxyscope run --no-trace", err);
@@ -152,26 +236,7 @@ int run_trace_begin(struct run_trace *rt, const struct run_trace_opts *opts)
 		return CLI_EXIT_USAGE;
 	}
 	rt->active = true;
-	if (lt_wait_registered(getpid(), REGISTER_TIMEOUT_MS)) {
-		cli_error("this process did not register with lttng-sessiond within %u ms: nothing "
-			  "would be recorded; run with --no-trace", REGISTER_TIMEOUT_MS);
-		run_trace_end(rt);
-		return CLI_EXIT_USAGE;
-	}
-	sigset_run(&set);
-	pthread_sigmask(SIG_BLOCK, &set, &rt->old_mask);
-	rt->sig_started = pthread_create(&rt->sig_thread, NULL, sig_main, rt) == 0;
-	if (opts->watch) {
-		char url[512], host[256] = "";
-
-		if (rt->s.sessiond_pid > 0) /* ours: its consumers do the live flushes */
-			live_boost_sessiond(rt->s.sessiond_pid);
-		gethostname(host, sizeof(host) - 1);
-		snprintf(url, sizeof(url), "%s/host/%s/%s", rt->relayd.relay_url, host, rt->s.name);
-		if (run_watch_start(url, opts->watch_threshold_ns, opts->watch_json, &rt->watch))
-			cli_error("cannot start the watch; the run goes on, unwatched");
-	}
-	return 0;
+	return lt_wait_registered(getpid(), REGISTER_TIMEOUT_MS) ? SETUP_UNREGISTERED : 0;
 }
 
 int run_trace_end(struct run_trace *rt)
@@ -192,12 +257,7 @@ int run_trace_end(struct run_trace *rt)
 	run_watch_stop(rt->watch); /* the session is over: the stream drains and ends */
 	rt->watch = NULL;
 	live_relayd_stop(&rt->relayd);
-	if (rt->sig_started) {
-		pthread_kill(rt->sig_thread, SIGUSR2);
-		pthread_join(rt->sig_thread, NULL);
-		rt->sig_started = false;
-		pthread_sigmask(SIG_SETMASK, &rt->old_mask, NULL); /* a pending Ctrl-C lands now */
-	}
+	signals_give_back(rt);
 	return rc;
 }
 

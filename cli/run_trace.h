@@ -39,6 +39,7 @@ struct run_trace {
 	pthread_t sig_thread;
 	bool sig_started;
 	sigset_t old_mask;
+	struct sigaction old_int, old_term; /* the dispositions before run_trace_begin */
 	struct live_relayd relayd; /* --watch: the relay daemon the live session streams to */
 	struct run_watch *watch;   /* --watch: the watch thread */
 };
