@@ -232,6 +232,7 @@ int psa_read_ctf(const char *const *paths, size_t paths_n, const struct psa_sink
 
 		rc = psa__ctf_check_trace(dirs.dir[i], &c, err, errlen);
 		hide[i] = c.hide_index;
+		psa__ctf_check_fini(&c);
 	}
 	if (!rc) {
 		rc = psa__ctf_read_isolated(&dirs, hide, sink, stats, progress, progress_arg, err,
@@ -260,15 +261,18 @@ int psa_ctf_trace_facts(const char *const *paths, size_t paths_n,
 
 		rc = psa__ctf_check_trace(dirs.dir[i], &c, err, errlen);
 		if (!rc && each) {
-			struct psa_trace_facts f = { .dir = dirs.dir[i], .streams = c.streams,
+			struct psa_trace_facts f = { .dir = dirs.dir[i], .real = dirs.real[i],
+						     .streams = c.streams,
 						     .streams_empty = c.streams_empty,
 						     .streams_cut = c.streams_cut,
 						     .index_ignored = c.hide_index,
-						     .has_uuid = c.has_uuid };
+						     .has_uuid = c.has_uuid, .damage = c.damage,
+						     .damage_n = c.damage_n };
 
 			memcpy(f.uuid, c.uuid, sizeof(f.uuid));
 			each(arg, &f);
 		}
+		psa__ctf_check_fini(&c);
 	}
 	psa__trace_dirs_fini(&dirs);
 	return rc;

@@ -63,6 +63,10 @@ struct psa_ctf_check {
 	unsigned streams_cut;        /* of them, shorter than their index says (packets lost at the end) */
 	bool has_uuid;               /* the metadata names the trace's UUID */
 	uint8_t uuid[16];
+	/* streams missing, emptied or cut short against an index that tiles from byte 0 (each
+	 * issue's trace left empty); malloc'ed: psa__ctf_check_fini */
+	struct psa_integrity_issue *damage;
+	size_t damage_n;
 };
 
 /*
@@ -70,6 +74,7 @@ struct psa_ctf_check {
  * Returns 0 (see @c), or a negative errno with the one-line reason naming the file in @err.
  */
 int psa__ctf_check_trace(const char *dir, struct psa_ctf_check *c, char *err, size_t errlen);
+void psa__ctf_check_fini(struct psa_ctf_check *c);
 
 /*
  * Read @dirs in this process (reader_ctf.c): the lanes, merged by time into @sink, with

@@ -5,6 +5,11 @@
  * file that disagrees with its stream file (an assertion abort), and a file in the trace that
  * is not a regular file (a FIFO blocks its open forever, /dev/zero never ends).
  *
+ * The same reading gives the trace's integrity facts (psa_ctf_trace_facts, which
+ * psa_integrity_check turns into the watchdog's damage): the UUID in its metadata, and each
+ * stream file missing, emptied or shorter than the packets its index lists (an LTTng index has
+ * one entry per packet, its offset and size, so this needs no decoding).
+ *
  * Design: read-only and bounded - every file is opened non-blocking, must be a regular file
  * and is read up to a size limit. A bad index is not an error: the reader hides the index
  * directory from babeltrace2, which then indexes the stream files itself.
@@ -395,30 +400,48 @@ static bool packet_magic_at(int fd, uint64_t off, bool be)
 }
 
 /*
- * Does index file @idx agree with stream file @stream? Its packets must tile the stream file
- * from byte 0 to its end, each one's content within it, its times in order, every packet
- * starting with the packet magic when the first one does. The disagreement in @why.
+ * The packets index @b (@len bytes) lists and the bytes they span, when they follow each other
+ * from byte 0: false otherwise - a corrupt index (the reader ignores it) is no evidence that its
+ * stream stops early. A partial last entry is left out.
  */
-static bool index_agrees(const char *idx, const char *stream, bool *cut, char *why,
-			 size_t whylen)
+static bool index_extent(const unsigned char *b, size_t len, uint64_t *packets, uint64_t *bytes)
 {
-	unsigned char *b;
-	size_t len, entry;
-	uint64_t size, off = 0, stream_id = 0;
-	bool magic_be = false, magic = false, ok = false;
-	int fd = open_regular(stream, &size, why, whylen);
+	size_t entry;
 
-	if (fd < 0)
+	*packets = *bytes = 0;
+	if (len < IDX_HEADER || get32(b, true) != IDX_MAGIC || (entry = get32(b + 12, true)) < 24 ||
+	    entry > 4096)
 		return false;
-	if (slurp(idx, INDEX_MAX, &b, &len, why, whylen)) {
-		close(fd);
-		return false;
+	for (size_t i = 0; i < (len - IDX_HEADER) / entry; i++) {
+		const unsigned char *e = b + IDX_HEADER + i * entry;
+		uint64_t off = get64be(e), size = get64be(e + 8) / 8; /* offset, size in bits */
+
+		if (off != *bytes || !size || size > UINT64_MAX - off)
+			return false;
+		(*packets)++;
+		*bytes = off + size;
 	}
+	return true;
+}
+
+/*
+ * Does index @b (@len bytes, of file @idx) agree with stream file @stream (@fd, @size bytes)?
+ * Its packets must tile the stream file from byte 0 to its end, each one's content within it,
+ * its times in order, every packet starting with the packet magic when the first one does. The
+ * disagreement in @why.
+ */
+static bool index_agrees(const char *idx, const unsigned char *b, size_t len, const char *stream,
+			 int fd, uint64_t size, bool *cut, char *why, size_t whylen)
+{
+	size_t entry;
+	uint64_t off = 0, stream_id = 0;
+	bool magic_be = false, magic = false;
+
 	if (len < IDX_HEADER || get32(b, true) != IDX_MAGIC || get32(b + 4, true) != 1 ||
 	    (entry = get32(b + 12, true)) < IDX_ENTRY_MIN || entry > 4096 ||
 	    (len - IDX_HEADER) % entry) {
 		psa__errf(why, whylen, "'%s' is not an LTTng index file", idx);
-		goto out;
+		return false;
 	}
 	if (size >= 4 && packet_magic_at(fd, 0, true)) {
 		magic = magic_be = true;
@@ -439,37 +462,98 @@ static bool index_agrees(const char *idx, const char *stream, bool *cut, char *w
 		    (magic && !packet_magic_at(fd, off, magic_be))) {
 			psa__errf(why, whylen, "index '%s' disagrees with '%s' at its packet %zu", idx,
 				  stream, i);
-			goto out;
+			return false;
 		}
 		off += p_size / 8;
 	}
 	if (off != size) {
 		psa__errf(why, whylen, "index '%s' covers %llu of the %llu bytes of '%s'", idx,
 			  (unsigned long long)off, (unsigned long long)size, stream);
-		goto out;
+		return false;
 	}
-	ok = true;
-out:
-	free(b);
-	close(fd);
-	return ok;
+	return true;
 }
 
-/* Every index file of @dir against its stream file: the first disagreement, and the streams cut
- * short, in @c. */
-static void check_index(const char *dir, struct psa_ctf_check *c)
+/* Stream @name of @c damaged: @kind, against the @packets / @bytes its index lists. */
+static int damage_add(struct psa_ctf_check *c, enum psa_integrity_kind kind, const char *name,
+		      size_t name_len, uint64_t packets, uint64_t bytes, uint64_t found)
+{
+	struct psa_integrity_issue *v = realloc(c->damage, (c->damage_n + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	c->damage = v;
+	v = &c->damage[c->damage_n++];
+	memset(v, 0, sizeof(*v));
+	v->kind = kind;
+	psa__copy_str(v->stream, sizeof(v->stream), name, name_len);
+	v->packets = packets;
+	v->bytes_expected = bytes;
+	v->bytes_found = found;
+	return 0;
+}
+
+/*
+ * Index file @idx of stream file @stream (named @name, @name_len bytes) in @c: whether
+ * babeltrace2 may read it (else hide_index, the first reason in index_why), whether the stream
+ * is cut, and the damage its index shows (missing, emptied or cut short). 0 or -ENOMEM.
+ */
+static int check_one_index(const char *idx, const char *stream, const char *name,
+			   size_t name_len, struct psa_ctf_check *c)
+{
+	char *why = c->hide_index ? NULL : c->index_why;
+	size_t whylen = c->hide_index ? 0 : sizeof(c->index_why);
+	uint64_t size = 0, packets, bytes;
+	bool cut = false, tiles;
+	unsigned char *b;
+	struct stat st;
+	size_t len;
+	int fd, rc = 0;
+
+	if (stat(stream, &st) != 0) {
+		/* babeltrace2 only reads the index of a stream file it has */
+		if (!slurp(idx, INDEX_MAX, &b, &len, NULL, 0)) {
+			if (index_extent(b, len, &packets, &bytes) && packets)
+				rc = damage_add(c, PSA_STREAM_MISSING, name, name_len, packets, bytes, 0);
+			free(b);
+		}
+		return rc;
+	}
+	if ((fd = open_regular(stream, &size, why, whylen)) < 0) {
+		c->hide_index = true;
+		return 0;
+	}
+	if (slurp(idx, INDEX_MAX, &b, &len, why, whylen)) {
+		close(fd);
+		c->hide_index = true;
+		return 0;
+	}
+	if (!index_agrees(idx, b, len, stream, fd, size, &cut, why, whylen))
+		c->hide_index = true;
+	c->streams_cut += cut;
+	tiles = index_extent(b, len, &packets, &bytes) && packets;
+	if (tiles && size == 0)
+		rc = damage_add(c, PSA_STREAM_EMPTY, name, name_len, packets, bytes, 0);
+	else if (tiles && size < bytes)
+		rc = damage_add(c, PSA_STREAM_SHORT, name, name_len, packets, bytes, size);
+	free(b);
+	close(fd);
+	return rc;
+}
+
+/* Every index file of @dir against its stream file (check_one_index). 0 or -ENOMEM. */
+static int check_index(const char *dir, struct psa_ctf_check *c, char *err, size_t errlen)
 {
 	char idir[PATH_MAX], idx[PATH_MAX], stream[PATH_MAX];
 	struct dirent *de;
 	DIR *d;
+	int rc = 0;
 
 	if ((size_t)snprintf(idir, sizeof(idir), "%s/index", dir) >= sizeof(idir) ||
 	    !(d = opendir(idir)))
-		return;
-	while ((de = readdir(d)) != NULL) {
+		return 0;
+	while (!rc && (de = readdir(d)) != NULL) {
 		size_t n = strlen(de->d_name);
-		bool cut = false;
-		struct stat st;
 
 		if (de->d_name[0] == '.' || n <= 4 || strcmp(de->d_name + n - 4, ".idx"))
 			continue;
@@ -477,14 +561,12 @@ static void check_index(const char *dir, struct psa_ctf_check *c)
 		    (size_t)snprintf(stream, sizeof(stream), "%s/%.*s", dir, (int)(n - 4),
 				     de->d_name) >= sizeof(stream))
 			continue;
-		if (stat(stream, &st) != 0)
-			continue; /* babeltrace2 only reads the index of a stream file it has */
-		if (!index_agrees(idx, stream, &cut, c->hide_index ? NULL : c->index_why,
-				  c->hide_index ? 0 : sizeof(c->index_why)))
-			c->hide_index = true;
-		c->streams_cut += cut;
+		rc = check_one_index(idx, stream, de->d_name, n - 4, c);
 	}
 	closedir(d);
+	if (rc)
+		psa__errf(err, errlen, "out of memory");
+	return rc;
 }
 
 /* The data stream files of @dir: regular files only (what babeltrace2 would open). */
@@ -531,6 +613,15 @@ int psa__ctf_check_trace(const char *dir, struct psa_ctf_check *c, char *err, si
 	if (!rc)
 		rc = check_streams(dir, c, err, errlen);
 	if (!rc)
-		check_index(dir, c);
+		rc = check_index(dir, c, err, errlen);
+	if (rc)
+		psa__ctf_check_fini(c);
 	return rc;
+}
+
+void psa__ctf_check_fini(struct psa_ctf_check *c)
+{
+	free(c->damage);
+	c->damage = NULL;
+	c->damage_n = 0;
 }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <proxyscope/psa_integrity.h>
 #include <proxyscope/trace_events.h>
 
 #ifdef __cplusplus
@@ -94,6 +95,7 @@ struct psa_discard {
  */
 struct psa_trace_facts {
 	const char *dir;        /* the trace directory, as reached from the path given */
+	const char *real;       /* its real path (symbolic links resolved) */
 	unsigned streams;       /* data stream files */
 	unsigned streams_empty; /* of them, empty (0 bytes) */
 	unsigned streams_cut;   /* of them, shorter than their index says: their last packets lost */
@@ -101,6 +103,9 @@ struct psa_trace_facts {
 	bool has_uuid;          /* the metadata gives the trace's UUID (two traces with one UUID: a
 				 * copy read twice, or a trace pieced together) */
 	uint8_t uuid[16];
+	/* the streams its index files say are missing, emptied or cut short (issue.trace empty) */
+	const struct psa_integrity_issue *damage;
+	size_t damage_n;
 };
 
 /* Where the readers deliver what they read, in timestamp order (muxed across traces). */

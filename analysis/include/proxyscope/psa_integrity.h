@@ -36,8 +36,9 @@ struct psa_integrity {
 	size_t duplicates; /* trace directories repeating another's UUID */
 };
 
-/* Check every CTF trace under @paths (found as the reader finds them). Returns 0 or -ENOMEM;
- * what cannot be read (no index, an unreadable file) is not an issue: the reader says so. */
+/* Check every CTF trace under @paths: psa_ctf_trace_facts (the reader's search and checks)
+ * made into issues, in the order found. Returns 0 or -ENOMEM; what cannot be read (no index,
+ * an unreadable file, a trace the reader refuses) is not an issue: the reader says so. */
 int psa_integrity_check(const char *const *paths, size_t n, struct psa_integrity *out);
 void psa_integrity_fini(struct psa_integrity *in);
 
