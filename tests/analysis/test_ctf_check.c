@@ -3,10 +3,13 @@
  * babeltrace2's own test traces (read where they are: shared/testdata beside the source tree)
  * and damaged copies of them in a scratch directory: the facts of a healthy trace, an index that
  * disagrees with its stream (ignored, not an error), an emptied stream, and the refusals (a
- * metadata cut inside a packet, an event context holding a sequence, a FIFO among the streams).
+ * metadata cut inside a packet, an event context holding a sequence, a FIFO among the streams);
+ * and psa_integrity_check on the same facts (an emptied stream of a trace reached through a
+ * symbolic link is damaged).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,6 +23,7 @@
 #include <cmocka.h>
 
 #include <proxyscope/psa_event.h>
+#include <proxyscope/psa_integrity.h>
 
 #include "../common/scratch.h"
 
@@ -127,6 +131,49 @@ static void test_ctf_check__emptied_stream(void **state)
 	assert_true(s.ignored); /* its index now covers bytes the stream no longer has */
 }
 
+/*
+ * The damage psa_integrity_check reports rests on the same facts: an emptied stream of a trace
+ * reached through a symbolic link below the path given (the reader follows it) is damaged, and
+ * named by the trace's real directory, with its packets and bytes from the index.
+ */
+static void test_ctf_check__damage_through_symlink(void **state)
+{
+	char dir[4096], holder[4200], link[4300], stream[4200], line[1400], real[PATH_MAX];
+	char cmd[8400];
+	const char *path = holder;
+	struct psa_integrity in;
+
+	copy("succeed/trace-with-index", "linked-empty", dir);
+	snprintf(stream, sizeof(stream), "%s/ust_channel_2", dir);
+	assert_int_equal(truncate(stream, 0), 0);
+	snprintf(holder, sizeof(holder), "%s/holder", g_base);
+	assert_int_equal(mkdir(holder, 0700), 0);
+	snprintf(link, sizeof(link), "%s/trace", holder);
+	assert_int_equal(symlink(dir, link), 0);
+	assert_int_equal(psa_integrity_check(&path, 1, &in), 0);
+	assert_int_equal(in.n, 1);
+	assert_int_equal(in.damaged, 1);
+	assert_int_equal(in.duplicates, 0);
+	assert_int_equal(in.v[0].kind, PSA_STREAM_EMPTY);
+	assert_string_equal(in.v[0].stream, "ust_channel_2");
+	assert_non_null(realpath(dir, real));
+	assert_string_equal(in.v[0].trace, real);
+	assert_true(in.v[0].packets > 0);
+	assert_true(in.v[0].bytes_expected > 0);
+	psa_integrity_issue_str(&in.v[0], line, sizeof(line));
+	assert_non_null(strstr(line, "stream ust_channel_2 of '"));
+	assert_non_null(strstr(line, "' is empty (its index lists "));
+	psa_integrity_fini(&in);
+
+	/* and a copy of it beside the link: one trace UUID under two directories */
+	snprintf(cmd, sizeof(cmd), "cp -r '%s' '%s/copy'", dir, holder);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(psa_integrity_check(&path, 1, &in), 0);
+	assert_int_equal(in.damaged, 2);
+	assert_int_equal(in.duplicates, 1);
+	psa_integrity_fini(&in);
+}
+
 static void test_ctf_check__refusals(void **state)
 {
 	char err[PSA_ERR_MAX], dir[4096], path[4200], cmd[8600];
@@ -170,6 +217,7 @@ int main(void)
 		cmocka_unit_test(test_ctf_check__uuid),
 		cmocka_unit_test(test_ctf_check__bad_index_is_ignored),
 		cmocka_unit_test(test_ctf_check__emptied_stream),
+		cmocka_unit_test(test_ctf_check__damage_through_symlink),
 		cmocka_unit_test(test_ctf_check__refusals),
 	};
 
