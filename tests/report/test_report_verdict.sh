@@ -4,8 +4,8 @@
 # and with 1); a WARNING-level trace of a device stall names no innocent rank and does not claim
 # events were lost; a healthy run whose tracer lost events is no stall, and a real stall in a
 # lossy trace is still named; --threshold chains a late trigger's neighbours to the late rank;
-# a trace with an emptied or missing stream, and a trace given twice, are reported and nothing
-# certain is concluded from the damage.
+# a trace with an emptied or missing stream (also one reached through a symbolic link), and a
+# trace given twice, are reported and nothing certain is concluded from the damage.
 #
 #   sh test_report_verdict.sh path/to/proxyscope path/to/verdict_workload
 # Runs inside tests/private_lttng.sh (a session daemon of its own). Exit 77 (skip) only when
@@ -165,7 +165,7 @@ assert all(s["root_cause"] or s["root"] == w["root_causes"][0] for s in st), st
 EOF
 fi
 
-# --- damaged traces: a trace given twice, a stream emptied, a stream missing --------------------
+# --- damaged traces: a trace given twice, a stream emptied (also through a symlink), missing -----
 if [ -d late ]; then
 	cp -r late copy
 	run 0 report --json late && cp "$out" once.json
@@ -198,6 +198,18 @@ EOF
 		"$bin" watchdog "$how" >"$out" 2>"$err" || true
 		grep -q "^damaged: stream proxyscope_.* is $how" "$out" || fail "$how stream: not reported"
 	done
+	# the same trace reached through a symbolic link below the path given (the reader follows
+	# it, and so does the damage check: one search)
+	mkdir linked && ln -s ../empty linked/trace
+	"$bin" watchdog linked >"$out" 2>"$err" || true
+	grep -q "^damaged: stream proxyscope_.* is empty" "$out" ||
+		fail "empty stream through a symbolic link: not reported"
+	"$bin" watchdog --json linked >"$out" 2>"$err" || true
+	py "$out" <<'EOF' || fail "empty stream through a symbolic link: watchdog --json"
+w = j[0]["watchdog"]
+assert [i["kind"] for i in w["integrity"]] == ["stream_empty"], w["integrity"]
+assert all(s["uncertain"] for s in w["stalls"]), w["stalls"]
+EOF
 fi
 
 harness_finish "verdict scenario"
