@@ -111,8 +111,11 @@ int run_trace_begin(struct run_trace *rt, const struct run_trace_opts *opts)
 	/* The CLI does not load the probes at start-up (proxyscope.c): only a traced run needs
 	 * them, and every other command should stay out of other sessions. */
 	if (enc_trace_load()) {
-		cli_error("the tracepoint probes (libproxyscope-tp.so) are not loaded, so nothing "
-			  "would be recorded (ENC_TRACE=0, or a build without LTTng); run with --no-trace");
+		char why[768];
+
+		enc_trace_load_error(why, sizeof(why));
+		cli_error("nothing would be recorded: the tracepoint probe library "
+			  "(libproxyscope-tp.so) cannot be loaded: %s; run with --no-trace", why);
 		return CLI_EXIT_USAGE;
 	}
 	if (output_prepare(rt, opts->output, err, sizeof(err))) {
