@@ -53,6 +53,7 @@ enum {
 	OPT_OUTPUT,
 	OPT_NO_TRACE,
 	OPT_LOGLEVEL,
+	OPT_BUFFER_SIZE,
 	OPT_HELP,
 };
 
@@ -79,6 +80,7 @@ static const struct cli_opt run_opts[] = {
 	{ "output", 'o', true, OPT_OUTPUT },
 	{ "no-trace", 0, false, OPT_NO_TRACE },
 	{ "loglevel", 0, true, OPT_LOGLEVEL },
+	{ "buffer-size", 0, true, OPT_BUFFER_SIZE },
 	{ "help", 'h', false, OPT_HELP },
 	{ NULL, 0, false, 0 },
 };
@@ -105,8 +107,12 @@ static const char run_usage[] =
 	"    --loglevel LEVEL      err, warning, info or debug (default info); debug adds the\n"
 	"                          per-poll events (every B2 call, trigger read and status poll)\n"
 	"                          and the per-exec details (drain, recycle, worker idle, ...)\n"
+	"    --buffer-size SIZE    the tracer's ring buffer per CPU (default: sized for the level\n"
+	"                          and the ranks: 8 MiB and more at info, more at debug); the\n"
+	"                          events lost when it fills are counted and printed\n"
 	"    --no-trace            run the workload without recording (no LTTng needed); only\n"
-	"                          the workload's own result is printed\n"
+	"                          the workload's own result is printed. Under another session\n"
+	"                          (proxyscope record) the run is recorded by that one\n"
 	"\n"
 	"Workload:\n"
 	"    --ranks R             rank threads, 1..128 (default 4)\n"
@@ -164,6 +170,7 @@ struct run_cli {
 	struct enc_wl_args args;
 	const char *output;
 	const char *level;
+	const char *buffer_size;
 	const char *child; /* --_child I,FD: run process I of a --procs run, result to FD */
 	bool no_trace;
 	bool json;
@@ -288,6 +295,9 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 		case OPT_LOGLEVEL:
 			c->level = value;
 			break;
+		case OPT_BUFFER_SIZE:
+			c->buffer_size = value;
+			break;
 		case OPT_NO_TRACE:
 			c->no_trace = true;
 			break;
@@ -304,19 +314,27 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 }
 
 /* Check the recording options on their own; returns -1 to go on, or the exit code. */
-static int trace_args(const struct run_cli *c, enum lt_level *level)
+static int trace_args(const struct run_cli *c, struct run_trace_opts *t)
 {
-	*level = LT_LEVEL_INFO;
+	char err[CLI_ERR_MAX];
+
+	*t = (struct run_trace_opts){ .output = c->output, .level = LT_LEVEL_INFO,
+				      .ranks = c->args.ranks };
 	if (c->no_trace) {
 		if (c->output)
 			return cli_usage_error("run", "--output: there is no trace with --no-trace");
 		if (c->level)
 			return cli_usage_error("run", "--loglevel: there is no trace with --no-trace");
+		if (c->buffer_size)
+			return cli_usage_error("run", "--buffer-size: there is no trace with --no-trace");
 		return -1;
 	}
-	if (c->level && lt_level_parse(c->level, level))
+	if (c->level && lt_level_parse(c->level, &t->level))
 		return cli_usage_error("run", "--loglevel: '%s' is not a level (err, warning, info, "
 				       "debug)", c->level);
+	if (c->buffer_size && cli_parse_size(c->buffer_size, LT_SUBBUF_MIN * LT_NUM_SUBBUF,
+					     LT_BUFFER_MAX, &t->buffer_size, err, sizeof(err)))
+		return value_error("--buffer-size", err);
 	return -1;
 }
 
@@ -377,7 +395,8 @@ static int run_workload(struct run_cli *c, int argc, char **argv, struct run_pro
 		snprintf(job, sizeof(job), "run-%ld-%ld", (long)getpid(), (long)time(NULL));
 		c->args.job = job;
 	}
-	rc = run_procs_run(&c->args, !c->no_trace, cargc, cargv, rp, res);
+	/* The children load the probes either way (see --no-trace in cmd_run). */
+	rc = run_procs_run(&c->args, true, cargc, cargv, rp, res);
 	free(cargv);
 	return rc;
 }
@@ -385,7 +404,6 @@ static int run_workload(struct run_cli *c, int argc, char **argv, struct run_pro
 int cmd_run(int argc, char **argv)
 {
 	struct enc_wl_result res;
-	enum lt_level level;
 	struct cli_json j;
 	struct run_cli c;
 	char label[64];
@@ -404,7 +422,7 @@ int cmd_run(int argc, char **argv)
 	}
 	if (c.child)
 		return run_child(&c);
-	rc = trace_args(&c, &level);
+	rc = trace_args(&c, &topts);
 	if (rc >= 0)
 		return rc;
 	if (c.args.backend || c.args.provider) {
@@ -428,10 +446,13 @@ int cmd_run(int argc, char **argv)
 			return cli_usage_error("run", "%s", err);
 	}
 	if (!c.no_trace) {
-		topts = (struct run_trace_opts){ .output = c.output, .level = level };
 		rc = run_trace_begin(&rt, &topts);
 		if (rc)
 			return rc;
+	} else {
+		/* Not recorded here, but traced like any application: a session around us
+		 * (proxyscope record -- proxyscope run --no-trace) records the run. */
+		enc_trace_load();
 	}
 
 	progress = !c.quiet && isatty(STDERR_FILENO);

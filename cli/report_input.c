@@ -375,6 +375,10 @@ int report_ctx_read(struct report_ctx *c, char *const *paths, size_t n,
 
 	psa_model_finish(c->m);
 	psa_model_totals(c->m, &tot);
+	if (!tot.our_events && opts->empty_ok) {
+		c->in.empty = true;
+		return 0;
+	}
 	if (!tot.our_events) {
 		if (n > 1)
 			cli_error("no proxyscope events in '%s' (nor in the %zu other path%s)", paths[0],

@@ -29,6 +29,7 @@
 
 #include "report_json.h"
 #include "run_trace.h"
+#include "trace_tally.h"
 
 #define REGISTER_TIMEOUT_MS 5000
 
@@ -104,6 +105,7 @@ int run_trace_begin(struct run_trace *rt, const struct run_trace_opts *opts)
 	memset(rt, 0, sizeof(*rt));
 	pthread_mutex_init(&rt->mtx, NULL);
 	rt->s.level = opts->level;
+	lt_buffers_size(&rt->s, opts->level, opts->ranks, opts->buffer_size);
 	if (lt_tools_check(err, sizeof(err))) {
 		cli_error("%s; or run without recording: proxyscope run --no-trace", err);
 		return CLI_EXIT_USAGE;
@@ -245,9 +247,29 @@ static void exports_destroy(struct timeline_file *tf)
 	}
 }
 
-static void print_files(const struct run_trace *rt, const struct timeline_file *tf)
+/* What the trace holds of this run's processes (the reader's counts after the vpid filter). */
+static void run_tally(const struct report_ctx *c, const struct run_trace *rt,
+		      struct trace_tally *t)
 {
+	struct psa_model_totals tot;
+
+	psa_model_totals(c->m, &tot);
+	*t = (struct trace_tally){ .ours = tot.our_events, .others = tot.events - tot.our_events,
+				   .lost_events = tot.discarded_events,
+				   .lost_packets = tot.discarded_packets,
+				   .snapshot = rt->s.snapshot };
+}
+
+static void print_files(const struct report_ctx *c, const struct run_trace *rt,
+			const struct timeline_file *tf)
+{
+	struct trace_tally t;
+	char buffers[96];
+
 	printf("trace:       %s\n", rt->s.output);
+	run_tally(c, rt, &t);
+	lt_buffers_str(&rt->s, buffers, sizeof(buffers));
+	trace_tally_print(&t, "the run", buffers, stdout);
 	if (tf[0].ok || tf[1].ok)
 		printf("timeline:    %s%s%s%s%s\n", tf[0].ok ? tf[0].path : "",
 		       tf[0].ok ? " (chrome://tracing, ui.perfetto.dev)" : "",
@@ -257,14 +279,26 @@ static void print_files(const struct run_trace *rt, const struct timeline_file *
 		printf("timeline:    not written (see the error above)\n");
 }
 
-static void json_trace(struct cli_json *j, const struct run_trace *rt, const struct timeline_file *tf)
+static void json_trace(struct cli_json *j, const struct report_ctx *c, const struct run_trace *rt,
+		       const struct timeline_file *tf)
 {
+	struct trace_tally t;
+
+	run_tally(c, rt, &t);
 	cli_json_key(j, "trace");
 	cli_json_begin_object(j);
 	cli_json_key(j, "dir");
 	cli_json_string(j, rt->s.output);
 	cli_json_key(j, "level");
 	cli_json_string(j, lt_level_str(rt->s.level));
+	cli_json_key(j, "buffer_bytes_per_cpu");
+	cli_json_u64(j, rt->s.subbuf_size * rt->s.num_subbuf);
+	cli_json_key(j, "events_recorded");
+	cli_json_u64(j, t.ours);
+	cli_json_key(j, "events_lost");
+	cli_json_u64(j, t.lost_events);
+	cli_json_key(j, "loss_rate");
+	cli_json_double(j, trace_tally_loss(&t));
 	cli_json_key(j, "timeline_chrome");
 	if (tf[0].ok)
 		cli_json_string(j, tf[0].path);
@@ -283,7 +317,7 @@ int run_trace_report(struct run_trace *rt, const struct run_report_opts *opts)
 	uint32_t self = (uint32_t)getpid();
 	struct report_read_opts ropts = { .only_vpids = opts->vpids_n ? opts->vpids : &self,
 					  .only_vpids_n = opts->vpids_n ? opts->vpids_n : 1,
-					  .quiet = opts->quiet };
+					  .quiet = opts->quiet, .empty_ok = true };
 	struct timeline_file tf[2];
 	char *paths[1] = { rt->s.output };
 	struct report_ctx c;
@@ -296,6 +330,10 @@ int run_trace_report(struct run_trace *rt, const struct run_report_opts *opts)
 	rc = exports_open(&c, rt, tf);
 	if (!rc)
 		rc = report_ctx_read(&c, paths, 1, &ropts);
+	if (!rc && c.in.empty) {
+		trace_tally_warn_empty("the run");
+		rc = CLI_EXIT_FAILURE;
+	}
 	exports_finish(&c, tf, rc == 0);
 	if (rc) {
 		/* The run happened; its trace could not be read: a runtime failure, not usage. */
@@ -303,7 +341,7 @@ int run_trace_report(struct run_trace *rt, const struct run_report_opts *opts)
 		goto out;
 	}
 	if (opts->json) {
-		json_trace(opts->j, rt, tf);
+		json_trace(opts->j, &c, rt, tf);
 		cli_json_key(opts->j, "report");
 		cli_json_begin_object(opts->j);
 		report_json_input(opts->j, &c, paths, 1);
@@ -313,7 +351,7 @@ int run_trace_report(struct run_trace *rt, const struct run_report_opts *opts)
 		cli_json_end_object(opts->j);
 	} else if (!opts->quiet) {
 		fputc('\n', stdout);
-		print_files(rt, tf);
+		print_files(&c, rt, tf);
 		fputc('\n', stdout);
 		psa_overview_print(c.overview, c.m, &c.in.rs, c.in.desc, stdout);
 		fputc('\n', stdout);

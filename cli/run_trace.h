@@ -25,6 +25,8 @@
 struct run_trace_opts {
 	const char *output;  /* DIR; NULL: a new ./proxyscope-run-YYYYMMDD-HHMMSS */
 	enum lt_level level; /* the providers' log level */
+	unsigned ranks;      /* the run's rank threads: the tracer buffers are sized for them */
+	uint64_t buffer_size; /* --buffer-size: bytes per CPU; 0: sized for level and ranks */
 };
 
 struct run_trace {
