@@ -161,6 +161,11 @@ size_t psa_watchdog_ignored(const struct psa_watchdog *w)
 	return w->ignored;
 }
 
+size_t psa_watchdog_unknown_start(const struct psa_watchdog *w)
+{
+	return w->unknown_start;
+}
+
 bool psa_watchdog_found(const struct psa_watchdog *w)
 {
 	return w->n > 0;
@@ -209,6 +214,12 @@ int psa_watchdog_analyze(struct psa_watchdog *w, const struct psa_model *m)
 		uint64_t last_done;
 		struct psa_stall *s;
 
+		/* First seen mid-life (a snapshot's start): how long it has been stuck, and why, is
+		 * not in the trace. */
+		if (t->truncated) {
+			w->unknown_start++;
+			continue;
+		}
 		if (lost && psa_model_rank_last_done_exec(m, t->job, t->rank, &last_done) &&
 		    last_done > t->exec_id) {
 			w->ignored++;
@@ -221,7 +232,7 @@ int psa_watchdog_analyze(struct psa_watchdog *w, const struct psa_model *m)
 		s->state = t->state;
 		s->duration_ns = tot.last_ts > t->state_since ? tot.last_ts - t->state_since : 0;
 		psa__watchdog_classify(w, m, t, s);
-		s->uncertain = t->truncated || lost;
+		s->uncertain = lost;
 		psa__watchdog_death_adopt(w, t, s);
 	}
 	return psa__watchdog_chain(w, m, first_live);

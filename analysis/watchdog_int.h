@@ -26,6 +26,7 @@ struct psa_watchdog {
 	size_t n, cap;
 	uint64_t trace_end;
 	size_t ignored; /* live tasks most likely finished (see psa_watchdog_ignored) */
+	size_t unknown_start; /* live tasks first seen mid-life (see psa_watchdog_unknown_start) */
 	struct psa__failed_task *failed; /* candidates, from the observer */
 	size_t failed_n, failed_cap;
 	struct psa__death *deaths;

@@ -111,9 +111,14 @@ void psa_watchdog_print(const struct psa_watchdog *w, const struct psa_model *m,
 		fprintf(out, "watchdog: %zu unfinished task%s left out: events were lost around them and "
 			     "their rank finished later execs, so they most likely finished too\n",
 			w->ignored, w->ignored == 1 ? "" : "s");
+	if (w->unknown_start)
+		fprintf(out, "watchdog: %zu unfinished task%s left out: state unknown at trace start (a "
+			     "flight-recorder snapshot begins mid-run: their earlier events were "
+			     "overwritten)\n",
+			w->unknown_start, w->unknown_start == 1 ? "" : "s");
 	if (!w->n) {
-		fprintf(out, "watchdog: no stall: every task reached DONE%s\n",
-			w->opts.threshold_ns ? " and no state lasted longer than the threshold" : "");
+		fprintf(out, "watchdog: no stall: every %stask reached DONE%s\n",
+			w->unknown_start ? "other " : "", w->opts.threshold_ns ? " and no state lasted longer than the threshold" : "");
 		return;
 	}
 	for (size_t i = 0; i < w->n; i++) {

@@ -134,15 +134,21 @@ static int run_command(char **argv)
 static void record_tally(const struct lt_session *s, const char *cmd, const char *buffers)
 {
 	struct trace_tally t = { .snapshot = s->snapshot };
-	char err[LT_ERR_MAX];
+	char err[LT_ERR_MAX], snap[PATH_MAX + 256];
+	const char *dir = s->output;
 	int rc;
 
-	fflush(stdout);
-	rc = trace_tally_read(s->output, &t, err, sizeof(err));
+	/* A flight recorder's snapshots overlap: count the last one, the one to read. */
+	if (s->snapshot && lt_snapshot_latest(s->output, snap, sizeof(snap)) == 0) {
+		dir = snap;
+		printf("snapshot: %s\n", snap);
+	}
+	fflush(stdout); /* before a warning on stderr */
+	rc = trace_tally_read(dir, &t, err, sizeof(err));
 	if (rc == -ENOTSUP)
 		return; /* a build without babeltrace2 cannot read the trace */
 	if (rc)
-		cli_error("cannot count the events of '%s': %s", s->output, err);
+		cli_error("cannot count the events of '%s': %s", dir, err);
 	else
 		trace_tally_print(&t, cmd, buffers, stdout);
 }

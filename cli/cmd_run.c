@@ -54,6 +54,7 @@ enum {
 	OPT_NO_TRACE,
 	OPT_LOGLEVEL,
 	OPT_BUFFER_SIZE,
+	OPT_SNAPSHOT,
 	OPT_HELP,
 };
 
@@ -81,6 +82,7 @@ static const struct cli_opt run_opts[] = {
 	{ "no-trace", 0, false, OPT_NO_TRACE },
 	{ "loglevel", 0, true, OPT_LOGLEVEL },
 	{ "buffer-size", 0, true, OPT_BUFFER_SIZE },
+	{ "snapshot", 0, false, OPT_SNAPSHOT },
 	{ "help", 'h', false, OPT_HELP },
 	{ NULL, 0, false, 0 },
 };
@@ -91,7 +93,7 @@ static const struct cli_opt run_opts[] = {
 #define NS_PER_MS UINT64_C(1000000)
 
 static const char run_usage[] =
-	"usage: proxyscope run [-o DIR] [--no-trace] [<options>]\n"
+	"usage: proxyscope run [-o DIR] [--snapshot] [--no-trace] [<options>]\n"
 	"\n"
 	"Run the ring-exchange workload through the proxy driver, in this process: R ranks (threads)\n"
 	"with simulated devices, K ranks per proxy worker, the in-process loop network backend.\n"
@@ -110,6 +112,11 @@ static const char run_usage[] =
 	"    --buffer-size SIZE    the tracer's ring buffer per CPU (default: sized for the level\n"
 	"                          and the ranks: 8 MiB and more at info, more at debug); the\n"
 	"                          events lost when it fills are counted and printed\n"
+	"    --snapshot            flight recorder: keep only the most recent events in memory\n"
+	"                          (--buffer-size of them per CPU), write a snapshot when the\n"
+	"                          driver's watchdog fires and at the end, and report from the\n"
+	"                          last one; tasks whose first events were overwritten are left\n"
+	"                          out of the watchdog (their state at trace start is unknown)\n"
 	"    --no-trace            run the workload without recording (no LTTng needed); only\n"
 	"                          the workload's own result is printed. Under another session\n"
 	"                          (proxyscope record) the run is recorded by that one\n"
@@ -173,6 +180,7 @@ struct run_cli {
 	const char *buffer_size;
 	const char *child; /* --_child I,FD: run process I of a --procs run, result to FD */
 	bool no_trace;
+	bool snapshot;
 	bool json;
 	bool quiet;
 	bool help;
@@ -301,6 +309,9 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 		case OPT_NO_TRACE:
 			c->no_trace = true;
 			break;
+		case OPT_SNAPSHOT:
+			c->snapshot = true;
+			break;
 		case OPT_HELP: /* like git: -h wins over whatever follows it */
 			c->help = true;
 			return -1;
@@ -319,7 +330,7 @@ static int trace_args(const struct run_cli *c, struct run_trace_opts *t)
 	char err[CLI_ERR_MAX];
 
 	*t = (struct run_trace_opts){ .output = c->output, .level = LT_LEVEL_INFO,
-				      .ranks = c->args.ranks };
+				      .ranks = c->args.ranks, .snapshot = c->snapshot };
 	if (c->no_trace) {
 		if (c->output)
 			return cli_usage_error("run", "--output: there is no trace with --no-trace");
@@ -327,6 +338,8 @@ static int trace_args(const struct run_cli *c, struct run_trace_opts *t)
 			return cli_usage_error("run", "--loglevel: there is no trace with --no-trace");
 		if (c->buffer_size)
 			return cli_usage_error("run", "--buffer-size: there is no trace with --no-trace");
+		if (c->snapshot)
+			return cli_usage_error("run", "--snapshot: there is no trace with --no-trace");
 		return -1;
 	}
 	if (c->level && lt_level_parse(c->level, &t->level))

@@ -9,6 +9,7 @@
  */
 #include "lttng_ctl.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -451,6 +452,31 @@ int lt_wait_registered(pid_t pid, unsigned timeout_ms)
 int lt_session_snapshot(struct lt_session *s, char *err, size_t errlen)
 {
 	return step(err, errlen, "snapshot", "record", "-s", s->name, NULL) ? -EIO : 0;
+}
+
+int lt_snapshot_latest(const char *dir, char *out, size_t outlen)
+{
+	DIR *d = opendir(dir);
+	long best = -1;
+	struct dirent *e;
+
+	if (!d)
+		return -ENOENT;
+	while ((e = readdir(d))) {
+		const char *dash = strrchr(e->d_name, '-');
+		char *end;
+		long n;
+
+		if (e->d_name[0] == '.' || !dash || !dash[1])
+			continue;
+		n = strtol(dash + 1, &end, 10);
+		if (*end || n <= best)
+			continue;
+		best = n;
+		snprintf(out, outlen, "%s/%s", dir, e->d_name);
+	}
+	closedir(d);
+	return best >= 0 ? 0 : -ENOENT;
 }
 
 int lt_session_end(struct lt_session *s, char *err, size_t errlen)

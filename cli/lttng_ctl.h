@@ -94,6 +94,14 @@ int lt_wait_registered(pid_t pid, unsigned timeout_ms);
 /* Record a snapshot (snapshot mode). */
 int lt_session_snapshot(struct lt_session *s, char *err, size_t errlen);
 
+/*
+ * The most recent snapshot under a snapshot session's output @dir: LTTng writes each one into
+ * its own DIR/<name>-<date>-<time>-<N> (N counts from 0), so several snapshots are never read
+ * as one trace (their windows overlap). Its path goes to @out. Returns 0, or -ENOENT when
+ * there is none.
+ */
+int lt_snapshot_latest(const char *dir, char *out, size_t outlen);
+
 /* Stop and destroy the session, remove the trigger. Returns 0 or the first error. */
 int lt_session_end(struct lt_session *s, char *err, size_t errlen);
 

@@ -311,6 +311,28 @@ static void describe(struct report_input *in, char *const *paths, size_t n)
 			 in->rs.traces == 1 ? "" : "s", paths[0], n > 1 ? " and more" : "");
 }
 
+/*
+ * Is @path inside (or itself) a directory LTTng wrote a snapshot into: a component named
+ * "<output name>-YYYYMMDD-HHMMSS-N" under a snapshot session's output (the default output name
+ * is "snapshot-<id>")?
+ */
+static bool in_snapshot_dir(const char *path)
+{
+	char *real = realpath(path, NULL);
+	bool found = false;
+
+	for (const char *p = real; p && (p = strstr(p, "/snapshot-")) != NULL; p++) {
+		unsigned id, n;
+		char date[9], tod[7];
+
+		if (sscanf(p, "/snapshot-%u-%8[0-9]-%6[0-9]-%u", &id, date, tod, &n) == 4 &&
+		    strlen(date) == 8 && strlen(tod) == 6)
+			found = true;
+	}
+	free(real);
+	return found;
+}
+
 int report_ctx_read(struct report_ctx *c, char *const *paths, size_t n,
 		    const struct report_read_opts *opts)
 {
@@ -341,6 +363,9 @@ int report_ctx_read(struct report_ctx *c, char *const *paths, size_t n,
 		cli_error("give one babeltrace2 text input (babeltrace2 merges several traces itself)");
 		return CLI_EXIT_USAGE;
 	}
+	for (size_t i = 0; i < n && !texts; i++)
+		if (opts->snapshot || in_snapshot_dir(paths[i]))
+			psa_model_set_snapshot(c->m);
 	c->in.text = texts != 0;
 	c->in.first = paths[0];
 	c->in.paths_n = n;

@@ -47,6 +47,8 @@ struct report_read_opts {
 	const uint32_t *only_vpids; /* keep only these processes' events (none: every process) */
 	size_t only_vpids_n;
 	bool quiet;         /* no progress line */
+	bool snapshot;      /* the input is a flight-recorder snapshot (psa_model_set_snapshot);
+			       also assumed for a path inside an LTTng snapshot directory */
 	bool empty_ok;      /* no proxyscope event is not an error: c->in.empty is set, and the
 			       caller says it (a recording command, trace_tally.h) */
 };

@@ -429,6 +429,8 @@ void report_json_watchdog(struct cli_json *j, const struct report_ctx *c, uint64
 	cli_json_begin_object(j);
 	bool_member(j, "stall_found", psa_watchdog_found(c->wd));
 	opt_u64_member(j, "threshold_ns", threshold_ns != 0, threshold_ns);
+	cli_json_key(j, "unknown_start_tasks");
+	cli_json_u64(j, psa_watchdog_unknown_start(c->wd));
 	cli_json_key(j, "root_causes");
 	cli_json_begin_array(j);
 	for (size_t i = 0; i < n; i++)

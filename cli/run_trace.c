@@ -65,6 +65,8 @@ static void *sig_main(void *arg)
 	if (rt->active) {
 		/* A fresh line: the progress line may be on the terminal (its thread is left alone). */
 		fputs("\n", stderr);
+		if (rt->s.snapshot && lt_session_snapshot(&rt->s, err, sizeof(err)))
+			fprintf(stderr, "error: %s\n", err);
 		if (lt_session_end(&rt->s, err, sizeof(err)))
 			fprintf(stderr, "error: %s\n", err);
 		lt_sessiond_release(&rt->s);
@@ -105,6 +107,7 @@ int run_trace_begin(struct run_trace *rt, const struct run_trace_opts *opts)
 	memset(rt, 0, sizeof(*rt));
 	pthread_mutex_init(&rt->mtx, NULL);
 	rt->s.level = opts->level;
+	rt->s.snapshot = opts->snapshot;
 	lt_buffers_size(&rt->s, opts->level, opts->ranks, opts->buffer_size);
 	if (lt_tools_check(err, sizeof(err))) {
 		cli_error("%s; or run without recording: proxyscope run --no-trace", err);
@@ -152,6 +155,10 @@ int run_trace_end(struct run_trace *rt)
 	int rc = 0;
 
 	pthread_mutex_lock(&rt->mtx);
+	if (rt->active && rt->s.snapshot && lt_session_snapshot(&rt->s, err, sizeof(err))) {
+		cli_error("%s", err);
+		rc = CLI_EXIT_FAILURE;
+	}
 	if (rt->active) {
 		if (lt_session_end(&rt->s, err, sizeof(err))) {
 			cli_error("%s", err);
@@ -267,6 +274,8 @@ static void print_files(const struct report_ctx *c, const struct run_trace *rt,
 	char buffers[96];
 
 	printf("trace:       %s\n", rt->s.output);
+	if (rt->s.snapshot)
+		printf("snapshot:    %s (the flight recorder's last)\n", rt->snapshot);
 	run_tally(c, rt, &t);
 	lt_buffers_str(&rt->s, buffers, sizeof(buffers));
 	trace_tally_print(&t, "the run", buffers, stdout);
@@ -291,6 +300,11 @@ static void json_trace(struct cli_json *j, const struct report_ctx *c, const str
 	cli_json_string(j, rt->s.output);
 	cli_json_key(j, "level");
 	cli_json_string(j, lt_level_str(rt->s.level));
+	cli_json_key(j, "snapshot");
+	if (rt->s.snapshot)
+		cli_json_string(j, rt->snapshot);
+	else
+		cli_json_null(j);
 	cli_json_key(j, "buffer_bytes_per_cpu");
 	cli_json_u64(j, rt->s.subbuf_size * rt->s.num_subbuf);
 	cli_json_key(j, "events_recorded");
@@ -317,13 +331,21 @@ int run_trace_report(struct run_trace *rt, const struct run_report_opts *opts)
 	uint32_t self = (uint32_t)getpid();
 	struct report_read_opts ropts = { .only_vpids = opts->vpids_n ? opts->vpids : &self,
 					  .only_vpids_n = opts->vpids_n ? opts->vpids_n : 1,
-					  .quiet = opts->quiet, .empty_ok = true };
+					  .quiet = opts->quiet, .empty_ok = true,
+					  .snapshot = rt->s.snapshot };
 	struct timeline_file tf[2];
 	char *paths[1] = { rt->s.output };
 	struct report_ctx c;
 	int rc;
 
 	memset(tf, 0, sizeof(tf));
+	if (rt->s.snapshot) {
+		if (lt_snapshot_latest(rt->s.output, rt->snapshot, sizeof(rt->snapshot))) {
+			cli_error("no snapshot was recorded under '%s'", rt->s.output);
+			return CLI_EXIT_FAILURE;
+		}
+		paths[0] = rt->snapshot;
+	}
 	rc = report_ctx_init(&c, REPORT_OVERVIEW | REPORT_STATS | REPORT_WATCHDOG, NULL, NULL);
 	if (rc)
 		return CLI_EXIT_FAILURE;

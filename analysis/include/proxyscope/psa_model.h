@@ -92,7 +92,9 @@ struct psa_task {
 	uint64_t drain_ts;          /* the worker took it: task_drain, else its first task_state */
 	uint64_t done_ts;           /* reached DONE (0: never) */
 	uint64_t last_ts;           /* last event about it */
-	bool truncated;             /* first seen mid-life (flight-recorder snapshot) */
+	bool truncated;             /* first seen mid-life (flight-recorder snapshot), or, in a
+				     * snapshot, open at the end in a state that began before the
+				     * trace is complete (psa_model_set_snapshot): state unknown */
 
 	uint32_t state;             /* current run state */
 	uint64_t state_since;
@@ -231,6 +233,14 @@ struct psa_observer {
 struct psa_model;
 
 int psa_model_create(struct psa_model **out);
+
+/*
+ * Before the first event: the input is a flight-recorder snapshot (overwrite-mode buffers, one
+ * per CPU), whose streams each begin mid-run. A task still open at the end whose current state
+ * began before every stream had begun is marked truncated (its later events may be among the
+ * overwritten ones): the watchdog leaves it out.
+ */
+void psa_model_set_snapshot(struct psa_model *m);
 void psa_model_destroy(struct psa_model *m);
 
 /* Observers are called in the order added; at most PSA_MODEL_OBSERVERS_MAX. */
