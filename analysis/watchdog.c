@@ -214,9 +214,8 @@ int psa_watchdog_analyze(struct psa_watchdog *w, const struct psa_model *m)
 		uint64_t last_done;
 		struct psa_stall *s;
 
-		/* First seen mid-life (a snapshot's start): how long it has been stuck, and why, is
-		 * not in the trace. */
-		if (t->truncated) {
+		/* A snapshot's start cut it: how long it has been stuck, and why, is not in it. */
+		if (t->unknown_start) {
 			w->unknown_start++;
 			continue;
 		}
@@ -232,7 +231,7 @@ int psa_watchdog_analyze(struct psa_watchdog *w, const struct psa_model *m)
 		s->state = t->state;
 		s->duration_ns = tot.last_ts > t->state_since ? tot.last_ts - t->state_since : 0;
 		psa__watchdog_classify(w, m, t, s);
-		s->uncertain = lost;
+		s->uncertain = t->truncated || lost;
 		psa__watchdog_death_adopt(w, t, s);
 	}
 	return psa__watchdog_chain(w, m, first_live);

@@ -63,7 +63,8 @@ if ENC_TRACE_PROBE=$tmp/no-such-probe.so run 2 run --ops 10; then
 fi
 
 # --- the flight recorder gives the full trace's verdict ------------------------------------------
-stall="--ranks 4 --ops 10000 --inject device-stall:rank=1,exec=9900 --json"
+# A 10 s watchdog: a loaded machine must not time out an exec before the injected stall.
+stall="--ranks 4 --ops 10000 --timeout 10s --inject device-stall:rank=1,exec=9900 --json"
 if run 1 run $stall --snapshot --buffer-size 1MiB -o "$tmp/snap"; then
 	cp "$out" "$tmp/snap.json"
 	grep -q '^snapshot: ' "$out" && fail "run --snapshot --json: text on stdout"
