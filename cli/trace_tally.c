@@ -70,7 +70,8 @@ bool trace_tally_print(const struct trace_tally *t, const char *cmd, const char 
 		trace_tally_warn_empty(cmd);
 		return false;
 	}
-	fprintf(out, "events:      %" PRIu64 " recorded, %" PRIu64 " lost (%.2f %%)", t->ours,
+	fprintf(out, "events:      %" PRIu64 " recorded%s, %" PRIu64 " lost (%.2f %%)", t->ours,
+		t->snapshot ? " (the flight recorder's window: older ones overwritten)" : "",
 		t->lost_events, 100.0 * trace_tally_loss(t));
 	if (t->lost_packets)
 		fprintf(out, ", %" PRIu64 " packet%s %s", t->lost_packets,
