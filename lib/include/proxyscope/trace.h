@@ -1,7 +1,8 @@
 /*
  * Tracing control. The library's LTTng-UST tracepoints become recordable once its probe
  * library (libproxyscope-tp.so) is loaded; by default the library loads it by itself at
- * start-up when it can be found (ENC_TRACE=0 prevents that, ENC_TRACE_PROBE=/path chooses it).
+ * start-up when it can be found (ENC_TRACE=0 prevents that, ENC_TRACE_PROBE=/path chooses it:
+ * then nothing else is tried).
  * It is looked for beside the loaded libproxyscope.so itself (or, for a program linking the
  * static library from BINDIR, in ../LIBDIR), wherever the package was installed or moved to,
  * then by the dynamic linker's search.
