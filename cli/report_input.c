@@ -8,7 +8,9 @@
  * that every report observes. CTF directories are muxed by time in one reader call; text input
  * is one stream (babeltrace2 already merged its traces), so the two are never mixed.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <ftw.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -180,8 +182,51 @@ static int find_metadata(const char *path, const struct stat *st, int flag, stru
 }
 
 /* Is @path text (true) or CTF (false)? Returns 0, or CLI_EXIT_USAGE after an "error:" line. */
+/*
+ * Is @name what LTTng calls a snapshot's directory: "<output name>-YYYYMMDD-HHMMSS-N" under a
+ * snapshot session's output, the default output name being "snapshot-<id>"?
+ */
+static bool is_snapshot_name(const char *name)
+{
+	unsigned id, n;
+	char date[9], tod[7];
+
+	return sscanf(name, "snapshot-%u-%8[0-9]-%6[0-9]-%u", &id, date, tod, &n) == 4 &&
+	       strlen(date) == 8 && strlen(tod) == 6;
+}
+
+/* Is @path inside (or itself) a snapshot's directory? */
+static bool in_snapshot_dir(const char *path)
+{
+	char *real = realpath(path, NULL);
+	bool found = false;
+
+	for (const char *p = real; p && (p = strchr(p, '/')) != NULL; p++)
+		found |= is_snapshot_name(p + 1);
+	free(real);
+	return found;
+}
+
+/* The snapshot directories right under @dir (a snapshot session's output). */
+static unsigned snapshots_in(const char *dir, char *one, size_t onelen)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	unsigned n = 0;
+
+	while (d && (e = readdir(d)))
+		if (is_snapshot_name(e->d_name)) {
+			snprintf(one, onelen, "%s/%s", dir, e->d_name);
+			n++;
+		}
+	if (d)
+		closedir(d);
+	return n;
+}
+
 static int classify(const char *path, bool *text)
 {
+	char one[PATH_MAX + 256];
 	struct stat st;
 
 	if (!strcmp(path, "-")) {
@@ -197,6 +242,12 @@ static int classify(const char *path, bool *text)
 		nftw(path, find_metadata, 16, FTW_PHYS | FTW_ACTIONRETVAL);
 		if (!g_found_metadata) {
 			cli_error("'%s' is not a trace (no metadata under it)", path);
+			return CLI_EXIT_USAGE;
+		}
+		if (snapshots_in(path, one, sizeof(one)) > 1) {
+			/* Read together, their overlapping windows would count events twice. */
+			cli_error("'%s' holds several flight-recorder snapshots: read one of them "
+				  "(e.g. '%s')", path, one);
 			return CLI_EXIT_USAGE;
 		}
 		*text = false;
@@ -309,28 +360,6 @@ static void describe(struct report_input *in, char *const *paths, size_t n)
 	else
 		snprintf(in->desc, sizeof(in->desc), "%u CTF trace%s under '%s'%s", in->rs.traces,
 			 in->rs.traces == 1 ? "" : "s", paths[0], n > 1 ? " and more" : "");
-}
-
-/*
- * Is @path inside (or itself) a directory LTTng wrote a snapshot into: a component named
- * "<output name>-YYYYMMDD-HHMMSS-N" under a snapshot session's output (the default output name
- * is "snapshot-<id>")?
- */
-static bool in_snapshot_dir(const char *path)
-{
-	char *real = realpath(path, NULL);
-	bool found = false;
-
-	for (const char *p = real; p && (p = strstr(p, "/snapshot-")) != NULL; p++) {
-		unsigned id, n;
-		char date[9], tod[7];
-
-		if (sscanf(p, "/snapshot-%u-%8[0-9]-%6[0-9]-%u", &id, date, tod, &n) == 4 &&
-		    strlen(date) == 8 && strlen(tod) == 6)
-			found = true;
-	}
-	free(real);
-	return found;
 }
 
 int report_ctx_read(struct report_ctx *c, char *const *paths, size_t n,

@@ -5,7 +5,8 @@
 #  - `run` prints the events recorded and lost with its buffers, and --json carries them;
 #  - `run` names what is missing when the probe library cannot be loaded;
 #  - `run --snapshot` on a long run (40000 execs) with a stall near its end: the snapshot begins
-#    mid-run (tasks of unknown state are left out), and its root cause is the full trace's.
+#    mid-run (tasks of unknown state are left out), and its root cause is the full trace's;
+#    `watchdog` of the snapshot directory agrees, and a directory of several snapshots is refused.
 #
 #   sh test_cli_record.sh path/to/proxyscope
 set -eu
@@ -90,6 +91,23 @@ r = roots(full)
 assert r == [(1, 9900, "NETWORK", "device_no_trigger")], r
 assert roots(snap) == r, (roots(snap), r)
 PY
+fi
+# The report commands know a snapshot by its directory, and refuse to merge several.
+if [ -s "$tmp/snap.json" ]; then
+	last=$(python3 -c 'import json, sys; print(json.load(sys.stdin)["trace"]["snapshot"])' <"$tmp/snap.json")
+	if run 1 watchdog --json "$last"; then
+		python3 -c '
+import json, sys
+w = json.load(sys.stdin)["watchdog"]
+roots = [(s["rank"], s["exec_id"], s["cause"]) for s in w["stalls"] if s["root_cause"]]
+assert roots == [(1, 9900, "device_no_trigger")], roots
+assert w["unknown_start_tasks"] > 0, w
+' <"$out" || fail "watchdog SNAPSHOT: not the run's root cause"
+	fi
+	if run 2 report "$tmp/snap"; then
+		grep -q "^error: '$tmp/snap' holds several flight-recorder snapshots" "$err" ||
+			fail "report of a directory of snapshots: no error"
+	fi
 fi
 
 harness_finish "record"
