@@ -54,7 +54,7 @@ const char *lt_level_str(enum lt_level level)
  * room needed grows with the threads and with the level's event rate (DEBUG: every poll).
  */
 static const uint64_t buffer_per_rank[LT_LEVEL_NR] = {
-	UINT64_C(1) << 20, UINT64_C(1) << 20, UINT64_C(16) << 20, UINT64_C(64) << 20,
+	UINT64_C(1) << 20, UINT64_C(1) << 20, UINT64_C(64) << 20, UINT64_C(128) << 20,
 };
 #define BUFFER_FLOOR (UINT64_C(8) << 20)   /* per CPU, whatever the run */
 #define BUFFER_MEM_SHARE 8                 /* all CPUs' buffers: at most 1/8 of the memory */
