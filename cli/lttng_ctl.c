@@ -57,6 +57,14 @@ static const uint64_t buffer_per_rank[LT_LEVEL_NR] = {
 	UINT64_C(1) << 20, UINT64_C(1) << 20, UINT64_C(64) << 20, UINT64_C(128) << 20,
 };
 #define BUFFER_FLOOR (UINT64_C(8) << 20)   /* per CPU, whatever the run */
+/*
+ * Per CPU when the ranks are unknown (`record`): by level only. Larger sub-buffers there made
+ * babeltrace2 fail now and then on a short recording's stream file ("No stream class with ID
+ * 0", test_trace_record: 2 of 8 runs with 8 x 8 MiB, none of 5 with 8 x 1 MiB).
+ */
+static const uint64_t buffer_unknown_ranks[LT_LEVEL_NR] = {
+	UINT64_C(8) << 20, UINT64_C(8) << 20, UINT64_C(8) << 20, UINT64_C(32) << 20,
+};
 #define BUFFER_MEM_SHARE 8                 /* all CPUs' buffers: at most 1/8 of the memory */
 
 static unsigned online_cpus(void)
@@ -75,8 +83,9 @@ void lt_buffers_size(struct lt_session *s, enum lt_level level, unsigned ranks, 
 		long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
 		uint64_t cap = LT_BUFFER_MAX;
 
-		want = buffer_per_rank[(unsigned)level < LT_LEVEL_NR ? level : LT_LEVEL_INFO] *
-		       (ranks ? ranks : cpus) / cpus;
+		unsigned l = (unsigned)level < LT_LEVEL_NR ? level : LT_LEVEL_INFO;
+
+		want = ranks ? buffer_per_rank[l] * ranks / cpus : buffer_unknown_ranks[l];
 		if (want < BUFFER_FLOOR)
 			want = BUFFER_FLOOR;
 		if (pages > 0 && page > 0 &&

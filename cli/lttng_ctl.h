@@ -41,7 +41,7 @@ struct lt_session {
 
 /*
  * The tracer's ring buffer per CPU (per-user buffers, one per CPU) for a session at @level
- * around @ranks threads that fire events (0: unknown, taken as one per CPU), or @override
+ * around @ranks threads that fire events (0: unknown, sized for the level alone), or @override
  * bytes per CPU when not 0: sets s->subbuf_size and s->num_subbuf (LT_NUM_SUBBUF sub-buffers,
  * each a power of two of at least LT_SUBBUF_MIN). Sized so a busy run's bursts fit while the
  * consumer daemon shares the CPUs with it, and bounded by a share of the machine's memory.
