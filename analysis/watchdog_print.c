@@ -8,7 +8,7 @@
 
 #include "watchdog_int.h"
 
-static void task_label(const struct psa_stall *s, char *buf, size_t len)
+void psa_stall_label(const struct psa_stall *s, char *buf, size_t len)
 {
 	if (s->process) {
 		if (s->rank == PSA_RANK_NONE)
@@ -48,23 +48,31 @@ static const char *unsure_tag(enum psa_unsure u, char *buf, size_t len)
 	return buf;
 }
 
+void psa_stall_root_line(const struct psa_stall *s, char *buf, size_t len)
+{
+	char tag[96];
+
+	if (s->rank == PSA_RANK_NONE)
+		snprintf(buf, len, "root cause: the process pid %u on %s: %s%s", s->vpid, s->host,
+			 s->detail, unsure_tag(s->unsure, tag, sizeof(tag)));
+	else if (s->process)
+		snprintf(buf, len, "root cause: rank %u (pid %u on %s, gid %u): %s%s", s->rank,
+			 s->vpid, s->host, s->gid, s->detail, unsure_tag(s->unsure, tag, sizeof(tag)));
+	else
+		snprintf(buf, len, "root cause: rank %u exec %" PRIu64 " (pid %u on %s, gid %u): %s%s",
+			 s->rank, s->exec_id, s->vpid, s->host, s->gid, s->detail,
+			 unsure_tag(s->unsure, tag, sizeof(tag)));
+}
+
 static void print_root(const struct psa_watchdog *w, size_t r, FILE *out)
 {
 	const struct psa_stall *s = &w->stalls[r];
-	char label[96], tag[96];
+	char label[96], line[512];
 	unsigned blocked = 0;
 
-	task_label(s, label, sizeof(label));
-	if (s->rank == PSA_RANK_NONE)
-		fprintf(out, "root cause: the process pid %u on %s: %s%s\n", s->vpid, s->host, s->detail,
-			unsure_tag(s->unsure, tag, sizeof(tag)));
-	else if (s->process)
-		fprintf(out, "root cause: rank %u (pid %u on %s, gid %u): %s%s\n", s->rank, s->vpid,
-			s->host, s->gid, s->detail, unsure_tag(s->unsure, tag, sizeof(tag)));
-	else
-		fprintf(out, "root cause: rank %u exec %" PRIu64 " (pid %u on %s, gid %u): %s%s\n",
-			s->rank, s->exec_id, s->vpid, s->host, s->gid, s->detail,
-			unsure_tag(s->unsure, tag, sizeof(tag)));
+	psa_stall_label(s, label, sizeof(label));
+	psa_stall_root_line(s, line, sizeof(line));
+	fprintf(out, "%s\n", line);
 	if (!s->process)
 		fprintf(out, "    %s, %s for %.3f s%s\n", label, psa_state_str(s->state),
 			(double)s->duration_ns / 1e9,
@@ -76,7 +84,7 @@ static void print_root(const struct psa_watchdog *w, size_t r, FILE *out)
 			continue;
 		if (!blocked++)
 			fprintf(out, "    blocks:");
-		task_label(o, label, sizeof(label));
+		psa_stall_label(o, label, sizeof(label));
 		fprintf(out, "%s %s", blocked > 1 ? "," : "", label);
 	}
 	if (blocked)
@@ -87,7 +95,7 @@ static void print_evidence(const struct psa_stall *s, const struct psa_watchdog 
 {
 	char label[96];
 
-	task_label(s, label, sizeof(label));
+	psa_stall_label(s, label, sizeof(label));
 	if (s->process)
 		fprintf(out, "  %s, gid %u: silent for the last %.3f s of the trace\n", label, s->gid,
 			(double)s->duration_ns / 1e9);
@@ -112,7 +120,7 @@ static void print_evidence(const struct psa_stall *s, const struct psa_watchdog 
 				s->trigger_last[k] == 0xFFFFFFFFu ? " (never written)" : "");
 	if (!s->waiting_on_n && !s->failed && s->root >= 0) {
 		/* no edge but a root: a task of a process that died */
-		task_label(&w->stalls[s->root], label, sizeof(label));
+		psa_stall_label(&w->stalls[s->root], label, sizeof(label));
 		fprintf(out, "      root cause: %s\n", label);
 	} else if (s->waiting_on_n || s->root >= 0) {
 		fprintf(out, "      %s", s->failed ? "failed" : "waiting");
@@ -121,7 +129,7 @@ static void print_evidence(const struct psa_stall *s, const struct psa_watchdog 
 		for (uint32_t k = 0; k < s->waiting_on_n; k++)
 			fprintf(out, "%s %u", k ? "," : "", s->waiting_on[k]);
 		if (s->root >= 0) {
-			task_label(&w->stalls[s->root], label, sizeof(label));
+			psa_stall_label(&w->stalls[s->root], label, sizeof(label));
 			fprintf(out, " -> root cause: %s", label);
 		} else if (!s->root_cause) {
 			fprintf(out, " -> no root cause found in the trace");

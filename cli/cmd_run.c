@@ -55,6 +55,8 @@ enum {
 	OPT_LOGLEVEL,
 	OPT_BUFFER_SIZE,
 	OPT_SNAPSHOT,
+	OPT_WATCH,
+	OPT_WATCH_THRESHOLD,
 	OPT_HELP,
 };
 
@@ -83,6 +85,8 @@ static const struct cli_opt run_opts[] = {
 	{ "loglevel", 0, true, OPT_LOGLEVEL },
 	{ "buffer-size", 0, true, OPT_BUFFER_SIZE },
 	{ "snapshot", 0, false, OPT_SNAPSHOT },
+	{ "watch", 0, false, OPT_WATCH },
+	{ "watch-threshold", 0, true, OPT_WATCH_THRESHOLD },
 	{ "help", 'h', false, OPT_HELP },
 	{ NULL, 0, false, 0 },
 };
@@ -121,6 +125,12 @@ static const char run_usage[] =
 	"    --no-trace            run the workload without recording (no LTTng needed); only\n"
 	"                          the workload's own result is printed. Under another session\n"
 	"                          (proxyscope record) the run is recorded by that one\n"
+	"    --watch               watch the run live while it runs (a live session through a\n"
+	"                          relay daemon of its own, as `proxyscope watch`): a finding as\n"
+	"                          soon as a task stays in one state longer than the threshold\n"
+	"                          (on stdout; as JSON Lines on stderr with --json); the report\n"
+	"                          at the end as without it\n"
+	"    --watch-threshold DURATION  for --watch (default 1s)\n"
 	"\n"
 	"Workload:\n"
 	"    --ranks R             rank threads, 1..128 (default 4)\n"
@@ -182,6 +192,8 @@ struct run_cli {
 	const char *child; /* --_child I,FD: run process I of a --procs run, result to FD */
 	bool no_trace;
 	bool snapshot;
+	bool watch;
+	uint64_t watch_threshold_ns; /* 0: --watch's default */
 	bool json;
 	bool quiet;
 	bool help;
@@ -212,6 +224,11 @@ static int opt_value(struct run_cli *c, int id, const char *opt, const char *v)
 	switch (id) {
 	case OPT_RANKS:
 		return u32_value(opt, v, 1, ENC_WL_MAX_RANKS, &c->args.ranks);
+	case OPT_WATCH_THRESHOLD:
+		if (cli_parse_duration(v, 1000, 1000000, 3600ull * 1000000000ull,
+				       &c->watch_threshold_ns, err, sizeof(err)))
+			return value_error(opt, err);
+		return 0;
 	case OPT_RANKS_PER_PROXY:
 		return u32_value(opt, v, 1, ENC_WL_MAX_RANKS, &c->args.ranks_per_proxy);
 	case OPT_STREAMS:
@@ -313,6 +330,9 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 		case OPT_SNAPSHOT:
 			c->snapshot = true;
 			break;
+		case OPT_WATCH:
+			c->watch = true;
+			break;
 		case OPT_HELP: /* like git: -h wins over whatever follows it */
 			c->help = true;
 			return -1;
@@ -330,8 +350,15 @@ static int trace_args(const struct run_cli *c, struct run_trace_opts *t)
 {
 	char err[CLI_ERR_MAX];
 
-	*t = (struct run_trace_opts){ .output = c->output, .level = LT_LEVEL_INFO,
-				      .ranks = c->args.ranks, .snapshot = c->snapshot };
+	*t = (struct run_trace_opts){
+		.output = c->output,
+		.level = LT_LEVEL_INFO,
+		.ranks = c->args.ranks,
+		.snapshot = c->snapshot,
+		.watch = c->watch,
+		.watch_threshold_ns = c->watch_threshold_ns ? c->watch_threshold_ns : 1000000000ull,
+		.watch_json = c->json,
+	};
 	if (c->no_trace) {
 		if (c->output)
 			return cli_usage_error("run", "--output: there is no trace with --no-trace");
@@ -341,8 +368,12 @@ static int trace_args(const struct run_cli *c, struct run_trace_opts *t)
 			return cli_usage_error("run", "--buffer-size: there is no trace with --no-trace");
 		if (c->snapshot)
 			return cli_usage_error("run", "--snapshot: there is no trace with --no-trace");
+		if (c->watch)
+			return cli_usage_error("run", "--watch: there is nothing to watch with --no-trace");
 		return -1;
 	}
+	if (c->watch_threshold_ns && !c->watch)
+		return cli_usage_error("run", "--watch-threshold: only with --watch");
 	if (c->level && lt_level_parse(c->level, &t->level))
 		return cli_usage_error("run", "--loglevel: '%s' is not a level (err, warning, info, "
 				       "debug)", c->level);

@@ -32,6 +32,9 @@ struct lt_session {
 				    only this one (benchmarks: what a narrower session costs) */
 	uint64_t subbuf_size;    /* the channel's sub-buffers (lt_buffers_size); 0: 1 MiB, or */
 	unsigned num_subbuf;     /* 4 MiB at debug, and 8 of them */
+	const char *live_url;    /* live session (`proxyscope watch`): the relay daemon's
+				    "net://HOST:CTRL:DATA"; NULL: write to output */
+	unsigned live_timer_us;  /* its live timer (how often the relay daemon gets data) */
 	bool created;            /* `lttng create` succeeded: destroy owed */
 	bool started;            /* `lttng start` succeeded: stop owed */
 	bool trigger;            /* the watchdog snapshot trigger is installed */
