@@ -154,6 +154,11 @@ size_t psa_watchdog_ignored(const struct psa_watchdog *w)
 	return w->ignored;
 }
 
+size_t psa_watchdog_unknown_start(const struct psa_watchdog *w)
+{
+	return w->unknown_start;
+}
+
 size_t psa_watchdog_unknown(const struct psa_watchdog *w)
 {
 	return w->unknown;
@@ -299,6 +304,11 @@ static int add_live(struct psa_watchdog *w, const struct psa_model *m, const str
 	struct psa_task view;
 	struct psa_stall *s;
 
+	/* A snapshot's start cut it: how long it has been stuck, and why, is not in it. */
+	if (t->unknown_start) {
+		w->unknown_start++;
+		return 0;
+	}
 	if (psa__watchdog_lost_in(m, t->state_since, end) &&
 	    psa_model_rank_last_done_exec(m, t->job, t->rank, &last_done) && last_done > t->exec_id) {
 		w->ignored++;

@@ -30,6 +30,7 @@ struct psa_watchdog {
 	size_t n, cap;
 	uint64_t trace_end;
 	size_t ignored; /* live tasks most likely finished (see psa_watchdog_ignored) */
+	size_t unknown_start; /* live tasks first seen mid-life (see psa_watchdog_unknown_start) */
 	size_t unknown; /* live tasks whose fate rests on lost events (psa_watchdog_unknown) */
 	enum psa_level_view level;
 	bool lossy;     /* the tracer lost events */

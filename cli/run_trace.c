@@ -35,6 +35,7 @@
 
 #include "report_json.h"
 #include "run_trace.h"
+#include "trace_tally.h"
 
 #define REGISTER_TIMEOUT_MS 5000
 
@@ -79,6 +80,8 @@ static void *sig_main(void *arg)
 	if (rt->active) {
 		/* A fresh line: the progress line may be on the terminal (its thread is left alone). */
 		fputs("\n", stderr);
+		if (rt->s.snapshot && lt_session_snapshot(&rt->s, err, sizeof(err)))
+			fprintf(stderr, "error: %s\n", err);
 		if (lt_session_end(&rt->s, err, sizeof(err)))
 			fprintf(stderr, "error: %s\n", err);
 		lt_sessiond_release(&rt->s);
@@ -205,6 +208,8 @@ static int setup_locked(struct run_trace *rt, const struct run_trace_opts *opts)
 	char err[LT_ERR_MAX];
 
 	rt->s.level = opts->level;
+	rt->s.snapshot = opts->snapshot;
+	lt_buffers_size(&rt->s, opts->level, opts->ranks, opts->buffer_size);
 	if (lt_tools_check(err, sizeof(err))) {
 		cli_error("%s; or run without recording: proxyscope run --no-trace", err);
 		return CLI_EXIT_USAGE;
@@ -212,8 +217,11 @@ static int setup_locked(struct run_trace *rt, const struct run_trace_opts *opts)
 	/* The CLI does not load the probes at start-up (proxyscope.c): only a traced run needs
 	 * them, and every other command should stay out of other sessions. */
 	if (enc_trace_load()) {
-		cli_error("the tracepoint probes (libproxyscope-tp.so) are not loaded, so nothing "
-			  "would be recorded (ENC_TRACE=0, or a build without LTTng); run with --no-trace");
+		char why[768];
+
+		enc_trace_load_error(why, sizeof(why));
+		cli_error("nothing would be recorded: the tracepoint probe library "
+			  "(libproxyscope-tp.so) cannot be loaded: %s; run with --no-trace", why);
 		return CLI_EXIT_USAGE;
 	}
 	if (output_prepare(rt, opts->output, err, sizeof(err))) {
@@ -245,6 +253,10 @@ int run_trace_end(struct run_trace *rt)
 	int rc = 0;
 
 	pthread_mutex_lock(&rt->mtx);
+	if (rt->active && rt->s.snapshot && lt_session_snapshot(&rt->s, err, sizeof(err))) {
+		cli_error("%s", err);
+		rc = CLI_EXIT_FAILURE;
+	}
 	if (rt->active) {
 		if (lt_session_end(&rt->s, err, sizeof(err))) {
 			cli_error("%s", err);
@@ -341,9 +353,31 @@ static void exports_destroy(struct timeline_file *tf)
 	}
 }
 
-static void print_files(const struct run_trace *rt, const struct timeline_file *tf)
+/* What the trace holds of this run's processes (the reader's counts after the vpid filter). */
+static void run_tally(const struct report_ctx *c, const struct run_trace *rt,
+		      struct trace_tally *t)
 {
+	struct psa_model_totals tot;
+
+	psa_model_totals(c->m, &tot);
+	*t = (struct trace_tally){ .ours = tot.our_events, .others = tot.events - tot.our_events,
+				   .lost_events = tot.discarded_events,
+				   .lost_packets = tot.discarded_packets,
+				   .snapshot = rt->s.snapshot };
+}
+
+static void print_files(const struct report_ctx *c, const struct run_trace *rt,
+			const struct timeline_file *tf)
+{
+	struct trace_tally t;
+	char buffers[96];
+
 	printf("trace:       %s\n", rt->s.output);
+	if (rt->s.snapshot)
+		printf("snapshot:    %s (the flight recorder's last)\n", rt->snapshot);
+	run_tally(c, rt, &t);
+	lt_buffers_str(&rt->s, buffers, sizeof(buffers));
+	trace_tally_print(&t, "the run", buffers, stdout);
 	if (tf[0].ok || tf[1].ok)
 		printf("timeline:    %s%s%s%s%s\n", tf[0].ok ? tf[0].path : "",
 		       tf[0].ok ? " (ui.perfetto.dev)" : "",
@@ -353,14 +387,31 @@ static void print_files(const struct run_trace *rt, const struct timeline_file *
 		printf("timeline:    not written (see the error above)\n");
 }
 
-static void json_trace(struct cli_json *j, const struct run_trace *rt, const struct timeline_file *tf)
+static void json_trace(struct cli_json *j, const struct report_ctx *c, const struct run_trace *rt,
+		       const struct timeline_file *tf)
 {
+	struct trace_tally t;
+
+	run_tally(c, rt, &t);
 	cli_json_key(j, "trace");
 	cli_json_begin_object(j);
 	cli_json_key(j, "dir");
 	cli_json_string(j, rt->s.output);
 	cli_json_key(j, "level");
 	cli_json_string(j, lt_level_str(rt->s.level));
+	cli_json_key(j, "snapshot");
+	if (rt->s.snapshot)
+		cli_json_string(j, rt->snapshot);
+	else
+		cli_json_null(j);
+	cli_json_key(j, "buffer_bytes_per_cpu");
+	cli_json_u64(j, rt->s.subbuf_size * rt->s.num_subbuf);
+	cli_json_key(j, "events_recorded");
+	cli_json_u64(j, t.ours);
+	cli_json_key(j, "events_lost");
+	cli_json_u64(j, t.lost_events);
+	cli_json_key(j, "loss_rate");
+	cli_json_double(j, trace_tally_loss(&t));
 	cli_json_key(j, "timeline_chrome");
 	if (tf[0].ok)
 		cli_json_string(j, tf[0].path);
@@ -379,19 +430,31 @@ int run_trace_report(struct run_trace *rt, const struct run_report_opts *opts)
 	uint32_t self = (uint32_t)getpid();
 	struct report_read_opts ropts = { .only_vpids = opts->vpids_n ? opts->vpids : &self,
 					  .only_vpids_n = opts->vpids_n ? opts->vpids_n : 1,
-					  .quiet = opts->quiet };
+					  .quiet = opts->quiet, .empty_ok = true,
+					  .snapshot = rt->s.snapshot };
 	struct timeline_file tf[2];
 	char *paths[1] = { rt->s.output };
 	struct report_ctx c;
 	int rc;
 
 	memset(tf, 0, sizeof(tf));
+	if (rt->s.snapshot) {
+		if (lt_snapshot_latest(rt->s.output, rt->snapshot, sizeof(rt->snapshot))) {
+			cli_error("no snapshot was recorded under '%s'", rt->s.output);
+			return CLI_EXIT_FAILURE;
+		}
+		paths[0] = rt->snapshot;
+	}
 	rc = report_ctx_init(&c, REPORT_OVERVIEW | REPORT_STATS | REPORT_WATCHDOG, NULL, NULL);
 	if (rc)
 		return CLI_EXIT_FAILURE;
 	rc = exports_open(&c, rt, tf);
 	if (!rc)
 		rc = report_ctx_read(&c, paths, 1, &ropts);
+	if (!rc && c.in.empty) {
+		trace_tally_warn_empty("the run");
+		rc = CLI_EXIT_FAILURE;
+	}
 	exports_finish(&c, tf, rc == 0, false);
 	if (rc) {
 		/* The run happened; its trace could not be read: a runtime failure, not usage. */
@@ -399,7 +462,7 @@ int run_trace_report(struct run_trace *rt, const struct run_report_opts *opts)
 		goto out;
 	}
 	if (opts->json) {
-		json_trace(opts->j, rt, tf);
+		json_trace(opts->j, &c, rt, tf);
 		cli_json_key(opts->j, "report");
 		cli_json_begin_object(opts->j);
 		report_json_input(opts->j, &c, paths, 1);
@@ -409,7 +472,7 @@ int run_trace_report(struct run_trace *rt, const struct run_report_opts *opts)
 		cli_json_end_object(opts->j);
 	} else if (!opts->quiet) {
 		fputc('\n', stdout);
-		print_files(rt, tf);
+		print_files(&c, rt, tf);
 		fputc('\n', stdout);
 		psa_overview_print(c.overview, c.m, &c.in.rs, c.in.desc, stdout);
 		fputc('\n', stdout);

@@ -132,6 +132,10 @@ const struct psa_stall *psa_watchdog_stalls(const struct psa_watchdog *w, size_t
 /* Live tasks left out: lost events overlap them and their rank finished a later exec, so
  * their DONE was most likely among the lost events. */
 size_t psa_watchdog_ignored(const struct psa_watchdog *w);
+/* Live tasks left out of a flight-recorder snapshot: their first events, or the events after
+ * their current state began, may have been overwritten (psa_task.unknown_start), so their
+ * state is unknown: never a stall or a root cause by themselves. */
+size_t psa_watchdog_unknown_start(const struct psa_watchdog *w);
 
 /* Live tasks whose fate the trace cannot tell: events were lost after their last event and
  * nothing shows them stuck (no consumer watchdog, no failure). Not stalls. */
