@@ -4,6 +4,8 @@
  * (local_rank 0) and joined by the others. A process holds one seat on the bus per job however
  * many comms (ranks) it sets up, so the bus is shared through a small refcounted map, under
  * its own lock: the last comm of the job to be freed hangs up and cleans up.
+ * Under a PMIx launcher each comm also holds the bootstrap across hosts (bootstrap_pmix.c),
+ * which the network backend uses to meet the job's other hosts.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -33,6 +35,9 @@ int enc__bootstrap_get(struct enc_comm *comm, uint32_t local_rank, uint32_t loca
 	struct boot_node *n;
 	int rc = 0;
 
+	rc = enc__xhost_get(&comm->xhost);
+	if (rc)
+		return rc;
 	if (local_nranks <= 1)
 		return 0; /* alone on the host: nobody to meet */
 	pthread_mutex_lock(&g_boot_lock);
@@ -62,6 +67,10 @@ int enc__bootstrap_get(struct enc_comm *comm, uint32_t local_rank, uint32_t loca
 	comm->bp = n->bus;
 out_unlock:
 	pthread_mutex_unlock(&g_boot_lock);
+	if (rc) {
+		enc__xhost_put(comm->xhost);
+		comm->xhost = NULL;
+	}
 	return rc;
 }
 
@@ -69,6 +78,8 @@ void enc__bootstrap_put(struct enc_comm *comm)
 {
 	struct boot_node **pn, *n = NULL;
 
+	enc__xhost_put(comm->xhost);
+	comm->xhost = NULL;
 	if (!comm->bp)
 		return;
 	pthread_mutex_lock(&g_boot_lock);

@@ -48,7 +48,8 @@ static struct fi_info *hints_build(const char *provider, bool loopback)
 		fi_freeinfo(h);
 		return NULL;
 	}
-	/* tcp and net take an IP address: on one host, the loopback one */
+	/* tcp and net take an IP address: on one host, the loopback one; across hosts the
+	 * provider's first interface (the host's own address) */
 	if (loopback && (strncmp(provider, "tcp", 3) == 0 || strncmp(provider, "net", 3) == 0))
 		h->addr_format = FI_SOCKADDR_IN;
 	return h;
