@@ -95,6 +95,50 @@ static int get_u32(pmix_rank_t rank, const char *key, uint32_t *out)
 	return rc;
 }
 
+/*
+ * This process's place among its host's: from PMIX_LOCAL_PEERS, the job's ranks on this node
+ * ("0,1"), which is part of the job's data every launcher gives at start-up (PMIX_LOCAL_RANK of
+ * a process is not always there yet when it asks).
+ */
+static int local_peers(struct enc_launcher *l)
+{
+	pmix_value_t *v = NULL;
+	pmix_proc_t p;
+	pmix_status_t st;
+	const char *s;
+	int rc = -EPROTO;
+
+	PMIX_LOAD_PROCID(&p, g_self.nspace, PMIX_RANK_WILDCARD);
+	st = PMIx_Get(&p, PMIX_LOCAL_PEERS, NULL, 0, &v);
+	if (st != PMIX_SUCCESS) {
+		enc_err("PMIx_Get(%s): %s", PMIX_LOCAL_PEERS, PMIx_Error_string(st));
+		return pmix_errno(st);
+	}
+	if (v->type == PMIX_STRING && (s = v->data.string)) {
+		l->local_size = 0;
+		for (;;) {
+			char *end;
+			unsigned long r = strtoul(s, &end, 10);
+
+			if (end == s)
+				break;
+			if (r == l->rank) {
+				l->local_rank = l->local_size;
+				rc = 0;
+			}
+			l->local_size++;
+			if (*end != ',')
+				break;
+			s = end + 1;
+		}
+	}
+	if (rc)
+		enc_err("PMIx_Get(%s): this process (rank %u) is not among them", PMIX_LOCAL_PEERS,
+			l->rank);
+	PMIX_VALUE_RELEASE(v);
+	return rc;
+}
+
 int enc_launcher_get(struct enc_launcher *l)
 {
 	pmix_value_t *v = NULL;
@@ -110,9 +154,7 @@ int enc_launcher_get(struct enc_launcher *l)
 	l->rank = g_self.rank;
 	rc = get_u32(PMIX_RANK_WILDCARD, PMIX_JOB_SIZE, &l->size);
 	if (!rc)
-		rc = get_u32(g_self.rank, PMIX_LOCAL_RANK, &l->local_rank);
-	if (!rc)
-		rc = get_u32(PMIX_RANK_WILDCARD, PMIX_LOCAL_SIZE, &l->local_size);
+		rc = local_peers(l);
 	if (!rc && PMIx_Get(&g_self, PMIX_HOSTNAME, NULL, 0, &v) == PMIX_SUCCESS) {
 		if (v->type == PMIX_STRING && v->data.string)
 			snprintf(l->host, sizeof(l->host), "%s", v->data.string);

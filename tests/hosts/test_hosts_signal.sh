@@ -9,17 +9,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
-# The processes in, and descriptors on, the network namespaces listed in $tmp/inos.
-leftovers() {
-	n=0
-	for l in /proc/[0-9]*/ns/net /proc/[0-9]*/fd/*; do
-		t=$(readlink "$l" 2>/dev/null) || continue
-		case $t in net:\[*\]) ;; *) continue ;; esac
-		ino=${t#net:[}; ino=${ino%]}
-		grep -qx "$ino" "$tmp/inos" && n=$((n + 1))
-	done
-	echo $n
-}
+. "$(dirname "$0")/leftovers.sh"
 
 one() { # signal
 	sig=$1
@@ -27,16 +17,16 @@ one() { # signal
 	pid=$!
 	for _ in $(seq 100); do grep -q switch_netns_inode "$tmp/out" && break; sleep 0.1; done
 	grep -q switch_netns_inode "$tmp/out" || fail "$sig: the hosts did not come up: $(cat "$tmp/err")"
-	grep -o '"[a-z_]*netns_inode": [0-9]*' "$tmp/out" | sed 's/.*: //' >"$tmp/inos"
+	inodes_of "$tmp/out" "$tmp/inos"
 	[ "$(wc -l <"$tmp/inos")" -eq 4 ] || fail "$sig: expected 4 namespaces: $(cat "$tmp/out")"
 	dir=$(sed -n 's/.*"runtime_dir": "\(.*\)".*/\1/p' "$tmp/out")
 	[ -d "$dir" ] || fail "$sig: no runtime directory '$dir'"
-	[ "$(leftovers)" -gt 0 ] || fail "$sig: nothing runs in the hosts"
+	[ "$(leftovers "$tmp/inos")" -gt 0 ] || fail "$sig: nothing runs in the hosts"
 	kill -s "$sig" $pid
 	wait $pid
 	# The keeper sweeps after the CLI is gone: give it its grace period.
-	for _ in $(seq 100); do [ "$(leftovers)" -eq 0 ] && break; sleep 0.1; done
-	[ "$(leftovers)" -eq 0 ] || fail "$sig: processes or descriptors left in the hosts' namespaces"
+	for _ in $(seq 100); do [ "$(leftovers "$tmp/inos")" -eq 0 ] && break; sleep 0.1; done
+	[ "$(leftovers "$tmp/inos")" -eq 0 ] || fail "$sig: processes or descriptors left in the hosts' namespaces"
 	for _ in $(seq 50); do [ ! -e "$dir" ] && break; sleep 0.1; done
 	[ ! -e "$dir" ] || fail "$sig: $dir left behind"
 	echo "ok: $sig"

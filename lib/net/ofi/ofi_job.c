@@ -36,6 +36,7 @@
 
 #define OFI_JOB_MAX 64
 #define OFI_MEET_TIMEOUT_MS 30000
+#define OFI_MEET_TIMEOUT_HOSTS_MS 90000
 #define OFI_MAGIC_HELLO 0x6f666931u /* "ofi1" */
 #define OFI_MAGIC_NAMES 0x6f66696eu /* "ofin" */
 #define OFI_REASON_MAX 160
@@ -465,7 +466,10 @@ int enc__ofi_job_join(const struct enc_net_open_args *a, struct ofi_job **out,
 		      struct ofi_ep **ep)
 {
 	uint32_t expected = a->proc_ranks ? a->proc_ranks : a->bus ? 1 : a->nranks;
-	uint64_t deadline = enc_now_ns() + (uint64_t)OFI_MEET_TIMEOUT_MS * 1000000u;
+	/* Across hosts the meeting waits for the slowest host's launch too (the PMIx fence gives
+	 * up after a minute): the process's other ranks wait that long for the verdict. */
+	unsigned meet_ms = a->xhost ? OFI_MEET_TIMEOUT_HOSTS_MS : OFI_MEET_TIMEOUT_MS;
+	uint64_t deadline = enc_now_ns() + (uint64_t)meet_ms * 1000000u;
 	struct ofi_job *job;
 	uint32_t idx;
 	int rc;
@@ -500,8 +504,7 @@ int enc__ofi_job_join(const struct enc_net_open_args *a, struct ofi_job **out,
 		clock_gettime(CLOCK_REALTIME, &ts);
 		if (enc_now_ns() >= deadline) {
 			enc_err("ofi: job %s: rank %u: only %u of this process's %u ranks opened "
-				"within %d ms", a->job, a->rank, job->arrived, expected,
-				OFI_MEET_TIMEOUT_MS);
+				"within %u ms", a->job, a->rank, job->arrived, expected, meet_ms);
 			rc = -ETIMEDOUT;
 			goto out_unlock;
 		}
