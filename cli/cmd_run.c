@@ -382,17 +382,125 @@ static int run_workload(struct run_cli *c, int argc, char **argv, struct run_pro
 	return rc;
 }
 
+/* The network options against the backends built in; returns -1 to go on, or the exit code. */
+static int net_args(const struct run_cli *c)
+{
+	char err[ENC_WL_ERR_MAX];
+	const char *backend;
+
+	if (!c->args.backend && !c->args.provider)
+		return -1;
+	backend = c->args.backend ? c->args.backend : "loop";
+	if (c->args.provider && strcmp(backend, "ofi"))
+		return cli_usage_error("run", "--provider: only the ofi backend has providers");
+	if (enc_net_check(backend, c->args.provider, err, sizeof(err)))
+		return cli_usage_error("run", "--%s: %s", c->args.provider ? "provider" : "backend",
+				       err);
+	return -1;
+}
+
+/*
+ * A --procs run checks the whole combination here, before any child starts, so a usage error
+ * is reported once by the parent; returns -1 to go on, or the exit code.
+ */
+static int procs_args(struct run_cli *c)
+{
+	char err[ENC_WL_ERR_MAX];
+	const char *job = c->args.job;
+	int rc;
+
+	if (c->args.procs <= 1)
+		return -1;
+	c->args.job = job ? job : "check"; /* the children get one; checked as theirs */
+	rc = enc_wl_args_check(&c->args, err, sizeof(err));
+	c->args.job = job;
+	return rc ? cli_usage_error("run", "%s", err) : -1;
+}
+
+/* Every check that needs no run; returns -1 to go on, or the exit code. */
+static int run_check(struct run_cli *c, enum lt_level *level)
+{
+	int rc = trace_args(c, level);
+
+	if (rc < 0)
+		rc = net_args(c);
+	if (rc < 0)
+		rc = procs_args(c);
+	return rc;
+}
+
+/* The workload with the progress line drawn meanwhile (when stderr is a terminal). */
+static int run_with_progress(struct run_cli *c, int argc, char **argv, struct run_procs *rp,
+			     struct enc_wl_result *res)
+{
+	bool progress = !c->quiet && isatty(STDERR_FILENO);
+	char label[64];
+	int rc;
+
+	snprintf(label, sizeof(label), "running %" PRIu32 " ranks x %" PRIu64 " execs",
+		 c->args.ranks, c->args.ops);
+	if (progress && !progress_start(label))
+		progress = false;
+	enc_log_set_hook(progress ? progress_log_hook : enc_log_stderr, NULL, ENC_LOG_WARN);
+	memset(rp, 0, sizeof(*rp));
+	rc = run_workload(c, argc, argv, rp, res);
+	progress_stop();
+	enc_log_set_hook(enc_log_stderr, NULL, ENC_LOG_WARN);
+	return rc;
+}
+
+/* The workload's own result: the JSON members, or the summary and failure lines. */
+static void print_result(const struct run_cli *c, const struct enc_wl_result *res,
+			 const struct run_procs *rp, struct cli_json *j)
+{
+	if (c->json) {
+		run_json_members(j, &c->args, res);
+		if (rp->n)
+			run_procs_json(j, rp, &c->args);
+		return;
+	}
+	if (!c->quiet)
+		run_print_summary(&c->args, res);
+	run_procs_print(rp, &c->args, stdout);
+	run_print_failures(&c->args, res);
+}
+
+/* Everything printed after a run that started: returns the exit code, starting from @code. */
+static int run_output(const struct run_cli *c, const struct enc_wl_result *res,
+		      const struct run_procs *rp, struct run_trace *rt, int code)
+{
+	struct cli_json j;
+
+	if (!enc_wl_result_is_ok(&c->args, res) || res->ranks_run != c->args.ranks ||
+	    !run_procs_all_exited(rp))
+		code = CLI_EXIT_FAILURE;
+	if (c->json) {
+		cli_json_init(&j, stdout);
+		cli_json_begin_object(&j);
+	}
+	print_result(c, res, rp, &j);
+	if (rt) {
+		struct run_report_opts ropts = { .json = c->json, .quiet = c->quiet, .j = &j,
+						 .vpids = rp->vpids, .vpids_n = rp->n };
+
+		fflush(stdout);
+		if (run_trace_report(rt, &ropts) != CLI_EXIT_OK)
+			code = CLI_EXIT_FAILURE;
+	}
+	if (c->json) {
+		cli_json_end_object(&j);
+		cli_json_finish(&j);
+	}
+	return code;
+}
+
 int cmd_run(int argc, char **argv)
 {
+	struct run_trace rt, *trace = NULL;
 	struct enc_wl_result res;
 	enum lt_level level;
-	struct cli_json j;
-	struct run_cli c;
-	char label[64];
-	bool progress;
-	struct run_trace_opts topts;
-	struct run_trace rt;
 	struct run_procs rp;
+	struct run_cli c;
 	int rc, code;
 
 	rc = run_parse(argc, argv, &c);
@@ -404,88 +512,29 @@ int cmd_run(int argc, char **argv)
 	}
 	if (c.child)
 		return run_child(&c);
-	rc = trace_args(&c, &level);
+	rc = run_check(&c, &level);
 	if (rc >= 0)
 		return rc;
-	if (c.args.backend || c.args.provider) {
-		char err[ENC_WL_ERR_MAX];
-		const char *backend = c.args.backend ? c.args.backend : "loop";
-
-		if (c.args.provider && strcmp(backend, "ofi"))
-			return cli_usage_error("run", "--provider: only the ofi backend has providers");
-		if (enc_net_check(backend, c.args.provider, err, sizeof(err)))
-			return cli_usage_error("run", "--%s: %s", c.args.provider ? "provider" :
-					       "backend", err);
-	}
-	if (c.args.procs > 1) {
-		char err[ENC_WL_ERR_MAX];
-		const char *job = c.args.job;
-
-		c.args.job = job ? job : "check"; /* the children get one; checked as theirs */
-		rc = enc_wl_args_check(&c.args, err, sizeof(err));
-		c.args.job = job;
-		if (rc)
-			return cli_usage_error("run", "%s", err);
-	}
 	if (!c.no_trace) {
-		topts = (struct run_trace_opts){ .output = c.output, .level = level };
+		struct run_trace_opts topts = { .output = c.output, .level = level };
+
 		rc = run_trace_begin(&rt, &topts);
 		if (rc)
 			return rc;
+		trace = &rt;
 	}
-
-	progress = !c.quiet && isatty(STDERR_FILENO);
-	snprintf(label, sizeof(label), "running %" PRIu32 " ranks x %" PRIu64 " execs",
-		 c.args.ranks, c.args.ops);
-	if (progress && !progress_start(label))
-		progress = false;
-	enc_log_set_hook(progress ? progress_log_hook : enc_log_stderr, NULL, ENC_LOG_WARN);
-	memset(&rp, 0, sizeof(rp));
-	rc = run_workload(&c, argc, argv, &rp, &res);
-	progress_stop();
-	enc_log_set_hook(enc_log_stderr, NULL, ENC_LOG_WARN);
-
-	code = CLI_EXIT_OK;
-	if (!c.no_trace && run_trace_end(&rt))
-		code = CLI_EXIT_FAILURE;
+	rc = run_with_progress(&c, argc, argv, &rp, &res);
+	code = trace && run_trace_end(trace) ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
 	if (rc == -EINVAL) {
 		/* The library's own checks (a fault on a rank out of range) come only with the run:
 		 * a usage error leaves no trace directory behind. */
-		if (!c.no_trace)
-			run_trace_discard(&rt);
+		if (trace)
+			run_trace_discard(trace);
 		return cli_usage_error("run", "%s", res.err);
 	}
 	if (rc) {
 		cli_error("cannot run the workload: %s", res.err[0] ? res.err : strerror(-rc));
 		return CLI_EXIT_FAILURE;
 	}
-	if (!enc_wl_result_is_ok(&c.args, &res) || res.ranks_run != c.args.ranks ||
-	    !run_procs_all_exited(&rp))
-		code = CLI_EXIT_FAILURE;
-	if (c.json) {
-		cli_json_init(&j, stdout);
-		cli_json_begin_object(&j);
-		run_json_members(&j, &c.args, &res);
-		if (rp.n)
-			run_procs_json(&j, &rp, &c.args);
-	} else if (!c.quiet) {
-		run_print_summary(&c.args, &res);
-	}
-	if (!c.json) {
-		run_procs_print(&rp, &c.args, stdout);
-		run_print_failures(&c.args, &res);
-	}
-	if (!c.no_trace) {
-		struct run_report_opts ropts = { .json = c.json, .quiet = c.quiet, .j = &j,
-						 .vpids = rp.vpids, .vpids_n = rp.n };
-
-		fflush(stdout);
-		if (run_trace_report(&rt, &ropts) != CLI_EXIT_OK)
-			code = CLI_EXIT_FAILURE;
-	}
-	if (c.json) {
-		cli_json_end_object(&j);
-		cli_json_finish(&j);
-	}
-	return code;
+	return run_output(&c, &res, &rp, trace, code);
 }

@@ -217,17 +217,6 @@ static void json_stats(struct cli_json *j, const struct enc_proxy_stats *s)
 	cli_json_end_object(j);
 }
 
-void run_print_json(const struct enc_wl_args *a, const struct enc_wl_result *r)
-{
-	struct cli_json j;
-
-	cli_json_init(&j, stdout);
-	cli_json_begin_object(&j);
-	run_json_members(&j, a, r);
-	cli_json_end_object(&j);
-	cli_json_finish(&j);
-}
-
 void run_json_members(struct cli_json *j, const struct enc_wl_args *a, const struct enc_wl_result *r)
 {
 	cli_json_key(j, "command");

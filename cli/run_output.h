@@ -20,12 +20,9 @@ void run_print_summary(const struct enc_wl_args *a, const struct enc_wl_result *
 void run_print_failures(const struct enc_wl_args *a, const struct enc_wl_result *r);
 
 /*
- * One JSON object on stdout: {"command", "args": {...}, "result": {..., "first_failure": {...}
- * or null}, "stats": {...}}.
+ * The members of the run's JSON object into the open object @j: "command", "args": {...},
+ * "result": {..., "first_failure": {...} or null}, "stats": {...}.
  */
-void run_print_json(const struct enc_wl_args *a, const struct enc_wl_result *r);
-
-/* The members of that object ("command", "args", "result", "stats") into the open object @j. */
 void run_json_members(struct cli_json *j, const struct enc_wl_args *a, const struct enc_wl_result *r);
 
 #endif /* PROXYSCOPE_CLI_RUN_OUTPUT_H */

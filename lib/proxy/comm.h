@@ -17,6 +17,7 @@
 #include <proxyscope/proxy.h>
 
 struct enc_proxy_queue;
+struct boot_node;
 
 #define ENC_JOB_MAX 64
 
@@ -31,6 +32,7 @@ struct enc_comm {
 	struct enc_net_comm *net;           /* I */
 	struct enc_proxy_queue *queue;      /* I: the shared queue (the seed's comm[+0x89ca8]) */
 	struct bp_bus *bp;                  /* I: the host bootstrap bus (NULL: alone on the host) */
+	struct boot_node *boot;             /* I: bootstrap.c's share of that bus */
 	uint64_t barrier_seq;               /* A: relaxed; next barrier number for this comm */
 	const struct enc_xhost *xhost;      /* I: the bootstrap across hosts (NULL: this host only) */
 };

@@ -177,11 +177,14 @@ int enc__queue_check_status(struct enc_proxy_queue *q, const struct enc_context 
 
 		if (st->enc_ctx != ctx || st->task_type != type)
 			continue;
-		/* Acquire pairs with the setter's release: the status it covers is final if DONE. */
+		/* Acquire pairs with the setter's release: once DONE is seen, the status stored
+		 * before it is final. Before DONE the status is not read at all: a failing task
+		 * stores its error first, and an error returned without DONE would leave the
+		 * DONE node on the list for the next poll of this context. */
 		enum proxy_task_run_state rs = __atomic_load_n(&st->run_state, __ATOMIC_ACQUIRE);
 
 		*done = rs == PROXY_TASK_STATE_DONE;
-		*status = __atomic_load_n(&st->progress_status, __ATOMIC_RELAXED);
+		*status = *done ? __atomic_load_n(&st->progress_status, __ATOMIC_RELAXED) : 0;
 		enc_tp(encproxy, status_poll, &st->id, (int)rs, *done, *status);
 		if (seen) {
 			seen->id = st->id;

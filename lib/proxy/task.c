@@ -111,10 +111,12 @@ void enc__task_state_wait(struct enc_proxy_task_state *st, enum proxy_task_run_s
 	__atomic_sub_fetch(&st->waiters, 1, __ATOMIC_SEQ_CST);
 }
 
-void enc__task_set_status(struct enc_proxy_task *task, int status)
+void enc__task_finish(struct enc_proxy_task *task, int status)
 {
-	/* Relaxed: a consumer orders it through its acquire load of run_state. */
+	/* Relaxed: ordered by the DONE store that follows, which a consumer acquires before it
+	 * reads the status (enc__queue_check_status). */
 	__atomic_store_n(&task->proxy_state->progress_status, status, __ATOMIC_RELAXED);
+	enc__task_set_run_state(task, PROXY_TASK_STATE_DONE);
 }
 
 int enc__task_init(struct enc_proxy_task *task, const struct enc_proxy_task_ops *ops,

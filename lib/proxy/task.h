@@ -25,7 +25,8 @@ struct enc_proxy_task;
 
 /* The shared status: the only memory both the worker and a consumer touch (refcount 2). */
 struct enc_proxy_task_state {
-	int progress_status;                  /* A: worker stores (relaxed), ordered by run_state */
+	int progress_status;                  /* A: stored (relaxed) only by enc__task_finish, then
+					       * DONE; read only once DONE was acquired */
 	uint32_t run_state;                   /* A: worker stores release; consumer loads acquire */
 	const struct enc_context *enc_ctx;    /* I */
 	const struct enc_comm *comm;          /* I: enc_ctx->comm (enc_ctx may be gone at detach) */
@@ -94,8 +95,11 @@ static inline enum proxy_task_run_state enc__task_run_state(const struct enc_pro
  */
 int enc__task_set_run_state(struct enc_proxy_task *task, enum proxy_task_run_state to);
 
-/* Publish the task's progress status (0 or a negative errno). */
-void enc__task_set_status(struct enc_proxy_task *task, int status);
+/*
+ * Finish the task with @status (0 or a negative errno): the status, then DONE through the
+ * setter. The only place a status is stored: a consumer reads it once it saw DONE.
+ */
+void enc__task_finish(struct enc_proxy_task *task, int status);
 
 /* The device-trigger gate (seed §5): true when every one of the first streams_n words differs
  * from 0xFFFFFFFF. One acquire load per word; never reads past streams_n. */

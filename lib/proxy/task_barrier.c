@@ -47,12 +47,6 @@ static void inc_leader_barrier_done_semas(struct enc_proxy_task *t)
 	}
 }
 
-static void finish_with(struct enc_proxy_task *t, int status)
-{
-	enc__task_set_status(t, status);
-	enc__task_set_run_state(t, PROXY_TASK_STATE_DONE);
-}
-
 static int barrier_recv(struct enc_proxy_task *t)
 {
 	bool done = false;
@@ -62,7 +56,7 @@ static int barrier_recv(struct enc_proxy_task *t)
 	if (rc) {
 		enc_err("[nec_dev %u] barrier %llu receive returns %d", t->ctx->nec_dev,
 			(unsigned long long)to_barrier(t)->seq, rc);
-		finish_with(t, rc);
+		enc__task_finish(t, rc);
 		return rc;
 	}
 	if (done) {
@@ -92,7 +86,7 @@ static int barrier_step(struct enc_proxy_task *t)
 		if (rc) {
 			enc_err("[nec_dev %u] barrier %llu send returns %d", t->ctx->nec_dev,
 				(unsigned long long)to_barrier(t)->seq, rc);
-			finish_with(t, rc);
+			enc__task_finish(t, rc);
 			break;
 		}
 		enc_tp(encproxy, barrier_send, &t->id);

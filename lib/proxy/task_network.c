@@ -219,19 +219,13 @@ static int proxy_progress(struct enc_network_task *nt)
 	return enc__task_set_run_state(t, moved ? PROXY_TASK_STATE_PROGRESSING : PROXY_TASK_STATE_IDLE);
 }
 
-static void finish_with(struct enc_proxy_task *t, int status)
-{
-	enc__task_set_status(t, status);
-	enc__task_set_run_state(t, PROXY_TASK_STATE_DONE);
-}
-
 /* A B2 round; an error finishes the task with it as its status. */
 static void progress_or_fail(struct enc_network_task *nt)
 {
 	int rc = proxy_progress(nt);
 
 	if (rc)
-		finish_with(&nt->base, rc);
+		enc__task_finish(&nt->base, rc);
 }
 
 /*
@@ -253,12 +247,12 @@ static int network_step(struct enc_proxy_task *t)
 	switch (enc__task_run_state(t)) {
 	case PROXY_TASK_STATE_INIT:
 		if (t->ctx->early_completion) {
-			finish_with(t, 0);
+			enc__task_finish(t, 0);
 			break;
 		}
 		rc = init_network_proxy(nt);
 		if (rc) {
-			finish_with(t, rc);
+			enc__task_finish(t, rc);
 			break;
 		}
 		if (t->ctx->device_wait && t->streams_n > 0) {

@@ -2,6 +2,7 @@
  * bananaphone bus inside enc_setup_global_comm, a process's comms of the job share its seat,
  * and the last enc_free_global_comm leaves nothing behind. Real processes (fork). */
 #include <dirent.h>
+#include <pthread.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -93,6 +94,96 @@ static void test_bootstrap__processes_meet_on_the_bus_during_setup(void **state)
 	}
 }
 
+/* One comm of job @job: set up, rank @lr of 2 (local rank @lr of 2), then signal @started. */
+struct job_setup {
+	const char *job;
+	uint32_t lr;
+	int rc;
+	struct enc_comm *comm;
+	pthread_mutex_t *mtx;
+	pthread_cond_t *cv;
+	bool started;
+};
+
+static void *setup_thread(void *arg)
+{
+	struct job_setup *js = arg;
+	struct enc_config cfg;
+	struct enc_comm_args a = { .job = js->job, .rank = js->lr, .nranks = 2, .cfg = &cfg,
+				   .local_rank = js->lr, .local_nranks = 2 };
+
+	fx_fake_config(&cfg, 1);
+	pthread_mutex_lock(js->mtx);
+	js->started = true;
+	pthread_cond_signal(js->cv);
+	pthread_mutex_unlock(js->mtx);
+	js->rc = enc_setup_global_comm(&a, &js->comm);
+	return NULL;
+}
+
+/*
+ * One process, local rank @lr of 2 in jobs @first and @second: the setup of @first starts, and
+ * the setup of @second starts in another thread once the first is under way. Exit code =
+ * failures.
+ */
+static int two_jobs_member(uint32_t lr, const char *first, const char *second)
+{
+	pthread_mutex_t mtx = PTHREAD_MUTEX_INITIALIZER;
+	pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+	struct job_setup js[2] = {
+		{ .job = first, .lr = lr, .mtx = &mtx, .cv = &cv },
+		{ .job = second, .lr = lr, .mtx = &mtx, .cv = &cv },
+	};
+	pthread_t t[2];
+	int bad = 0;
+
+	for (int i = 0; i < 2; i++) {
+		if (pthread_create(&t[i], NULL, setup_thread, &js[i]))
+			return 30;
+		pthread_mutex_lock(&mtx);
+		while (!js[i].started)
+			pthread_cond_wait(&cv, &mtx);
+		pthread_mutex_unlock(&mtx);
+	}
+	for (int i = 0; i < 2; i++) {
+		pthread_join(t[i], NULL);
+		if (js[i].rc)
+			bad++;
+	}
+	if (!bad && enc_comm_bus(js[0].comm) == enc_comm_bus(js[1].comm))
+		bad++; /* two jobs, two buses */
+	for (int i = 0; i < 2; i++)
+		enc_free_global_comm(js[i].rc ? NULL : js[i].comm);
+	return bad;
+}
+
+/*
+ * Two processes set up two jobs in opposite orders, each in two threads. A setup waits for the
+ * other process inside the rendezvous; a lock held across it for every job would keep each
+ * process from joining the job the other one waits in, until the join deadline failed both.
+ */
+static void test_bootstrap__two_jobs_set_up_in_opposite_orders_both_meet(void **state)
+{
+	char x[64], y[64];
+	pid_t pid[2];
+
+	snprintf(x, sizeof(x), "boot-x-%d", (int)getpid());
+	snprintf(y, sizeof(y), "boot-y-%d", (int)getpid());
+	for (uint32_t lr = 0; lr < 2; lr++) {
+		pid[lr] = fork();
+		assert_true(pid[lr] >= 0);
+		if (pid[lr] == 0)
+			_exit(lr == 0 ? two_jobs_member(0, x, y) : two_jobs_member(1, y, x));
+	}
+	for (int i = 0; i < 2; i++) {
+		int status;
+
+		assert_int_equal(waitpid(pid[i], &status, 0), pid[i]);
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 0);
+	}
+}
+
 static void test_bootstrap__alone_on_the_host_there_is_no_bus(void **state)
 {
 	struct enc_config cfg;
@@ -112,6 +203,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bootstrap__processes_meet_on_the_bus_during_setup),
+		cmocka_unit_test(test_bootstrap__two_jobs_set_up_in_opposite_orders_both_meet),
 		cmocka_unit_test(test_bootstrap__alone_on_the_host_there_is_no_bus),
 	};
 

@@ -277,6 +277,42 @@ static void test_queue__seam_error_fails_the_task_with_its_status(void **state)
 	assert_true(fx_log_contains("ncclNetworkProxyProgress returns -5"));
 }
 
+/*
+ * A task failing while its consumer polls: the error is reported together with DONE, never
+ * before it (a status read before DONE was seen would return the error and leave the DONE
+ * node on the list, to be matched by the next poll of the same context). The worker stores
+ * the status and then DONE; a consumer polling in a tight loop lands between the two often
+ * enough over a few thousand tasks.
+ */
+static void test_queue__a_failing_task_reports_its_error_only_with_done(void **state)
+{
+	enum { ROUNDS = 3000 };
+	unsigned early = 0;
+
+	fake_net_set_progress_error(-EIO);
+	for (uint64_t r = 1; r <= ROUNDS; r++) {
+		struct fx_ctx f;
+		bool done = false;
+		int status = 0, rc;
+
+		fx_ctx_init(&f, g_comm, r, false);
+		assert_int_equal(enc_enq_proxy_tasks(&f.ctx), 0);
+		do {
+			rc = enc_proxy_check_status(&f.ctx, PROXY_TASK_NETWORK, &done, &status);
+			assert_int_equal(rc, 0); /* published before it was queued */
+			if (status && !done)
+				early++;
+		} while (!done);
+		assert_int_equal(status, -EIO);
+		assert_int_equal(enc_proxy_check_status(&f.ctx, PROXY_TASK_NETWORK, &done, &status),
+				 -ENOENT); /* the DONE node went with the poll that saw it */
+		assert_int_equal(enc_consume_proxy_task_status(&f.ctx, PROXY_TASK_BARRIER), 0);
+		if ((r & 255) == 0)
+			fx_log_clear();
+	}
+	assert_int_equal(early, 0);
+}
+
 static void test_queue__start_error_fails_the_task(void **state)
 {
 	struct fx_ctx f;
@@ -435,6 +471,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_queue__a_blocked_consumer_wakes_when_its_task_is_done, setup_slow_poll, teardown),
 		cmocka_unit_test_setup_teardown(test_queue__basic_block_switch_stops_the_drained_block, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_queue__seam_error_fails_the_task_with_its_status, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_queue__a_failing_task_reports_its_error_only_with_done, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_queue__start_error_fails_the_task, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_queue__watchdog_fires_on_a_device_that_never_triggers, setup_short_timeout, teardown),
 		cmocka_unit_test_setup_teardown(test_queue__freeing_a_comm_stops_its_tasks_in_flight, setup, teardown),
