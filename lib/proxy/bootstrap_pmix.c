@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <proxyscope/launcher.h>
 
@@ -111,7 +112,7 @@ static int local_peers(struct enc_launcher *l)
 	PMIX_LOAD_PROCID(&p, g_self.nspace, PMIX_RANK_WILDCARD);
 	st = PMIx_Get(&p, PMIX_LOCAL_PEERS, NULL, 0, &v);
 	if (st != PMIX_SUCCESS) {
-		enc_err("PMIx_Get(%s): %s", PMIX_LOCAL_PEERS, PMIx_Error_string(st));
+		enc_dbg("PMIx_Get(%s): %s", PMIX_LOCAL_PEERS, PMIx_Error_string(st));
 		return pmix_errno(st);
 	}
 	if (v->type == PMIX_STRING && (s = v->data.string)) {
@@ -133,9 +134,29 @@ static int local_peers(struct enc_launcher *l)
 		}
 	}
 	if (rc)
-		enc_err("PMIx_Get(%s): this process (rank %u) is not among them", PMIX_LOCAL_PEERS,
-			l->rank);
+		enc_dbg("PMIx_Get(%s): this process (rank %u) is not among '%s'", PMIX_LOCAL_PEERS,
+			l->rank, v->type == PMIX_STRING && v->data.string ? v->data.string : "");
 	PMIX_VALUE_RELEASE(v);
+	return rc;
+}
+
+/*
+ * Seen here with mpirun 4.1 under load: right after start-up a process's PMIX_LOCAL_RANK can be
+ * missing and PMIX_LOCAL_PEERS can name another node's ranks. The answer settles within a
+ * moment, so ask again for up to 5 s before giving up.
+ */
+static int local_place(struct enc_launcher *l)
+{
+	int rc = -EPROTO;
+
+	for (int attempt = 0; attempt < 50; attempt++) {
+		rc = local_peers(l);
+		if (!rc)
+			return 0;
+		usleep(100000);
+	}
+	enc_err("PMIx: this process (rank %u) is not among its node's peers (%s)", l->rank,
+		PMIX_LOCAL_PEERS);
 	return rc;
 }
 
@@ -154,7 +175,7 @@ int enc_launcher_get(struct enc_launcher *l)
 	l->rank = g_self.rank;
 	rc = get_u32(PMIX_RANK_WILDCARD, PMIX_JOB_SIZE, &l->size);
 	if (!rc)
-		rc = local_peers(l);
+		rc = local_place(l);
 	if (!rc && PMIx_Get(&g_self, PMIX_HOSTNAME, NULL, 0, &v) == PMIX_SUCCESS) {
 		if (v->type == PMIX_STRING && v->data.string)
 			snprintf(l->host, sizeof(l->host), "%s", v->data.string);

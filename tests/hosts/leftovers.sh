@@ -1,14 +1,8 @@
 # Sourced by the hosts tests. leftovers FILE: how many processes are in, and descriptors hold,
 # the network namespaces whose inodes FILE lists (one a line).
 leftovers() {
-	n=0
-	for l in /proc/[0-9]*/ns/net /proc/[0-9]*/fd/*; do
-		t=$(readlink "$l" 2>/dev/null) || continue
-		case $t in net:\[*\]) ;; *) continue ;; esac
-		ino=${t#net:[}; ino=${ino%]}
-		grep -qx "$ino" "$1" && n=$((n + 1))
-	done
-	echo $n
+	find /proc/[0-9]*/ns/net /proc/[0-9]*/fd/ -maxdepth 1 -lname 'net:*' -printf '%l\n' \
+		2>/dev/null | sed -n 's/^net:\[\([0-9]*\)\]$/\1/p' | grep -cxFf "$1"
 }
 
 # inodes_of JSON_FILE OUT: the namespaces `proxyscope hosts --json` printed.
