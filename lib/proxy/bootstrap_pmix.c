@@ -140,20 +140,45 @@ static int local_peers(struct enc_launcher *l)
 	return rc;
 }
 
+/* The launcher's own word for it, when it gives one in the environment (Open MPI does). */
+static bool env_u32(const char *name, uint32_t *out)
+{
+	const char *v = getenv(name);
+	char *end;
+	unsigned long x;
+
+	if (!v || !*v)
+		return false;
+	x = strtoul(v, &end, 10);
+	if (*end || x > UINT32_MAX)
+		return false;
+	*out = (uint32_t)x;
+	return true;
+}
+
 /*
- * Seen here with mpirun 4.1 under load: right after start-up a process's PMIX_LOCAL_RANK can be
- * missing and PMIX_LOCAL_PEERS can name another node's ranks. The answer settles within a
- * moment, so ask again for up to 5 s before giving up.
+ * Seen here with mpirun 4.1 on a loaded machine (and more often under AddressSanitizer): a
+ * process's PMIX_LOCAL_RANK or PMIX_LOCAL_PEERS was not found at start-up, sometimes for
+ * seconds. Ask PMIx for up to 1 s, then take what the launcher put in the environment
+ * (OMPI_COMM_WORLD_LOCAL_RANK / _LOCAL_SIZE), which needs no answer from the server.
  */
 static int local_place(struct enc_launcher *l)
 {
 	int rc = -EPROTO;
 
-	for (int attempt = 0; attempt < 50; attempt++) {
+	for (int attempt = 0; attempt < 10; attempt++) {
 		rc = local_peers(l);
 		if (!rc)
 			return 0;
 		usleep(100000);
+	}
+	if (env_u32("OMPI_COMM_WORLD_LOCAL_RANK", &l->local_rank) &&
+	    env_u32("OMPI_COMM_WORLD_LOCAL_SIZE", &l->local_size) &&
+	    l->local_rank < l->local_size) {
+		enc_info("PMIx: %s not found: this process's place on its node is the launcher's "
+			 "OMPI_COMM_WORLD_LOCAL_RANK/_SIZE (%u of %u)", PMIX_LOCAL_PEERS,
+			 l->local_rank, l->local_size);
+		return 0;
 	}
 	enc_err("PMIx: this process (rank %u) is not among its node's peers (%s)", l->rank,
 		PMIX_LOCAL_PEERS);
