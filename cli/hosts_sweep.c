@@ -184,8 +184,13 @@ int hosts__keeper_start(struct hosts *h)
 		return e;
 	}
 	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
 		close(p[1]);
-		/* Every other descriptor of the CLI closed: the keeper holds nothing open. */
+		/* Nothing of the CLI's held open - not even its output, which a caller may be
+		 * reading to its end - while the keeper outlives it. */
+		for (int fd = 0; null >= 0 && fd < 3; fd++)
+			dup2(null, fd);
 		for (int fd = 3; fd < 1024; fd++)
 			if (fd != p[0])
 				close(fd);

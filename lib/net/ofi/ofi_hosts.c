@@ -71,8 +71,7 @@ static struct host_table *table_pack(const struct ofi_hosts_in *in)
 }
 
 /* Merge one host's table into @m (count = nranks, e[q].rank = UINT32_MAX while unclaimed). */
-static int table_merge(const char *job, struct host_table *m, const struct host_table *t,
-		       size_t len)
+static int table_merge(struct host_table *m, const struct host_table *t, size_t len)
 {
 	if (len < sizeof(*t) || t->magic != HOSTS_MAGIC || len < table_size(t->count)) {
 		snprintf(m->reason, sizeof(m->reason), "a host sent a malformed table");
@@ -104,7 +103,6 @@ static int table_merge(const char *job, struct host_table *m, const struct host_
 		}
 		m->e[q] = t->e[i];
 	}
-	(void)job;
 	return 0;
 }
 
@@ -137,7 +135,7 @@ static int leader_exchange(const struct ofi_hosts_in *in, struct host_table *m)
 			rc = -EPROTO;
 			break;
 		}
-		rc = table_merge(in->job, m, (const void *)p, len);
+		rc = table_merge(m, (const void *)p, len);
 		p += len;
 	}
 	free(got);
