@@ -485,5 +485,14 @@ int hosts_env_export(const struct hosts *h)
 	if (setenv("PROXYSCOPE_HOSTS", names, 1) || setenv("PROXYSCOPE_HOST_ADDRS", addrs, 1) ||
 	    setenv("PROXYSCOPE_HOSTFILE", h->hostfile, 1) || setenv("PROXYSCOPE_AGENT", h->agent, 1))
 		return -errno;
+	return hosts_launcher_env();
+}
+
+int hosts_launcher_env(void)
+{
+	/* PMIx's shared-memory data store lost a local peer's data after a fence here; its hash
+	 * store did not in the same runs. Not forced over a value the caller chose. */
+	if (setenv("PMIX_MCA_gds", "hash", 0))
+		return -errno;
 	return 0;
 }

@@ -103,6 +103,10 @@ int hosts_link_set(struct hosts *h, const struct host *host, bool up);
  */
 int hosts_env_export(const struct hosts *h);
 
+/* What mpirun and its processes need on these hosts (PMIX_MCA_gds=hash unless set; see
+ * hosts.c); hosts_env_export sets it too. Returns 0 or -errno. */
+int hosts_launcher_env(void);
+
 /* The host named @name (a simulated host or the collector), or NULL. */
 struct host *hosts_find(struct hosts *h, const char *name);
 

@@ -174,6 +174,12 @@ int run_hosts_run(const struct enc_wl_args *args, uint32_t hosts, int argc, char
 		cli_error("%s", err);
 		goto out_signals;
 	}
+	if (hosts_launcher_env()) {
+		rc = -errno;
+		cli_error("cannot set the environment: %s", strerror(errno));
+		hosts_destroy(h);
+		goto out_signals;
+	}
 	v = launcher_argv(h, args, hosts, argc, argv, exe, np, ppr);
 	rc = v ? host_spawn(&h->collector, v, "/dev/null", &pid) : -ENOMEM;
 	free(v);
