@@ -85,7 +85,8 @@ void hosts_destroy(struct hosts *h);
 int host_enter(const struct host *host);
 
 /*
- * Start @argv (PATH searched) on @host with the environment of this process; its pid in *@pid.
+ * Start @argv (PATH searched) on @host with the environment of this process and its working
+ * directory, through nsenter(1); its pid in *@pid.
  * @stdin_path: NULL to inherit stdin, else a file opened as stdin. Returns 0 or -errno.
  */
 int host_spawn(const struct host *host, char *const argv[], const char *stdin_path, pid_t *pid);
