@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <proxyscope/trace_names.h>
+
 #include "model_int.h"
 
 int psa__vec_grow(void **v, size_t *cap, size_t need, size_t elem)
@@ -28,14 +30,16 @@ int psa__vec_grow(void **v, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
-static const char *const kind_names[] = { "UNKNOWN", "NETWORK", "BARRIER" };
-static const char *const state_names[] = { "INIT", "PROGRESSING", "WAITING_DEVICE_TRIGGER", "IDLE",
-					   "DONE" };
-static const char *const seam_names[] = { "B1 start", "B2 progress", "B3 stop" };
+_Static_assert(PSA_STATE_NR == ENC_RUN_STATE_NR && PSA_SEAM_NR == ENC_SEAM_OP_NR,
+	       "the model counts what the name catalogue lists");
+
+static const char *const kind_names[ENC_TASK_KIND_NR] = { ENC_TASK_KINDS(ENC_TASK_KIND_NAME) };
+static const char *const state_names[PSA_STATE_NR] = { ENC_RUN_STATES(ENC_RUN_STATE_NAME) };
+static const char *const seam_names[PSA_SEAM_NR] = { ENC_SEAM_OPS(ENC_SEAM_OP_LABEL) };
 
 const char *psa_kind_str(uint32_t kind)
 {
-	return kind < 3 ? kind_names[kind] : "?";
+	return kind < ENC_TASK_KIND_NR ? kind_names[kind] : "?";
 }
 
 const char *psa_state_str(uint32_t state)

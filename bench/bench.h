@@ -17,8 +17,8 @@
 
 #include <proxyscope/proxy.h>
 
-#include "common/cpu.h"  /* enc_cpu_relax */
-#include "common/time.h" /* enc_now_ns */
+#include "enc/cpu.h"  /* enc_cpu_relax */
+#include "enc/time.h" /* enc_now_ns */
 
 /* What the command line chose. */
 struct bench_opts {

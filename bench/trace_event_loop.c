@@ -6,8 +6,8 @@
  */
 #include "trace_event_loop.h"
 
-#include "common/ident.h"
-#include "common/time.h"
+#include "proxyscope/trace_ident.h"
+#include "enc/time.h"
 #include "common/trace.h"
 
 uint64_t bench_trace_event_loop(uint64_t n)

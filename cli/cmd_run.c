@@ -1,5 +1,5 @@
 /*
- * `proxyscope run`: the main job. Run the ring-exchange workload (lib/workload) through the real
+ * `proxyscope run`: the main job. Run the ring-exchange workload (sim/workload) through the real
  * driver with simulated devices and the loop backend, recorded with the `record` machinery into
  * a trace directory (run_trace.c), then report what happened - the workload's own counters, and
  * the trace's overview and watchdog root cause - as text or as --json, with the chrome and html

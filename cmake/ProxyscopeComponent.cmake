@@ -24,5 +24,5 @@ endfunction()
 function(_proxyscope_component_setup name)
   target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR}/lib/include
                                      PRIVATE ${PROJECT_SOURCE_DIR}/lib)
-  target_link_libraries(${name} PRIVATE Threads::Threads proxyscope_trace_events)
+  target_link_libraries(${name} PRIVATE Threads::Threads proxyscope_trace_events proxyscope_util)
 endfunction()

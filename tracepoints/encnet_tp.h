@@ -16,7 +16,7 @@
 #include <lttng/tracepoint.h>
 #include <stdint.h>
 
-#include "common/ident.h"
+#include "proxyscope/trace_ident.h"
 #include "proxyscope/trace_events.h"
 
 LTTNG_UST_TRACEPOINT_ENUM(encnet, op_kind,

@@ -16,22 +16,22 @@
 #include <lttng/tracepoint.h>
 #include <stdint.h>
 
-#include "common/ident.h"
+#include "proxyscope/trace_ident.h"
 #include "proxyscope/trace_events.h"
+#include "proxyscope/trace_names.h"
+
+/* The enums' labels and values come from the name catalogue (proxyscope/trace_names.h). */
+#ifndef ENCPROXY_TP_ENUM_ENTRIES
+#define ENCPROXY_TP_ENUM_ENTRIES
+#define ENCPROXY_TP_STATE(NAME, lname, value) lttng_ust_field_enum_value(#NAME, value)
+#define ENCPROXY_TP_KIND(NAME, value) lttng_ust_field_enum_value(#NAME, value)
+#endif
 
 LTTNG_UST_TRACEPOINT_ENUM(encproxy, run_state,
-	LTTNG_UST_TP_ENUM_VALUES(
-		lttng_ust_field_enum_value("INIT", 0)
-		lttng_ust_field_enum_value("PROGRESSING", 1)
-		lttng_ust_field_enum_value("WAITING_DEVICE_TRIGGER", 2)
-		lttng_ust_field_enum_value("IDLE", 3)
-		lttng_ust_field_enum_value("DONE", 4)))
+	LTTNG_UST_TP_ENUM_VALUES(ENC_RUN_STATES(ENCPROXY_TP_STATE)))
 
 LTTNG_UST_TRACEPOINT_ENUM(encproxy, task_kind,
-	LTTNG_UST_TP_ENUM_VALUES(
-		lttng_ust_field_enum_value("UNKNOWN", 0)
-		lttng_ust_field_enum_value("NETWORK", 1)
-		lttng_ust_field_enum_value("BARRIER", 2)))
+	LTTNG_UST_TP_ENUM_VALUES(ENC_TASK_KINDS(ENCPROXY_TP_KIND)))
 
 #define ENC_TP_TASK_FIELDS                                            \
 	lttng_ust_field_integer(uint64_t, task_id, id->task_id)       \

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <proxyscope/psa_stats.h>
+#include <proxyscope/trace_names.h>
 
 #include "report_int.h"
 
@@ -27,26 +28,25 @@ struct psa_stats {
 	struct psa_hist empty;
 };
 
+/* One metric per state a task spends time in, then one per seam op, in catalogue order. */
+_Static_assert(PSA_METRIC_SEAM_B1 - PSA_METRIC_STATE_INIT == ENC_RUN_STATE_LIVE_NR &&
+	       PSA_METRIC_TRIGGER_WAIT - PSA_METRIC_SEAM_B1 == ENC_SEAM_OP_NR,
+	       "the metrics follow the name catalogue");
+#define STATE_NAME(NAME, lname, value) [PSA_METRIC_STATE_INIT + (value)] = "state_" #lname,
+#define STATE_LABEL(NAME, lname, value) [PSA_METRIC_STATE_INIT + (value)] = #NAME,
+#define SEAM_NAME(NAME, lname, verb, value) [PSA_METRIC_SEAM_B1 + (value)] = "seam_" #lname,
+#define SEAM_LABEL(NAME, lname, verb, value) [PSA_METRIC_SEAM_B1 + (value)] = #NAME " " #verb,
+
 static const char *const metric_names[PSA_METRIC_NR] = {
-	[PSA_METRIC_STATE_INIT] = "state_init",
-	[PSA_METRIC_STATE_PROGRESSING] = "state_progressing",
-	[PSA_METRIC_STATE_WAITING_DEVICE_TRIGGER] = "state_waiting_device_trigger",
-	[PSA_METRIC_STATE_IDLE] = "state_idle",
-	[PSA_METRIC_SEAM_B1] = "seam_b1",
-	[PSA_METRIC_SEAM_B2] = "seam_b2",
-	[PSA_METRIC_SEAM_B3] = "seam_b3",
+	ENC_RUN_STATES_LIVE(STATE_NAME)
+	ENC_SEAM_OPS(SEAM_NAME)
 	[PSA_METRIC_TRIGGER_WAIT] = "trigger_wait",
 	[PSA_METRIC_END_TO_END] = "end_to_end",
 };
 
 static const char *const metric_labels[PSA_METRIC_NR] = {
-	[PSA_METRIC_STATE_INIT] = "INIT",
-	[PSA_METRIC_STATE_PROGRESSING] = "PROGRESSING",
-	[PSA_METRIC_STATE_WAITING_DEVICE_TRIGGER] = "WAITING_DEVICE_TRIGGER",
-	[PSA_METRIC_STATE_IDLE] = "IDLE",
-	[PSA_METRIC_SEAM_B1] = "B1 start",
-	[PSA_METRIC_SEAM_B2] = "B2 progress",
-	[PSA_METRIC_SEAM_B3] = "B3 stop",
+	ENC_RUN_STATES_LIVE(STATE_LABEL)
+	ENC_SEAM_OPS(SEAM_LABEL)
 	[PSA_METRIC_TRIGGER_WAIT] = "trigger wait",
 	[PSA_METRIC_END_TO_END] = "enqueue->DONE",
 };
@@ -159,7 +159,7 @@ static void on_interval(void *arg, const struct psa_task *t, uint32_t state, uin
 		s->open_intervals++;
 		return;
 	}
-	if (state > PSA_STATE_IDLE)
+	if (state >= ENC_RUN_STATE_LIVE_NR)
 		return; /* DONE is terminal: it has no interval */
 	sample(s, t->rank, (enum psa_metric)(PSA_METRIC_STATE_INIT + state), end > begin ? end - begin : 0);
 }

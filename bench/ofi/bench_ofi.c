@@ -42,7 +42,7 @@
 #include <proxyscope/proxy.h>
 
 #include "bench_ofi.h"
-#include "common/time.h"
+#include "enc/time.h"
 
 #define WARMUP 50
 #define STREAM_WINDOW 8

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "bench_ofi.h"
-#include "common/time.h"
+#include "enc/time.h"
 
 /* The shared page: one counter per hand-off, each on its own cache line. Counters only grow:
  * the waiter for round i waits until its counter reaches i. */

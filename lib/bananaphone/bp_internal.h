@@ -1,7 +1,8 @@
 /*
  * Bananaphone internals: the layout of the shared memfd, the per-process bus, and the functions
  * the modules share (bus.c lifecycle, join.c rendezvous, shm.c memfd, ring.c record slots,
- * futex.c waiting, liveness.c peer watching, watcher.c its thread, collectives.c).
+ * futex.c waiting, liveness.c peer watching, watcher.c its thread, collectives.c, fail.c the
+ * failure every file reports, names.c the enums' names).
  *
  * The memfd, mapped at a different address in every member (so it holds no pointers):
  *
@@ -31,7 +32,6 @@
 
 #include <poll.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -39,9 +39,14 @@
 
 #include <proxyscope/bananaphone.h>
 
+#include "common/futex.h"
+#include "enc/time.h"
+
 /* Shared memory is only sound with lock-free atomics (lock-based ones use a per-process lock). */
-_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "bananaphone needs lock-free 32-bit atomics");
-_Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "bananaphone needs lock-free 64-bit atomics");
+_Static_assert(__atomic_always_lock_free(sizeof(uint32_t), 0),
+	       "bananaphone needs lock-free 32-bit atomics");
+_Static_assert(__atomic_always_lock_free(sizeof(uint64_t), 0),
+	       "bananaphone needs lock-free 64-bit atomics");
 
 #define BP_MAGIC 0x454e4f4850414e42ull /* "BNAPHONE" little-endian */
 #define BP_LINE 128u                     /* one hot word per line (adjacent-line prefetch) */
@@ -90,14 +95,14 @@ struct bp_shm_ctrl {
 	 * abort bit set by bp__bus_fail (seq_cst fetch_or); loaded seq_cst by sleepers before they
 	 * announce themselves, acquire elsewhere. It never moves while nobody sleeps, so spinning
 	 * ranks never pull its line. */
-	_Alignas(BP_LINE) _Atomic uint32_t gen;
+	_Alignas(BP_LINE) uint32_t gen;
 	/* A: ranks between announcing a FUTEX_WAIT on gen and returning from it. seq_cst with the
 	 * arrival words (Dekker): a rank that saw the last arrival and reads 0 here is sure nobody
 	 * sleeps on the old gen. */
-	_Atomic uint32_t sleepers;
+	uint32_t sleepers;
 	/* A: first failure: reason << 16 | (local rank + 1); 0 while healthy. seq_cst CAS from 0
 	 * before the abort bit; read after an acquire load of gen shows the bit. */
-	_Alignas(BP_LINE) _Atomic uint32_t failure;
+	_Alignas(BP_LINE) uint32_t failure;
 };
 
 struct bp_shm {
@@ -109,7 +114,7 @@ struct bp_shm_member {
 	_Alignas(BP_LINE) int32_t pid; /* I: the member's pid, as the leader sees it */
 	/* A: enum bp_member_state. JOINED before the memfd is sent (I); LEFT by the member's own
 	 * hangup (seq_cst store before its failure CAS), read by a watcher that saw it exit. */
-	_Atomic uint32_t state;
+	uint32_t state;
 	uint64_t starttime;            /* I: /proc/<pid>/stat field 22 (0 = unknown) */
 	uint64_t cpus[BP_CPU_WORDS];   /* M: the CPUs the member may run on (its affinity) */
 };
@@ -120,8 +125,8 @@ struct bp_shm_member {
  * with the record's first bytes, so a peer that sees the arrival has the record's line too.
  */
 struct bp_shm_slot {
-	_Atomic uint32_t seq;     /* A: release store by the one writer, acquire load by readers */
-	_Atomic uint32_t arrival; /* A: seq_cst store by the slot's rank, seq_cst loads by all */
+	uint32_t seq;     /* A: release store by the one writer, acquire load by readers */
+	uint32_t arrival; /* A: seq_cst store by the slot's rank, seq_cst loads by all */
 	unsigned char data[];     /* record_size bytes; written only by the slot's rank */
 };
 
@@ -172,7 +177,7 @@ struct bp_bus {
 	bool hung_up;                     /* O */
 	/* A (process-local): peer_dead already reported in this process; exchanged (relaxed) by
 	 * the calling thread and the watcher, so only one of them reports it. */
-	_Atomic bool failure_seen;
+	bool failure_seen;
 };
 
 /* The join handshake (join.c): one message kind each way, magic and version first. */
@@ -231,14 +236,28 @@ enum bp_gather_op {
 	BP_GATHER_OP_NR
 };
 
-/* ---- bus.c ----------------------------------------------------------------------------- */
-const char *bp__fail_reason_str(enum bp_fail_reason reason);
+/* ---- names.c (a leaf) ------------------------------------------------------------------ */
+/* table[i], or "?" out of range or unnamed. */
+#define BP_STR(table, i) \
+	((unsigned)(i) < sizeof(table) / sizeof(table[0]) && table[i] ? table[i] : "?")
+
 const char *bp__member_state_str(enum bp_member_state state);
 const char *bp__msg_kind_str(enum bp_msg_kind kind);
 const char *bp__fault_point_str(enum bp_fault_point point);
 const char *bp__gather_op_str(enum bp_gather_op op);
 uint64_t bp__job_cookie(const char *job);
-uint64_t bp__now_ns(void);
+
+static inline uint64_t bp__now_ns(void)
+{
+	return enc_now_ns();
+}
+
+/* ---- fail.c (a leaf: calls only ring.c and names.c) ------------------------------------- */
+const char *bp__fail_reason_str(enum bp_fail_reason reason);
+/* Fail the bus for every member: record the first reason, set the abort bit, wake everyone. */
+void bp__bus_fail(struct bp_bus *bus, enum bp_fail_reason reason, uint32_t rank);
+/* A watcher found @rank gone: fail the bus (died, or hung up if it left in order). */
+void bp__bus_member_gone(struct bp_bus *bus, uint32_t rank);
 /* The bus's error after a failure became visible (abort bit or hangup); fires peer_dead once. */
 int bp__bus_error(struct bp_bus *bus);
 
@@ -264,8 +283,16 @@ bool bp__ring_is_torn(struct bp_bus *bus, uint32_t rank);
 
 /* ---- futex.c --------------------------------------------------------------------------- */
 /* FUTEX_WAIT while *@word == @expect, at most @timeout_ns (0: no bound). */
-int bp__futex_wait(_Atomic uint32_t *word, uint32_t expect, uint64_t timeout_ns);
-void bp__futex_wake_all(_Atomic uint32_t *word);
+/* Shared futexes: the word lives in a MAP_SHARED memfd mapping. */
+static inline int bp__futex_wait(uint32_t *word, uint32_t expect, uint64_t timeout_ns)
+{
+	return enc_futex_wait(word, expect, timeout_ns, true);
+}
+
+static inline void bp__futex_wake_all(uint32_t *word)
+{
+	enc_futex_wake_all(word, true);
+}
 /* Spin (bounded by time) then FUTEX_WAIT until every rank arrived at @seq (@from: the first
  * rank not seen yet); watches the members meanwhile. */
 int bp__wait_all(struct bp_bus *bus, uint32_t seq, uint32_t from);
@@ -315,9 +342,5 @@ void bp__join_bye(int sock, int status);
 /* ---- collectives.c --------------------------------------------------------------------- */
 /* The barrier every collective ends with (also the join barrier). */
 int bp__sync(struct bp_bus *bus, uint32_t seq);
-/* Fail the bus for every member: record the first reason, set the abort bit, wake everyone. */
-void bp__bus_fail(struct bp_bus *bus, enum bp_fail_reason reason, uint32_t rank);
-/* A watcher found @rank gone: fail the bus (died, or hung up if it left in order). */
-void bp__bus_member_gone(struct bp_bus *bus, uint32_t rank);
 
 #endif /* BP_INTERNAL_H */

@@ -1,6 +1,6 @@
 /*
  * The bus object: bp_create (the local leader), bp_connect (every other local rank),
- * bp_hangup, bp_cleanup, and the bus's error.
+ * bp_hangup, bp_cleanup, bp_check (the failure itself is fail.c's).
  *
  * Main design choice: create and connect are collective. Each returns only after every local
  * rank has joined, mapped the memfd, put every other member under watch and passed the join
@@ -26,75 +26,6 @@
 #include "common/trace.h"
 
 struct bp_test_knobs bp__test;
-
-#define BP_STR(table, i) \
-	((unsigned)(i) < sizeof(table) / sizeof(table[0]) && table[i] ? table[i] : "?")
-
-const char *bp__fail_reason_str(enum bp_fail_reason reason)
-{
-	static const char *const names[BP_FAIL_REASON_NR] = {
-		[BP_FAIL_NONE] = "none", [BP_FAIL_DIED] = "died", [BP_FAIL_HANGUP] = "hung up",
-		[BP_FAIL_TIMEOUT] = "timed out", [BP_FAIL_CORRUPT] = "corrupt record",
-	};
-
-	return BP_STR(names, reason);
-}
-
-const char *bp__member_state_str(enum bp_member_state state)
-{
-	static const char *const names[BP_MEMBER_STATE_NR] = {
-		[BP_MEMBER_EMPTY] = "EMPTY", [BP_MEMBER_JOINED] = "JOINED", [BP_MEMBER_LEFT] = "LEFT",
-	};
-
-	return BP_STR(names, state);
-}
-
-const char *bp__msg_kind_str(enum bp_msg_kind kind)
-{
-	static const char *const names[BP_MSG_KIND_NR] = {
-		[BP_MSG_NONE] = "NONE", [BP_MSG_HELLO] = "HELLO", [BP_MSG_REPLY] = "REPLY",
-		[BP_MSG_BYE] = "BYE",
-	};
-
-	return BP_STR(names, kind);
-}
-
-const char *bp__fault_point_str(enum bp_fault_point point)
-{
-	static const char *const names[BP_FAULT_POINT_NR] = {
-		[BP_FAULT_RECORD_HALF] = "half", [BP_FAULT_PUBLISHED] = "published",
-		[BP_FAULT_ARRIVED] = "arrived", [BP_FAULT_REQUESTED] = "requested",
-	};
-
-	return BP_STR(names, point);
-}
-
-const char *bp__gather_op_str(enum bp_gather_op op)
-{
-	static const char *const names[BP_GATHER_OP_NR] = {
-		[BP_OP_ALLGATHER] = "ALLGATHER", [BP_OP_BROADCAST] = "BROADCAST",
-	};
-
-	return BP_STR(names, op);
-}
-
-uint64_t bp__now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* FNV-1a: a stable 64-bit name for the job in the header and in every tracepoint. */
-uint64_t bp__job_cookie(const char *job)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (const unsigned char *p = (const unsigned char *)job; *p; p++)
-		h = (h ^ *p) * 0x100000001b3ull;
-	return h;
-}
 
 static int check_args(const struct bp_args *a, struct bp_bus **out)
 {
@@ -212,8 +143,8 @@ static void leave(struct bp_bus *bus)
 	bp__watcher_stop(bus); /* no more collectives: nothing to watch for */
 	/* Ensure LEFT is visible before the failure it explains (seq_cst store, then the CAS in
 	 * bp__bus_fail): a watcher that sees us exit reads LEFT and reports a hang-up. */
-	atomic_store_explicit(&bus->members[bus->local_rank].state, BP_MEMBER_LEFT,
-			      memory_order_seq_cst);
+	__atomic_store_n(&bus->members[bus->local_rank].state, BP_MEMBER_LEFT,
+			      __ATOMIC_SEQ_CST);
 	bp__bus_fail(bus, BP_FAIL_HANGUP, bus->local_rank);
 }
 
@@ -360,36 +291,6 @@ void bp_cleanup(struct bp_bus *bus)
 	bus_free(bus);
 }
 
-int bp__bus_error(struct bp_bus *bus)
-{
-	/* Acquire: pairs with the CAS in bp__bus_fail (made before the abort bit we saw). */
-	uint32_t f = atomic_load_explicit(&bus->shm->ctrl.failure, memory_order_acquire);
-	uint32_t reason = f >> 16, rank = (f & 0xffffu) - 1;
-
-	if (bus->hung_up)
-		return -ESHUTDOWN;
-	/* Relaxed: only says who reports (the watcher may have, in bp__bus_member_gone). */
-	if (reason == BP_FAIL_DIED && rank < bus->local_nranks &&
-	    !atomic_exchange_explicit(&bus->failure_seen, true, memory_order_relaxed)) {
-		enc_tp(bananaphone, peer_dead, bus->cookie, bus->local_rank, rank,
-		       bus->members[rank].pid, bp__ring_is_torn(bus, rank), 0);
-		enc_warn("bananaphone %s: local rank %u (pid %d) died", bus->job, rank,
-			 (int)bus->members[rank].pid);
-	}
-	switch (reason) {
-	case BP_FAIL_DIED:
-		return -ESRCH;
-	case BP_FAIL_HANGUP:
-		return -EPIPE;
-	case BP_FAIL_TIMEOUT:
-		return -ETIMEDOUT;
-	case BP_FAIL_CORRUPT:
-		return -EBADMSG;
-	default:
-		return -EIO; /* unreachable: the reason is stored before the abort bit */
-	}
-}
-
 int bp_check(struct bp_bus *bus)
 {
 	uint32_t f;
@@ -400,12 +301,12 @@ int bp_check(struct bp_bus *bus)
 	if (bus->hung_up)
 		return -ESHUTDOWN;
 	/* Acquire: pairs with the CAS in bp__bus_fail. */
-	f = atomic_load_explicit(&bus->shm->ctrl.failure, memory_order_acquire);
+	f = __atomic_load_n(&bus->shm->ctrl.failure, __ATOMIC_ACQUIRE);
 	if (!f) {
 		gone = bp__peers_check(&bus->peers);
 		if (gone >= 0)
 			bp__bus_member_gone(bus, (uint32_t)gone);
-		f = atomic_load_explicit(&bus->shm->ctrl.failure, memory_order_acquire);
+		f = __atomic_load_n(&bus->shm->ctrl.failure, __ATOMIC_ACQUIRE);
 	}
 	return f ? bp__bus_error(bus) : 0;
 }
@@ -435,28 +336,8 @@ uint32_t bp_bus_record_size(const struct bp_bus *bus)
 int bp_bus_failed_rank(const struct bp_bus *bus)
 {
 	/* Acquire: pairs with the CAS in bp__bus_fail. */
-	uint32_t f = atomic_load_explicit(&bus->shm->ctrl.failure, memory_order_acquire);
+	uint32_t f = __atomic_load_n(&bus->shm->ctrl.failure, __ATOMIC_ACQUIRE);
 
 	return f ? (int)(f & 0xffffu) - 1 : -1;
 }
 
-const char *bp_strerror(int err)
-{
-	switch (err < 0 ? -err : err) {
-	case 0: return "success";
-	case EINVAL: return "invalid argument (job, rank, rank count or record size)";
-	case ENOENT: return "no bus of that name appeared before the join deadline";
-	case EADDRINUSE: return "a bus of that name already exists";
-	case EEXIST: return "another process already claimed this local rank";
-	case EMSGSIZE: return "record size or local rank count differs from the bus's";
-	case EPROTO: return "the other side speaks another bananaphone version";
-	case EACCES: return "the other side runs as another user";
-	case EXDEV: return "the leader is in another pid namespace";
-	case ETIMEDOUT: return "timed out (a rank did not join, or a collective deadline passed)";
-	case ESRCH: return "a member process died";
-	case EPIPE: return "a member hung up";
-	case ESHUTDOWN: return "this process hung up the bus";
-	case EBADMSG: return "a record failed its sequence check";
-	default: return "system error";
-	}
-}

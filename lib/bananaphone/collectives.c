@@ -1,5 +1,5 @@
 /*
- * The collectives of a bus: barrier, all-gather, broadcast, and how a failure reaches everyone.
+ * The collectives of a bus: barrier, all-gather, broadcast.
  *
  * Main design choice: every collective ends with one all-to-all barrier on per-rank arrival
  * words (ring.c). A rank stores its arrival in its own ring slot, beside its record, and is
@@ -16,9 +16,7 @@
  * vCPU costs tens of microseconds); one wake-all of a central doorbell was the fastest at 4
  * and 8 ranks.
  *
- * A failure (a member died, hung up, timed out, or a record failed its check) is recorded once
- * in ctrl.failure (the first one wins) and then folded into the futex word as the abort bit,
- * so every waiter wakes and every later call returns at once: the bus is done for good.
+ * A failure (fail.c) wakes every waiter and makes every later call return at once.
  */
 #include <errno.h>
 
@@ -26,48 +24,12 @@
 #include "common/log.h"
 #include "common/trace.h"
 
-void bp__bus_fail(struct bp_bus *bus, enum bp_fail_reason reason, uint32_t rank)
-{
-	struct bp_shm_ctrl *ctrl = &bus->shm->ctrl;
-	uint32_t none = 0, info = (uint32_t)reason << 16 | (rank + 1);
-
-	/* Ensure the reason is recorded before the abort bit that makes waiters read it (seq_cst
-	 * CAS, then the seq_cst RMW below). The first failure wins; later ones keep it. */
-	atomic_compare_exchange_strong_explicit(&ctrl->failure, &none, info, memory_order_seq_cst,
-						memory_order_seq_cst);
-	/* Release (seq_cst): pairs with every acquire load of gen that sees the bit. */
-	atomic_fetch_or_explicit(&ctrl->gen, BP_GEN_ABORT, memory_order_seq_cst);
-	bp__futex_wake_all(&ctrl->gen);
-}
-
-void bp__bus_member_gone(struct bp_bus *bus, uint32_t rank)
-{
-	struct bp_shm_member *m = &bus->members[rank];
-	bool torn;
-
-	/* seq_cst: pairs with the member's seq_cst store of LEFT before its own hang-up. */
-	if (atomic_load_explicit(&m->state, memory_order_seq_cst) == BP_MEMBER_LEFT) {
-		enc_info("bananaphone %s: local rank %u %s", bus->job, rank,
-			 bp__fail_reason_str(BP_FAIL_HANGUP));
-		bp__bus_fail(bus, BP_FAIL_HANGUP, rank);
-		return;
-	}
-	torn = bp__ring_is_torn(bus, rank);
-	/* Relaxed: only says who reports; the calling thread and the watcher both may get here. */
-	if (!atomic_exchange_explicit(&bus->failure_seen, true, memory_order_relaxed)) {
-		enc_tp(bananaphone, peer_dead, bus->cookie, bus->local_rank, rank, m->pid, torn, 1);
-		enc_warn("bananaphone %s: local rank %u (pid %d) died%s", bus->job, rank, (int)m->pid,
-			 torn ? " in the middle of writing its record" : "");
-	}
-	bp__bus_fail(bus, BP_FAIL_DIED, rank);
-}
-
 int bp__sync(struct bp_bus *bus, uint32_t seq)
 {
 	uint32_t from = 0;
 
 	/* Acquire: pairs with bp__bus_fail's RMW (the failure word is visible with the bit). */
-	if (atomic_load_explicit(&bus->shm->ctrl.gen, memory_order_acquire) & BP_GEN_ABORT)
+	if (__atomic_load_n(&bus->shm->ctrl.gen, __ATOMIC_ACQUIRE) & BP_GEN_ABORT)
 		return bp__bus_error(bus);
 	bp__ring_arrive(bus, seq);
 	bp__fault(BP_FAULT_ARRIVED, seq);
@@ -83,7 +45,7 @@ static int enter(struct bp_bus *bus)
 	if (bus->hung_up)
 		return -ESHUTDOWN;
 	/* Acquire: pairs with bp__bus_fail's RMW (the failure word is visible with the bit). */
-	if (atomic_load_explicit(&bus->shm->ctrl.gen, memory_order_acquire) & BP_GEN_ABORT)
+	if (__atomic_load_n(&bus->shm->ctrl.gen, __ATOMIC_ACQUIRE) & BP_GEN_ABORT)
 		return bp__bus_error(bus);
 	return 0;
 }

@@ -29,20 +29,9 @@
  *    the first to see a death wakes the others through the abort bit.
  */
 #include "bananaphone/bp_internal.h"
-#include "common/cpu.h"
+#include "enc/cpu.h"
 #include "common/futex.h"
 #include "common/trace.h"
-
-/* Shared futexes: the word lives in a MAP_SHARED memfd mapping. */
-int bp__futex_wait(_Atomic uint32_t *word, uint32_t expect, uint64_t timeout_ns)
-{
-	return enc_futex_wait((uint32_t *)word, expect, timeout_ns, true);
-}
-
-void bp__futex_wake_all(_Atomic uint32_t *word)
-{
-	enc_futex_wake_all((uint32_t *)word, true);
-}
 
 /*
  * Spin until every rank arrived at @seq, BP_SPIN_NS pass, or the bus fails; true when complete.
@@ -60,7 +49,7 @@ static bool spin(struct bp_bus *bus, uint32_t seq, uint32_t *from)
 		if ((i & 31u) != 0)
 			continue;
 		/* Relaxed: a hint to stop early; the sleep path reads the bit properly. */
-		if (atomic_load_explicit(&bus->shm->ctrl.gen, memory_order_relaxed) & BP_GEN_ABORT)
+		if (__atomic_load_n(&bus->shm->ctrl.gen, __ATOMIC_RELAXED) & BP_GEN_ABORT)
 			return false;
 		if (bp__now_ns() >= end)
 			return false;
@@ -80,20 +69,20 @@ static uint32_t sleep_once(struct bp_bus *bus, uint32_t seq, uint32_t *from, boo
 
 	/* seq_cst: read before we announce ourselves, so a doorbell rung after a waker saw us
 	 * changes the word we wait on (the kernel re-checks it). */
-	gen = atomic_load_explicit(&ctrl->gen, memory_order_seq_cst);
+	gen = __atomic_load_n(&ctrl->gen, __ATOMIC_SEQ_CST);
 	if (gen & BP_GEN_ABORT)
 		return 0;
 	/* Ensure our entry in sleepers is globally ordered before our look at the arrivals
 	 * (seq_cst, Dekker): pairs with the last arriver's seq_cst arrival store followed by its
 	 * sleepers load, so either it sees us and rings, or we see its arrival and do not sleep. */
-	atomic_fetch_add_explicit(&ctrl->sleepers, 1, memory_order_seq_cst);
+	__atomic_fetch_add(&ctrl->sleepers, 1, __ATOMIC_SEQ_CST);
 	*done = bp__ring_all_arrived(bus, seq, from);
 	if (!*done) {
 		bp__futex_wait(&ctrl->gen, gen, timeout_ns);
 		waited = 1;
 	}
 	/* Relaxed: leaving only makes a later waker ring a useless (harmless) doorbell. */
-	atomic_fetch_sub_explicit(&ctrl->sleepers, 1, memory_order_relaxed);
+	__atomic_fetch_sub(&ctrl->sleepers, 1, __ATOMIC_RELAXED);
 	if (waited)
 		*done = bp__ring_all_arrived(bus, seq, from);
 	return waited;
@@ -102,11 +91,11 @@ static uint32_t sleep_once(struct bp_bus *bus, uint32_t seq, uint32_t *from, boo
 void bp__wake_sleepers(struct bp_shm_ctrl *ctrl)
 {
 	/* seq_cst: ordered after our look at the arrivals (the Dekker pair of sleep_once). */
-	if (!atomic_load_explicit(&ctrl->sleepers, memory_order_seq_cst))
+	if (!__atomic_load_n(&ctrl->sleepers, __ATOMIC_SEQ_CST))
 		return;
 	/* Ensure the arrivals we saw are visible to whoever the new word wakes (release, seq_cst
 	 * for the pair above). Adding BP_GEN_STEP keeps the abort bit. */
-	atomic_fetch_add_explicit(&ctrl->gen, BP_GEN_STEP, memory_order_seq_cst);
+	__atomic_fetch_add(&ctrl->gen, BP_GEN_STEP, __ATOMIC_SEQ_CST);
 	bp__futex_wake_all(&ctrl->gen);
 }
 
@@ -140,7 +129,7 @@ int bp__wait_all(struct bp_bus *bus, uint32_t seq, uint32_t from)
 	while (!done) {
 		futex_waits += sleep_once(bus, seq, &from, &done, bounded ? detect_ns : 0);
 		/* Acquire: pairs with bp__bus_fail's RMW (the failure word is visible with it). */
-		if (done || atomic_load_explicit(&bus->shm->ctrl.gen, memory_order_acquire) &
+		if (done || __atomic_load_n(&bus->shm->ctrl.gen, __ATOMIC_ACQUIRE) &
 				    BP_GEN_ABORT)
 			break;
 		if (!bounded)

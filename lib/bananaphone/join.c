@@ -238,7 +238,7 @@ static int on_conn(struct bp_bus *bus, struct conn *conns, uint32_t *nconn, uint
 	bus->members[c->rank].pid = c->pid;
 	bus->members[c->rank].starttime = c->starttime;
 	/* Relaxed: the peers see the table only through the memfd, sent after this. */
-	atomic_store_explicit(&bus->members[c->rank].state, BP_MEMBER_JOINED, memory_order_relaxed);
+	__atomic_store_n(&bus->members[c->rank].state, BP_MEMBER_JOINED, __ATOMIC_RELAXED);
 	(*joined)++;
 	return 0;
 }

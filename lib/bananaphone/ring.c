@@ -45,16 +45,16 @@ void bp__ring_publish(struct bp_bus *bus, uint32_t seq, const void *data)
 	struct bp_shm_slot *slot = slot_of(bus, bus->local_rank, seq);
 	size_t half = bus->record_size / 2;
 
-	atomic_store_explicit(&slot->seq, committed(seq) - 1, memory_order_relaxed);
+	__atomic_store_n(&slot->seq, committed(seq) - 1, __ATOMIC_RELAXED);
 	/* Ensure the odd seq (record being written) is ordered before any byte of the record
 	 * (release fence: the seqlock writer's half; a reader that sees a byte sees the odd seq). */
-	atomic_thread_fence(memory_order_release);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
 	memcpy(slot->data, data, half);
 	bp__fault(BP_FAULT_RECORD_HALF, seq);
 	memcpy(slot->data + half, (const unsigned char *)data + half, bus->record_size - half);
 	/* Ensure every byte of the record is visible before the even seq that commits it
 	 * (release; pairs with the acquire load in bp__ring_read). */
-	atomic_store_explicit(&slot->seq, committed(seq), memory_order_release);
+	__atomic_store_n(&slot->seq, committed(seq), __ATOMIC_RELEASE);
 	enc_tp(bananaphone, publish, bus->cookie, bus->local_rank, seq, bus->record_size);
 }
 
@@ -65,14 +65,14 @@ int bp__ring_read(struct bp_bus *bus, uint32_t rank, uint32_t seq, void *out)
 
 	/* Ensure the record's bytes are read after its commit (acquire; pairs with the writer's
 	 * release store of the even seq). */
-	before = atomic_load_explicit(&slot->seq, memory_order_acquire);
+	before = __atomic_load_n(&slot->seq, __ATOMIC_ACQUIRE);
 	if (before != committed(seq))
 		return -EBADMSG;
 	memcpy(out, slot->data, bus->record_size);
 	/* Ensure the copy is complete before the seq is read again (acquire fence): an unchanged
 	 * word proves no writer touched the slot during the copy. */
-	atomic_thread_fence(memory_order_acquire);
-	after = atomic_load_explicit(&slot->seq, memory_order_relaxed);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	after = __atomic_load_n(&slot->seq, __ATOMIC_RELAXED);
 	return after == before ? 0 : -EBADMSG;
 }
 
@@ -80,8 +80,8 @@ void bp__ring_arrive(struct bp_bus *bus, uint32_t seq)
 {
 	/* Ensure the arrival is ordered after the record's commit (release) and before our look
 	 * at the others' arrivals and at ctrl.sleepers (seq_cst; the Dekker pair of futex.c). */
-	atomic_store_explicit(&slot_of(bus, bus->local_rank, seq)->arrival, seq + 1,
-			      memory_order_seq_cst);
+	__atomic_store_n(&slot_of(bus, bus->local_rank, seq)->arrival, seq + 1,
+			      __ATOMIC_SEQ_CST);
 }
 
 bool bp__ring_all_arrived(struct bp_bus *bus, uint32_t seq, uint32_t *from)
@@ -91,7 +91,7 @@ bool bp__ring_all_arrived(struct bp_bus *bus, uint32_t seq, uint32_t *from)
 
 		/* seq_cst: pairs with each rank's arrival store (acquire: its record is visible)
 		 * and orders this look after a sleeper's announcement (futex.c). */
-		if (atomic_load_explicit(&slot->arrival, memory_order_seq_cst) != seq + 1)
+		if (__atomic_load_n(&slot->arrival, __ATOMIC_SEQ_CST) != seq + 1)
 			return false;
 	}
 	return true;
@@ -101,7 +101,7 @@ bool bp__ring_is_torn(struct bp_bus *bus, uint32_t rank)
 {
 	for (uint32_t i = 0; i < BP_RING_SLOTS; i++) {
 		/* Acquire: pairs with the writer's stores; an odd word is a record left half done. */
-		uint32_t s = atomic_load_explicit(&slot_of(bus, rank, i)->seq, memory_order_acquire);
+		uint32_t s = __atomic_load_n(&slot_of(bus, rank, i)->seq, __ATOMIC_ACQUIRE);
 
 		if (s & 1u)
 			return true;

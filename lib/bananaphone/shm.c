@@ -97,7 +97,7 @@ int bp__shm_create(struct bp_bus *bus, int *memfd)
 	bus->members[0].pid = getpid();
 	bus->members[0].starttime = bp__proc_starttime(getpid());
 	/* No peer can see the memory yet (the fd has not been sent): relaxed is enough. */
-	atomic_store_explicit(&bus->members[0].state, BP_MEMBER_JOINED, memory_order_relaxed);
+	__atomic_store_n(&bus->members[0].state, BP_MEMBER_JOINED, __ATOMIC_RELAXED);
 	*memfd = fd;
 	return 0;
 

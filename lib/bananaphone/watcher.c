@@ -44,7 +44,7 @@ static void *watch(void *arg)
 		if (gone < 0)
 			continue;
 		/* Acquire: a bus that failed already (a hang-up, a deadline) needs no report. */
-		if (!(atomic_load_explicit(&bus->shm->ctrl.gen, memory_order_acquire) &
+		if (!(__atomic_load_n(&bus->shm->ctrl.gen, __ATOMIC_ACQUIRE) &
 		      BP_GEN_ABORT))
 			bp__bus_member_gone(bus, (uint32_t)gone);
 		break;

@@ -10,6 +10,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include <proxyscope/hook.h>
+
 static pthread_rwlock_t g_hook_lock = PTHREAD_RWLOCK_INITIALIZER;
 static enc_log_fn g_fn;  /* g_hook_lock */
 static void *g_arg;      /* g_hook_lock */
@@ -49,18 +51,33 @@ bool enc__log_enabled(enum enc_log_level level)
 	return (int)level <= __atomic_load_n(&g_max_level, __ATOMIC_RELAXED);
 }
 
-void enc__log(enum enc_log_level level, const char *fmt, ...)
+static void vlog(enum enc_log_level level, const char *fmt, va_list ap)
 {
 	char buf[512];
-	va_list ap;
 
 	if (!enc__log_enabled(level))
 		return;
-	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
 	pthread_rwlock_rdlock(&g_hook_lock);
 	if (g_fn && (int)level <= __atomic_load_n(&g_max_level, __ATOMIC_RELAXED))
 		g_fn(level, buf, g_arg);
 	pthread_rwlock_unlock(&g_hook_lock);
+}
+
+void enc__log(enum enc_log_level level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(level, fmt, ap);
+	va_end(ap);
+}
+
+void enc_hook_log(enum enc_log_level level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(level, fmt, ap);
+	va_end(ap);
 }

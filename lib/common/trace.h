@@ -1,46 +1,19 @@
 /*
- * The one header lib/ includes to fire tracepoints. With LTTng (ENC_WITH_LTTNG) it includes the
- * provider headers (dynamic-linkage layout: no link-time liblttng-ust); without, every macro
- * compiles to nothing while still "using" its arguments, so call sites need no #if.
- *
- *   enc_tp(provider, event, args...)        fire if enabled (the cheap, common form)
- *   enc_tp_enabled(provider, event)         guard work done only for the event ...
- *   enc_tp_do(provider, event, args...)     ... then fire it (never enc_tp inside the guard)
+ * The one header lib/ includes to fire tracepoints: the driver's providers (bananaphone,
+ * encnet, encproxy) and the firing macros of proxyscope/trace_fire.h. The simulator's provider
+ * (encdev) is defined by the simulator (sim/sim_trace.h), not here.
  */
 #ifndef ENC_COMMON_TRACE_H
 #define ENC_COMMON_TRACE_H
 
-#include <stdbool.h>
-
-#include "common/ident.h"
+#include "proxyscope/trace_ident.h"
 
 #if ENC_WITH_LTTNG
-
 #include "bananaphone_tp.h"
-#include "encdev_tp.h"
 #include "encnet_tp.h"
 #include "encproxy_tp.h"
+#endif
 
-#define enc_tp(provider, event, ...) lttng_ust_tracepoint(provider, event, __VA_ARGS__)
-#define enc_tp_enabled(provider, event) lttng_ust_tracepoint_enabled(provider, event)
-#define enc_tp_do(provider, event, ...) lttng_ust_do_tracepoint(provider, event, __VA_ARGS__)
-
-#else
-
-static inline void enc__tp_unused(int unused, ...)
-{
-	(void)unused;
-}
-
-#define enc_tp(provider, event, ...)                         \
-	do {                                                 \
-		if (0)                                       \
-			enc__tp_unused(0, __VA_ARGS__);      \
-	} while (0)
-#define enc_tp_enabled(provider, event) false
-#define enc_tp_do(provider, event, ...) enc_tp(provider, event, __VA_ARGS__)
-
-#endif /* ENC_WITH_LTTNG */
-
+#include "proxyscope/trace_fire.h"
 
 #endif /* ENC_COMMON_TRACE_H */

@@ -14,6 +14,7 @@
 #if ENC_WITH_OFI
 #include <proxyscope/net_ofi.h>
 
+#include "enc/lock.h"
 #include "net/ofi/ofi.h"
 #endif
 
@@ -38,6 +39,7 @@ static size_t g_registered_n;                                  /* R */
 
 static const struct enc_net_ops *find_registered_locked(const char *name)
 {
+	enc_assert_held(&g_registered_lock);
 	for (size_t i = 0; i < g_registered_n; i++)
 		if (strcmp(g_registered[i]->name, name) == 0)
 			return g_registered[i];

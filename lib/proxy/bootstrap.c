@@ -21,6 +21,7 @@
 
 #include <proxyscope/bananaphone.h>
 
+#include "enc/lock.h"
 #include "common/log.h"
 #include "proxy/comm.h"
 
@@ -47,6 +48,7 @@ static void unlink_locked(struct boot_node *n)
 {
 	struct boot_node **pn;
 
+	enc_assert_held(&g_boot_lock);
 	for (pn = &g_boot_nodes; *pn && *pn != n; pn = &(*pn)->next)
 		;
 	if (*pn)

@@ -3,9 +3,7 @@
  *
  *   I: immutable after enc_setup_global_comm returns.  A: atomic.
  *
- * Lock order (outermost first): registry lock -> queue->mtx -> queue->state_mtx.
- * The registry lock is never held while waiting for a worker except in the final release,
- * where the join happens after the node left the map (see registry.c).
+ * Lock order: docs/ARCHITECTURE.md, "Locks" (the registry lock comes before queue->mtx).
  */
 #ifndef ENC_PROXY_COMM_H
 #define ENC_PROXY_COMM_H
@@ -55,15 +53,6 @@ void enc__xhost_put(const struct enc_xhost *x);
 /* Registry (registry.c): share or create the queue of @gid; release it. */
 int enc__registry_get(uint32_t gid, const struct enc_config *cfg, struct enc_proxy_queue **out);
 void enc__registry_put(uint32_t gid);
-
-/*
- * For a process about to die (the workload's kill fault): take the registry lock and every
- * queue's mtx, in the lock order, and keep them. A worker holds its mtx for a whole pass, so
- * once this returns no worker is inside a seam call, and none will enter one: the process then
- * dies between two calls into the transport rather than inside one (a process killed inside
- * libfabric's shm provider can leave a lock of a shared region held for good).
- */
-void enc__registry_freeze(void);
 
 /* Number of live registry nodes, and the refcount of @gid's node (0 if absent). For tests. */
 unsigned enc__registry_size(void);

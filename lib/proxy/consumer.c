@@ -6,7 +6,7 @@
 #include <sched.h>
 
 #include "common/log.h"
-#include "common/time.h"
+#include "enc/time.h"
 #include "common/trace.h"
 #include "proxy/comm.h"
 #include "proxy/queue.h"

@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include <proxyscope/device.h>
+#include <proxyscope/proxy.h>
 
 #include "common/log.h"
 #include "proxy/comm.h"

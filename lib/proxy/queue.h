@@ -5,7 +5,7 @@
  *   Q: mtx       guards the work deque (queue), the per-rank active map and stop.
  *   S: state_mtx guards the published statuses (state_queue).
  *   I: immutable after enc__queue_start.  W: worker thread only.
- * Lock order: mtx before state_mtx (only enc__queue_detach_comm takes both, one after the other).
+ * mtx and state_mtx are never held together (docs/ARCHITECTURE.md, "Locks", states the order).
  */
 #ifndef ENC_PROXY_QUEUE_H
 #define ENC_PROXY_QUEUE_H
@@ -16,7 +16,7 @@
 
 #include <proxyscope/proxy.h>
 
-#include "common/ident.h"
+#include "proxyscope/trace_ident.h"
 #include "common/list.h"
 
 struct enc_proxy_task;

@@ -6,7 +6,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include <proxyscope/device.h>
+#include <proxyscope/proxy.h>
+#include <proxyscope/trace_names.h>
 
 #include "common/futex.h"
 #include "common/log.h"
@@ -15,19 +16,18 @@
 #include "proxy/stats.h"
 #include "proxy/task.h"
 
-static const char *const type_names[PROXY_TASK_TYPE_NR] = {
-	[PROXY_TASK_UNKNOWN] = "UNKNOWN",
-	[PROXY_TASK_NETWORK] = "NETWORK",
-	[PROXY_TASK_BARRIER] = "BARRIER",
-};
+/* The public enums keep the seed's values written out; the catalogue must agree with them. */
+#define CHECK_STATE(NAME, lname, value) \
+	_Static_assert(PROXY_TASK_STATE_##NAME == (value), "run state " #NAME);
+#define CHECK_KIND(NAME, value) \
+	_Static_assert(PROXY_TASK_##NAME == (value), "task kind " #NAME);
+ENC_RUN_STATES(CHECK_STATE)
+ENC_TASK_KINDS(CHECK_KIND)
+_Static_assert(PROXY_TASK_STATE_NR == ENC_RUN_STATE_NR, "run states");
+_Static_assert(PROXY_TASK_TYPE_NR == ENC_TASK_KIND_NR, "task kinds");
 
-static const char *const state_names[PROXY_TASK_STATE_NR] = {
-	[PROXY_TASK_STATE_INIT] = "INIT",
-	[PROXY_TASK_STATE_PROGRESSING] = "PROGRESSING",
-	[PROXY_TASK_STATE_WAITING_DEVICE_TRIGGER] = "WAITING_DEVICE_TRIGGER",
-	[PROXY_TASK_STATE_IDLE] = "IDLE",
-	[PROXY_TASK_STATE_DONE] = "DONE",
-};
+static const char *const type_names[PROXY_TASK_TYPE_NR] = { ENC_TASK_KINDS(ENC_TASK_KIND_NAME) };
+static const char *const state_names[PROXY_TASK_STATE_NR] = { ENC_RUN_STATES(ENC_RUN_STATE_NAME) };
 
 const char *proxy_task_state_type_str(enum proxy_task_state_type type)
 {

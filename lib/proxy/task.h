@@ -18,7 +18,7 @@
 
 #include <proxyscope/proxy.h>
 
-#include "common/ident.h"
+#include "proxyscope/trace_ident.h"
 #include "common/list.h"
 
 struct enc_proxy_task;

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 
 #include "common/log.h"
-#include "common/time.h"
+#include "enc/time.h"
 #include "common/trace.h"
 #include "proxy/comm.h"
 #include "proxy/stats.h"

@@ -16,9 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/cpu.h"
+#include "enc/cpu.h"
+#include "enc/lock.h"
 #include "common/log.h"
-#include "common/time.h"
+#include "enc/time.h"
 #include "common/trace.h"
 #include "proxy/queue.h"
 #include "proxy/stats.h"
@@ -30,6 +31,7 @@ static struct enc_rank_bucket *bucket_get_locked(struct enc_proxy_queue *q, uint
 	struct enc_rank_bucket *b;
 	size_t i;
 
+	enc_assert_held(&q->mtx);
 	for (i = 0; i < q->active_n && q->active[i]->rank <= rank; i++)
 		if (q->active[i]->rank == rank)
 			return q->active[i];
@@ -58,6 +60,7 @@ static struct enc_rank_bucket *bucket_get_locked(struct enc_proxy_queue *q, uint
  * allocated stays queued for the next pass. */
 static void drain_locked(struct enc_proxy_queue *q)
 {
+	enc_assert_held(&q->mtx);
 	while (!enc_list_is_empty(&q->queue)) {
 		struct enc_proxy_task *t = enc_container_of(q->queue.next, struct enc_proxy_task, node);
 		struct enc_rank_bucket *b = bucket_get_locked(q, t->id.rank);
@@ -108,6 +111,7 @@ static void step_all_locked(struct enc_proxy_queue *q, size_t *active_count, siz
 {
 	size_t active = 0, idle = 0, kept = 0;
 
+	enc_assert_held(&q->mtx);
 	for (size_t i = 0; i < q->active_n; i++) {
 		struct enc_rank_bucket *b = q->active[i];
 		struct enc_list *pos, *tmp;
@@ -162,6 +166,7 @@ static bool linger_locked(struct enc_proxy_queue *q)
 {
 	uint64_t start;
 
+	enc_assert_held(&q->mtx);
 	if (!q->linger_ns || q->stop)
 		return false;
 	start = enc_now_ns();

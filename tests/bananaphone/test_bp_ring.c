@@ -151,14 +151,13 @@ static void test_ring__a_failure_is_sticky_and_names_its_rank(void **state)
 
 static void test_ring__the_shared_futex_times_out_and_sees_a_changed_word(void **state)
 {
-	_Atomic uint32_t *w = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-				   -1, 0);
+	uint32_t *w = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	uint64_t t0;
 	pid_t pid;
 	int status;
 
 	assert_true(w != MAP_FAILED);
-	atomic_store(w, 5);
+	__atomic_store_n(w, 5, __ATOMIC_SEQ_CST);
 	assert_int_equal(bp__futex_wait(w, 4, 1000000), -EAGAIN);
 	t0 = bp_now_ns();
 	assert_int_equal(bp__futex_wait(w, 5, 20000000), -ETIMEDOUT);
@@ -168,12 +167,12 @@ static void test_ring__the_shared_futex_times_out_and_sees_a_changed_word(void *
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		bp_sleep_ms(50);
-		atomic_store(w, 6);
+		__atomic_store_n(w, 6, __ATOMIC_SEQ_CST);
 		bp__futex_wake_all(w);
 		_exit(0);
 	}
 	t0 = bp_now_ns();
-	while (atomic_load(w) == 5)
+	while (__atomic_load_n(w, __ATOMIC_SEQ_CST) == 5)
 		bp__futex_wait(w, 5, 5000000000u);
 	assert_true(bp_now_ns() - t0 < 4000000000u); /* woken, not timed out */
 	assert_int_equal(waitpid(pid, &status, 0), pid);

@@ -1,4 +1,4 @@
-/* Unit tests of the simulated device (lib/device): trigger words, completion and barrier
+/* Unit tests of the simulated device (sim/device): trigger words, completion and barrier
  * semaphores, exec order, faults, teardown. The test thread plays the proxy. */
 #include <dirent.h>
 #include <errno.h>

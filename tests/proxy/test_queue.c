@@ -15,7 +15,7 @@
 #include <proxyscope/device.h>
 #include <proxyscope/proxy.h>
 
-#include "common/time.h"
+#include "enc/time.h"
 #include "fake_net.h"
 #include "fixture.h"
 #include "proxy/task.h"

@@ -99,6 +99,10 @@ struct enc_bb {
 
 #define ENC_MAX_BARRIER_SEMAS 4
 
+/* A trigger word the device has not written yet (the caller sets each word to it before the
+ * exec; the device writes anything else, the driver consumes it by writing 0). */
+#define ENC_TRIGGER_NOT_READY 0xFFFFFFFFu
+
 /*
  * The seed's encd_context: one exec of one rank, in the caller's storage. The driver reads it
  * and writes only the trigger words (consumed: set to 0) and the semaphores (incremented).

@@ -18,7 +18,7 @@
 #include <time.h>
 
 #include "common/log.h"
-#include "common/time.h"
+#include "enc/time.h"
 #include "common/trace.h"
 
 static void sleep_us(uint32_t us)

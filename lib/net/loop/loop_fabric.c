@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "enc/lock.h"
 #include "common/log.h"
 
 static struct {
@@ -37,6 +38,7 @@ static struct loop_fabric *fabric_find_locked(const char *job)
 {
 	struct loop_fabric *fab;
 
+	enc_assert_held(&g_reg.mtx);
 	for (fab = g_reg.head; fab; fab = fab->next)
 		if (strcmp(fab->job, job) == 0)
 			return fab;
@@ -45,8 +47,10 @@ static struct loop_fabric *fabric_find_locked(const char *job)
 
 static int fabric_find_or_create_locked(const char *job, struct loop_fabric **out)
 {
-	struct loop_fabric *fab = fabric_find_locked(job);
+	struct loop_fabric *fab;
 
+	enc_assert_held(&g_reg.mtx);
+	fab = fabric_find_locked(job);
 	if (fab) {
 		*out = fab;
 		return 0;
@@ -70,6 +74,7 @@ static void fabric_put_locked(struct loop_fabric *fab)
 {
 	struct loop_fabric **pp;
 
+	enc_assert_held(&g_reg.mtx);
 	if (fab->refcnt || fab->faults)
 		return;
 	for (pp = &g_reg.head; *pp != fab; pp = &(*pp)->next)
@@ -85,6 +90,7 @@ static int slots_create_locked(struct loop_fabric *fab, uint32_t nranks)
 	uint32_t i;
 	int rc;
 
+	enc_assert_held(&g_reg.mtx);
 	/* struct loop_slot is cache-line aligned; calloc would not honour that. */
 	rc = posix_memalign((void **)&slots, 64, (size_t)nranks * sizeof(*slots));
 	if (rc)
@@ -112,6 +118,7 @@ static void slots_destroy_locked(struct loop_fabric *fab)
 {
 	uint32_t i;
 
+	enc_assert_held(&g_reg.mtx);
 	for (i = 0; i < fab->nranks; i++)
 		pthread_mutex_destroy(&fab->slots[i].mtx);
 	free(fab->slots);

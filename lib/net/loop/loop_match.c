@@ -17,19 +17,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include "enc/lock.h"
 #include "common/log.h"
-
-#ifndef NDEBUG
-static bool slot_is_locked(struct loop_slot *slot)
-{
-	/* Only for assert(): trylock fails with EBUSY while someone (we) holds it. */
-	int rc = pthread_mutex_trylock(&slot->mtx);
-
-	if (rc == 0)
-		pthread_mutex_unlock(&slot->mtx);
-	return rc == EBUSY;
-}
-#endif
 
 /* The peer pointer is read lock-free as a hint by a recv's owner, so every access is atomic. */
 static struct loop_op *op_peer(const struct loop_op *op)
@@ -42,11 +31,13 @@ static void op_set_peer(struct loop_op *op, struct loop_op *peer)
 	__atomic_store_n(&op->peer, peer, __ATOMIC_RELAXED);
 }
 
-/* Unlink and return the first op of @head with @op's (sender, tag), or NULL. */
-static struct loop_op *list_take_match_locked(struct enc_list *head, const struct loop_op *op)
+/* Unlink and return the first op of @head (a list of @home) with @op's (sender, tag), or NULL. */
+static struct loop_op *list_take_match_locked(struct loop_slot *home, struct enc_list *head,
+					      const struct loop_op *op)
 {
 	struct enc_list *l;
 
+	enc_assert_held(&home->mtx);
 	enc_list_for_each(l, head) {
 		struct loop_op *cand = enc_container_of(l, struct loop_op, link);
 
@@ -58,9 +49,10 @@ static struct loop_op *list_take_match_locked(struct enc_list *head, const struc
 	return NULL;
 }
 
-/* Pair @recv with @send (both just taken off or never put on a list), or fail both. */
-static void pair_locked(struct loop_op *recv, struct loop_op *send)
+/* Pair @recv with @send (both just taken off or never put on a list of @home), or fail both. */
+static void pair_locked(struct loop_slot *home, struct loop_op *recv, struct loop_op *send)
 {
+	enc_assert_held(&home->mtx);
 	if (recv->bytes < send->bytes) {
 		enc_warn("loop: rank %u receives %llu bytes from rank %u tag %llu, which sends %llu",
 			 recv->dst, (unsigned long long)recv->bytes, recv->src,
@@ -89,16 +81,16 @@ void enc__net_loop_op_post(struct loop_slot *home, struct loop_op *op)
 			loop_op_finish(op, -EPIPE);
 			goto out_unlock;
 		}
-		match = list_take_match_locked(&home->posted, op);
+		match = list_take_match_locked(home, &home->posted, op);
 		if (match) {
-			pair_locked(match, op);
+			pair_locked(home, match, op);
 			goto out_unlock;
 		}
 		enc_list_add_tail(&home->unexp, &op->link);
 	} else {
-		match = list_take_match_locked(&home->unexp, op);
+		match = list_take_match_locked(home, &home->unexp, op);
 		if (match) {
-			pair_locked(op, match);
+			pair_locked(home, op, match);
 			goto out_unlock;
 		}
 		enc_list_add_tail(&home->posted, &op->link);
@@ -174,7 +166,7 @@ out_unlock:
 
 void enc__net_loop_slot_fail_unexp_locked(struct loop_slot *slot, int err)
 {
-	assert(slot_is_locked(slot));
+	enc_assert_held(&slot->mtx);
 	while (!enc_list_is_empty(&slot->unexp)) {
 		struct loop_op *op = enc_container_of(slot->unexp.next, struct loop_op, link);
 

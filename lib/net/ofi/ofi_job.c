@@ -32,7 +32,7 @@
 #include <proxyscope/bananaphone.h>
 
 #include "common/log.h"
-#include "common/time.h"
+#include "enc/time.h"
 
 #define OFI_JOB_MAX 64
 #define OFI_MEET_TIMEOUT_MS 30000

@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/ident.h"
+#include "proxyscope/trace_ident.h"
 #include "common/log.h"
-#include "common/time.h"
+#include "enc/time.h"
 #include "common/trace.h"
 
 #define OFI_WARMUP_TIMEOUT_MS 20000

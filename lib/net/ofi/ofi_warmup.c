@@ -11,7 +11,7 @@
 #include <stdlib.h>
 
 #include "common/log.h"
-#include "common/time.h"
+#include "enc/time.h"
 
 static int warm_state(const struct enc_net_comm *nc, const struct ofi_xfer *x, uint32_t *q)
 {

@@ -1,6 +1,6 @@
 /* How a thread spins on its CPU. */
-#ifndef ENC_COMMON_CPU_H
-#define ENC_COMMON_CPU_H
+#ifndef ENC_UTIL_CPU_H
+#define ENC_UTIL_CPU_H
 
 /* One iteration of a spin-wait: tells the CPU (or its SMT sibling) that this thread waits. */
 static inline void enc_cpu_relax(void)
@@ -14,4 +14,4 @@ static inline void enc_cpu_relax(void)
 #endif
 }
 
-#endif /* ENC_COMMON_CPU_H */
+#endif /* ENC_UTIL_CPU_H */

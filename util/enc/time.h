@@ -1,6 +1,6 @@
 /* Monotonic time helpers. */
-#ifndef ENC_COMMON_TIME_H
-#define ENC_COMMON_TIME_H
+#ifndef ENC_UTIL_TIME_H
+#define ENC_UTIL_TIME_H
 
 #include <stdint.h>
 #include <time.h>
@@ -13,4 +13,4 @@ static inline uint64_t enc_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-#endif /* ENC_COMMON_TIME_H */
+#endif /* ENC_UTIL_TIME_H */

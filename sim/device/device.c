@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/log.h"
+#include "sim.h"
 
 /* aligned_alloc wants a size that is a multiple of the alignment. */
 _Static_assert(sizeof(struct enc_dev) % ENC_DEV_CACHE_LINE == 0, "enc_dev size");
@@ -132,7 +132,7 @@ int enc_dev_create(uint32_t rank, struct enc_dev **out)
 		goto out_destroy_work_cv;
 	rc = -pthread_create(&dev->thread, NULL, enc__dev_thread_main, dev);
 	if (rc) {
-		enc_err("device %u: cannot start its thread: %s", rank, strerror(-rc));
+		sim_err("device %u: cannot start its thread: %s", rank, strerror(-rc));
 		goto out_destroy_done_cv;
 	}
 	/* Named here rather than by the thread, so the name is there once create returns. */

@@ -15,9 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/log.h"
-#include "common/trace.h"
-#include "proxy/comm.h"
+#include "sim.h"
 #include "workload_int.h"
 
 static const char *const stage_names[ENC_WL_STAGE_NR] = {
@@ -79,7 +77,7 @@ static void fail_record(struct enc__wl_rank *r, uint64_t exec_id, enum enc_wl_st
 		type = PROXY_TASK_NETWORK;
 	else if (stage == ENC_WL_STAGE_BARRIER)
 		type = PROXY_TASK_BARRIER;
-	enc_warn("workload %s: rank %" PRIu32 " exec %" PRIu64 ": %s failed, status = %d",
+	sim_warn("workload %s: rank %" PRIu32 " exec %" PRIu64 ": %s failed, status = %d",
 		 run->job, r->rank, exec_id, enc_wl_stage_str(stage), status);
 
 	pthread_mutex_lock(&run->fail_mtx);
@@ -210,7 +208,7 @@ static void recvbuf_check(struct enc__wl_rank *r, uint64_t e)
 						     a->bytes, src, pattern_key(a, r->rank, e));
 
 		if (bad)
-			enc_err("workload %s: rank %" PRIu32 " exec %" PRIu64
+			sim_err("workload %s: rank %" PRIu32 " exec %" PRIu64
 				": %" PRIu64 " of %" PRIu64 " bytes received from rank %" PRIu32
 				" differ from its pattern", r->run->job, r->rank, e, bad, a->bytes,
 				src);
@@ -232,12 +230,12 @@ static void kill_check(struct enc__wl_rank *r, uint64_t e)
 		if (f->target != ENC_WL_FAULT_KILL || f->kill.rank != r->rank ||
 		    f->kill.exec_id != e)
 			continue;
-		enc_warn("workload %s: rank %" PRIu32 " exec %" PRIu64 ": killing this process "
+		sim_warn("workload %s: rank %" PRIu32 " exec %" PRIu64 ": killing this process "
 			 "(pid %ld), as the kill fault asks", r->run->job, r->rank, e,
 			 (long)getpid());
 		enc_tp(encdev, fault, r->rank, e, ENC_WL_TP_FAULT_KILL, UINT32_MAX, (uint64_t)getpid());
 		/* die between two transport calls of this process's workers, not inside one */
-		enc__registry_freeze();
+		enc_hook_freeze();
 		raise(SIGKILL);
 	}
 }

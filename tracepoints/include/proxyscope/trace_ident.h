@@ -1,6 +1,7 @@
-/* What identifies a task in every log line and tracepoint: set once at creation (immutable). */
-#ifndef ENC_COMMON_IDENT_H
-#define ENC_COMMON_IDENT_H
+/* What identifies a task in every log line and tracepoint: set once at creation (immutable).
+ * Part of the tracepoint catalogue: the encproxy and encnet providers take these structs. */
+#ifndef PROXYSCOPE_TRACE_IDENT_H
+#define PROXYSCOPE_TRACE_IDENT_H
 
 #include <stdint.h>
 
@@ -28,4 +29,4 @@ struct enc_net_op_ident {
 	uint32_t job;    /* as in enc_task_ident */
 };
 
-#endif /* ENC_COMMON_IDENT_H */
+#endif /* PROXYSCOPE_TRACE_IDENT_H */

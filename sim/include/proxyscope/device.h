@@ -1,5 +1,5 @@
 /*
- * The simulated device: one per rank, a thread that runs the execs submitted to it in order.
+ * The simulated device (libproxyscope-sim, not the driver): one per rank, a thread that runs the execs submitted to it in order.
  *
  * For each exec it computes (sleeps compute_us), then reaches the net stage and writes the
  * host-visible trigger word of each stream (the value it writes is neither 0xFFFFFFFF nor 0),
@@ -17,12 +17,11 @@
 
 #include <proxyscope/export.h>
 #include <proxyscope/net.h>
+#include <proxyscope/proxy.h> /* ENC_TRIGGER_NOT_READY */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define ENC_TRIGGER_NOT_READY 0xFFFFFFFFu
 
 struct enc_dev;
 

@@ -1,5 +1,5 @@
 /*
- * Private to lib/device/: the device object, the queued exec, and the helpers the device's
+ * Private to sim/device/: the device object, the queued exec, and the helpers the device's
  * three files share (device.c: lifecycle and API; device_thread.c: the thread that runs execs;
  * device_fault.c: armed faults and how they bend one exec).
  */
@@ -14,7 +14,7 @@
 
 #include <proxyscope/device.h>
 
-#include "common/trace.h"
+#include "sim.h"
 
 #define ENC_DEV_CACHE_LINE 64
 

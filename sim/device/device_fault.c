@@ -10,6 +10,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "enc/lock.h"
+
 static const char *const fault_kind_names[ENC_DEV_FAULT_KIND_NR] = {
 	[ENC_DEV_FAULT_NEVER_TRIGGER] = "never_trigger",
 	[ENC_DEV_FAULT_LATE] = "late",
@@ -34,6 +36,7 @@ static bool fault_is_valid(const struct enc_dev_fault *f)
 
 int enc__dev_fault_arm_locked(struct enc_dev *dev, const struct enc_dev_fault *f)
 {
+	enc_assert_held(&dev->mtx);
 	if (!fault_is_valid(f))
 		return -EINVAL;
 	if (dev->faults_n == dev->faults_cap) {
@@ -54,6 +57,7 @@ void enc__dev_plan_resolve_locked(const struct enc_dev *dev, const struct enc_de
 {
 	size_t i;
 
+	enc_assert_held(&dev->mtx);
 	*plan = (struct dev_plan){ 0 };
 	for (i = 0; i < dev->faults_n; i++) {
 		const struct enc_dev_fault *f = &dev->faults[i];

@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <sys/prctl.h>
 
-#include "common/cpu.h"
-#include "common/time.h"
+#include "enc/cpu.h"
+#include "enc/time.h"
 
 /* Polls that spin before the device starts sleeping between them. */
 #define ENC_DEV_POLL_SPINS 64

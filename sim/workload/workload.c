@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +20,7 @@
 #include <proxyscope/bananaphone.h>
 #include <proxyscope/net_loop.h>
 
-#include "common/time.h"
+#include "enc/time.h"
 #include "workload_int.h"
 
 /* Every counter of struct enc_proxy_stats, for the run's difference and the processes' sum. */
@@ -238,13 +237,13 @@ int enc_wl_args_check(const struct enc_wl_args *args, char *err, size_t errlen)
 
 static void job_name(const struct enc_wl_args *a, char *buf, size_t len)
 {
-	static atomic_uint counter; /* relaxed: only uniqueness within the process matters */
+	static unsigned counter; /* relaxed: only uniqueness within the process matters */
 
 	if (a->job)
 		snprintf(buf, len, "%s", a->job);
 	else
 		snprintf(buf, len, "wl-%ld-%u", (long)getpid(),
-			 atomic_fetch_add_explicit(&counter, 1, memory_order_relaxed));
+			 __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED));
 }
 
 static void config_build(const struct enc_wl_args *a, struct enc_config *cfg)
