@@ -151,6 +151,9 @@ static void keeper_main(int rfd, const char *dir)
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
+	/* A session of its own: whoever kills the CLI's process group (a test runner on its
+	 * timeout) leaves the keeper to clean up after it. */
+	setsid();
 	for (;;) {
 		ssize_t got = read(rfd, &ino, sizeof(ino));
 
