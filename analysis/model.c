@@ -97,6 +97,7 @@ void psa_model_destroy(struct psa_model *m)
 	psa_hashmap_fini(&m->groups);
 	psa_hashmap_fini(&m->net_err_idx);
 	psa_hashmap_fini(&m->net_err_last);
+	psa_hashmap_fini(&m->last_event);
 	free(m);
 }
 
@@ -428,14 +429,30 @@ static void task_event(struct psa_model *m, const struct psa_proc *p, const stru
 	}
 }
 
+/* The catalogue's log level of each event type. */
+static const unsigned char ev_level[PSA_EV_NR] = {
+#define EV_LEVEL(provider, event, level) [PSA_EV_##provider##_##event] = level,
+	ENC_TP_ALL_EVENTS(EV_LEVEL)
+#undef EV_LEVEL
+};
+
 void psa_model_feed(struct psa_model *m, const struct psa_event *ev)
 {
 	struct psa_proc *p;
 
-	m->totals.events++;
-	if (ev->type == PSA_EV_UNKNOWN || ev->type >= PSA_EV_NR)
+	if (ev->type == PSA_EV_UNKNOWN || ev->type >= PSA_EV_NR) {
+		m->totals.events++;
 		return;
+	}
+	p = proc_get(m, ev);
+	if (!p || psa__model_is_repeat(m, p, ev))
+		return;
+	m->totals.events++;
 	m->totals.our_events++;
+	m->totals.levels_seen |= 1u << ev_level[ev->type];
+	if (ev->type == PSA_EV_encproxy_watchdog_timeout &&
+	    (uint32_t)psa__f(ev, PSA_F_timeout_ms, 0) > m->totals.timeout_ms_max)
+		m->totals.timeout_ms_max = (uint32_t)psa__f(ev, PSA_F_timeout_ms, 0);
 	if (!m->totals.first_ts || ev->ts_ns < m->totals.first_ts)
 		m->totals.first_ts = ev->ts_ns;
 	if (ev->ts_ns > m->totals.last_ts)
@@ -443,9 +460,6 @@ void psa_model_feed(struct psa_model *m, const struct psa_event *ev)
 	if (ev->type == PSA_EV_encproxy_seam_progress || ev->type == PSA_EV_encproxy_trigger_read ||
 	    ev->type == PSA_EV_encproxy_status_poll)
 		m->totals.debug_events = true;
-	p = proc_get(m, ev);
-	if (!p)
-		return;
 	if (psa_ev_has(ev, PSA_F_rank) &&
 	    (psa_ev_has(ev, PSA_F_task_id) || ev->type == PSA_EV_encdev_trigger_write ||
 	     ev->type == PSA_EV_encdev_fault))

@@ -45,6 +45,7 @@ struct psa_model {
 	struct psa_hashmap net_err_idx;  /* (proc, rank, peer) -> index + 1 in net_errors */
 	struct psa_hashmap net_err_last; /* (proc, rank) -> index + 1 of its latest error */
 	PSA_VEC(const struct psa_task *) live; /* built by finish */
+	struct psa_hashmap last_event; /* (proc, vtid) -> fingerprint of its last event */
 
 	struct psa_model_totals totals;
 	bool finished_called;
@@ -63,6 +64,10 @@ void psa__task_instant(struct psa_model *m, struct psa_task *t, const struct psa
 void psa__task_free(struct psa_task *t);
 /* Sets t->failed_peer from its ops and the rank's transport errors (t->status != 0). */
 void psa__task_failed_peer(const struct psa_model *m, struct psa_task *t);
+
+/* model_repeat.c: whether @ev repeats its thread's previous event (counted, to be dropped). */
+bool psa__model_is_repeat(struct psa_model *m, const struct psa_proc *p,
+			  const struct psa_event *ev);
 
 /* model.c: the latest transport error of (@p, @rank), or NULL. */
 const struct psa_net_error *psa__net_error_last(const struct psa_model *m,

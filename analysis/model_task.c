@@ -5,6 +5,7 @@
  * and frees it - only a marker per finished task stays, so late events (recycle, the
  * consumer's) are recognized and ignored.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -120,6 +121,8 @@ void psa__task_state(struct psa_model *m, struct psa_task *t, const struct psa_e
 	t->transitions++;
 	if (to == PSA_STATE_WAITING_DEVICE_TRIGGER)
 		t->wait_begin_ts = ev->ts_ns;
+	if (to == PSA_STATE_PROGRESSING && !t->progress_ts)
+		t->progress_ts = ev->ts_ns;
 	if (to == PSA_STATE_DONE) {
 		t->done_ts = ev->ts_ns;
 		if (t->status)
@@ -201,6 +204,8 @@ void psa__task_net(struct psa_model *m, struct psa_task *t, const struct psa_eve
 			.tag = (uint64_t)psa__f(ev, PSA_F_tag, 0),
 			.post_ts = ev->ts_ns,
 		};
+		if (!t->first_post_ts)
+			t->first_post_ts = ev->ts_ns;
 	}
 	if (ev->type == PSA_EV_encnet_complete) {
 		op->done_ts = ev->ts_ns;
@@ -236,6 +241,27 @@ void psa__task_instant(struct psa_model *m, struct psa_task *t, const struct psa
 	case PSA_EV_encproxy_watchdog_timeout:
 		t->watchdog = true;
 		t->watchdog_ts = ev->ts_ns;
+		t->watchdog_state = (uint32_t)psa__f(ev, PSA_F_state, t->state);
+		t->watchdog_waited_ns = (uint64_t)psa__f(ev, PSA_F_waited_ns, 0);
+		/* First seen here (a trace without the state changes): the consumer's view is
+		 * the only state the trace has. */
+		if (!t->transitions)
+			t->state = t->watchdog_state;
+		break;
+	case PSA_EV_encproxy_consume_end:
+		/* DEBUG: the consumer gave up (its watchdog event may have been lost) */
+		if (psa__f(ev, PSA_F_status, 0) == -ETIMEDOUT && !t->watchdog) {
+			t->watchdog = true;
+			t->watchdog_ts = ev->ts_ns;
+			t->watchdog_waited_ns = (uint64_t)psa__f(ev, PSA_F_wait_ns, 0);
+			t->watchdog_state = t->poll_last_ts ? t->poll_state : t->state;
+		}
+		break;
+	case PSA_EV_encproxy_status_poll:
+		if (!t->poll_first_ts)
+			t->poll_first_ts = ev->ts_ns;
+		t->poll_last_ts = ev->ts_ns;
+		t->poll_state = (uint32_t)psa__f(ev, PSA_F_state, t->state);
 		break;
 	case PSA_EV_encproxy_task_failed:
 		t->failed = true;

@@ -1,10 +1,17 @@
 /*
  * The watchdog analysis. Each stalled task gets a cause from its own evidence (state, status,
- * outstanding ops, trigger words, its worker's last activity); a task waiting on peers gets
- * edges to the peers' stalled tasks; then every stall follows its edges to a stall that is
- * stuck for its own reason - the root cause. Finished tasks with an error status are kept as
- * candidates until watchdog_death.c knows whether a process that died explains them. Printing
- * is in watchdog_print.c.
+ * outstanding ops, trigger words, its seam calls, its worker's last activity); a task waiting
+ * on peers gets edges to the peers' stalled tasks; then every stall follows its edges to a
+ * stall that is stuck for its own reason - the root cause. Finished tasks with an error status
+ * are kept as candidates until watchdog_death.c knows whether a process that died explains
+ * them. Printing is in watchdog_print.c.
+ *
+ * What the trace cannot show is never a stall: a live task whose last event is followed by
+ * lost events, with nothing showing it stuck (no consumer watchdog, no failure), most likely
+ * finished among the lost events - it is counted as of unknown fate, not blamed. A task the
+ * consumer's watchdog fired on is a stall whatever was lost; only the conclusions that rest
+ * on the lost window are uncertain. The verdict is computed on the events seen so far, so a
+ * live reader may call the analysis on a model that has not seen the end yet.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -19,6 +26,7 @@ static const char *const cause_names[PSA_CAUSE_NR] = {
 	[PSA_CAUSE_TASK_ERROR] = "task_error",
 	[PSA_CAUSE_MESSAGE_LOST] = "message_lost",
 	[PSA_CAUSE_WORKER_STALLED] = "worker_stalled",
+	[PSA_CAUSE_SLOW_PROGRESS] = "slow_progress",
 	[PSA_CAUSE_PROCESS_DIED] = "process_died",
 	[PSA_CAUSE_WAITING_ON_PEER] = "waiting_on_peer",
 	[PSA_CAUSE_BARRIER_WAIT] = "barrier_wait",
@@ -27,9 +35,30 @@ static const char *const cause_names[PSA_CAUSE_NR] = {
 	[PSA_CAUSE_UNKNOWN] = "unknown",
 };
 
+static const char *const unsure_names[PSA_UNSURE_NR] = {
+	[PSA_UNSURE_NONE] = "none",
+	[PSA_UNSURE_LOST] = "lost_events",
+	[PSA_UNSURE_TRUNCATED] = "trace_starts_later",
+	[PSA_UNSURE_LEVEL] = "not_recorded_at_level",
+	[PSA_UNSURE_CHAIN] = "uncertain_root",
+	[PSA_UNSURE_DAMAGED] = "damaged_trace",
+};
+
+static const char *const verdict_names[] = { "ok", "stall", "inconclusive" };
+
 const char *psa_cause_str(enum psa_cause c)
 {
 	return (unsigned)c < PSA_CAUSE_NR ? cause_names[c] : "?";
+}
+
+const char *psa_unsure_str(enum psa_unsure u)
+{
+	return (unsigned)u < PSA_UNSURE_NR ? unsure_names[u] : "?";
+}
+
+const char *psa_verdict_str(enum psa_verdict v)
+{
+	return (unsigned)v <= PSA_VERDICT_INCONCLUSIVE ? verdict_names[v] : "?";
 }
 
 int psa_watchdog_create(const struct psa_watchdog_opts *opts, struct psa_watchdog **out)
@@ -57,42 +86,6 @@ void psa_watchdog_destroy(struct psa_watchdog *w)
 	free(w);
 }
 
-struct psa_stall *psa__stall_add(struct psa_watchdog *w)
-{
-	if (w->n == w->cap) {
-		size_t cap = w->cap ? 2 * w->cap : 16;
-		struct psa_stall *s = realloc(w->stalls, cap * sizeof(*s));
-
-		if (!s)
-			return NULL;
-		w->stalls = s;
-		w->cap = cap;
-	}
-	memset(&w->stalls[w->n], 0, sizeof(w->stalls[0]));
-	w->stalls[w->n].root = -1;
-	w->stalls[w->n].last_seam = -1;
-	return &w->stalls[w->n++];
-}
-
-static void stall_from_task(struct psa_stall *s, const struct psa_task *t, uint64_t end)
-{
-	s->proc = t->proc->id;
-	s->vpid = t->proc->vpid;
-	memcpy(s->host, t->proc->host, sizeof(s->host));
-	s->rank = t->rank;
-	s->gid = t->gid;
-	s->job = t->job;
-	s->kind = t->kind;
-	s->exec_id = t->exec_id;
-	s->task_id = t->task_id;
-	s->status = t->status;
-	s->watchdog_fired = t->watchdog;
-	s->last_seam = t->last_seam;
-	s->last_seam_rc = t->last_seam_rc;
-	s->last_seam_ago_ns = t->last_seam >= 0 && end > t->last_seam_ts ? end - t->last_seam_ts : 0;
-	memcpy(s->trigger_last, t->trigger_last, sizeof(s->trigger_last));
-}
-
 /* The most failed tasks kept as candidates: a death fails the execs in flight on the
  * survivors' ranks, a few tasks per rank. */
 #define FAILED_MAX 4096
@@ -116,7 +109,7 @@ static void keep_failed(struct psa_watchdog *w, const struct psa_task *t)
 	f = &w->failed[w->failed_n++];
 	memset(f, 0, sizeof(*f));
 	f->s.root = -1;
-	stall_from_task(&f->s, t, t->done_ts);
+	psa__stall_from_task(&f->s, t, t->done_ts);
 	f->s.done = true;
 	f->s.state = PSA_STATE_DONE;
 	f->s.duration_ns = t->done_ts - t->first_ts;
@@ -125,7 +118,8 @@ static void keep_failed(struct psa_watchdog *w, const struct psa_task *t)
 	f->ts = t->done_ts;
 }
 
-/* Finished tasks that spent longer than the threshold in one state. */
+/* Finished tasks that spent longer than the threshold in one state, and finished tasks the
+ * consumer's watchdog gave up on (it returned a timeout, the task finished later). */
 static void on_task_end(void *arg, const struct psa_task *t)
 {
 	struct psa_watchdog *w = arg;
@@ -133,20 +127,19 @@ static void on_task_end(void *arg, const struct psa_task *t)
 
 	if (psa_task_is_done(t) && t->status)
 		keep_failed(w, t);
-	if (!w->opts.threshold_ns || !psa_task_is_done(t) || t->longest_state_ns < w->opts.threshold_ns)
+	if (!psa_task_is_done(t) ||
+	    !(t->watchdog || (w->opts.threshold_ns && t->longest_state_ns >= w->opts.threshold_ns)))
 		return;
 	s = psa__stall_add(w);
 	if (!s)
 		return;
-	stall_from_task(s, t, t->done_ts);
+	psa__stall_from_task(s, t, t->done_ts);
 	s->done = true;
 	s->state = t->longest_state;
 	s->duration_ns = t->longest_state_ns;
-	s->cause = PSA_CAUSE_SLOW_STATE;
-	s->root_cause = true;
-	snprintf(s->detail, sizeof(s->detail), "%s lasted %.3f s (threshold %.3f s), then it finished",
-		 psa_state_str(t->longest_state), (double)t->longest_state_ns / 1e9,
-		 (double)w->opts.threshold_ns / 1e9);
+	/* The model is still reading: what the finding needs of other tasks (the peer it
+	 * waited on) is looked at when the chains are followed. */
+	psa__watchdog_threshold(w, t, s);
 }
 
 void psa_watchdog_observer(struct psa_watchdog *w, struct psa_observer *obs)
@@ -161,9 +154,43 @@ size_t psa_watchdog_ignored(const struct psa_watchdog *w)
 	return w->ignored;
 }
 
+size_t psa_watchdog_unknown(const struct psa_watchdog *w)
+{
+	return w->unknown;
+}
+
 bool psa_watchdog_found(const struct psa_watchdog *w)
 {
 	return w->n > 0;
+}
+
+enum psa_level_view psa_watchdog_level_view(const struct psa_watchdog *w)
+{
+	return w->level;
+}
+
+void psa_watchdog_set_integrity(struct psa_watchdog *w, const struct psa_integrity *in)
+{
+	w->integrity = in;
+}
+
+const struct psa_integrity *psa_watchdog_integrity(const struct psa_watchdog *w)
+{
+	return w->integrity;
+}
+
+static bool damaged(const struct psa_watchdog *w)
+{
+	return w->integrity && w->integrity->damaged;
+}
+
+enum psa_verdict psa_watchdog_verdict(const struct psa_watchdog *w)
+{
+	if (w->n)
+		return PSA_VERDICT_STALL;
+	if (w->unknown || w->level == PSA_LEVEL_ERR_ONLY || damaged(w))
+		return PSA_VERDICT_INCONCLUSIVE;
+	return PSA_VERDICT_OK;
 }
 
 const struct psa_stall *psa_watchdog_stalls(const struct psa_watchdog *w, size_t *n)
@@ -172,63 +199,191 @@ const struct psa_stall *psa_watchdog_stalls(const struct psa_watchdog *w, size_t
 	return w->stalls;
 }
 
-/* Lost events that overlap [from, to] (a discard with an unknown window overlaps all). */
-bool psa__watchdog_lost_in(const struct psa_model *m, uint64_t from, uint64_t to)
+static enum psa_level_view level_view(const struct psa_model_totals *tot)
 {
-	size_t n;
-	const struct psa_discard *d = psa_model_discards(m, &n);
-
-	for (size_t i = 0; i < n; i++)
-		if (!d[i].begin_ns || (d[i].begin_ns <= to && d[i].end_ns >= from))
-			return true;
-	return false;
+	if (psa_totals_have_info(tot))
+		return PSA_LEVEL_FULL;
+	/* WARNING events (a watchdog, a fault, a peer's death) show the session enabled them. */
+	return (tot->levels_seen >> ENC_TP_LEVEL_WARNING) ? PSA_LEVEL_WARNING_ONLY : PSA_LEVEL_ERR_ONLY;
 }
 
-static void add_waiting(struct psa_stall *s, uint32_t rank)
+/* The consumer's status polls (DEBUG) show the task unfinished for as long as the consumer's
+ * timeout (the trace's; when every watchdog event was lost, POLLED_STUCK_NS): what its
+ * watchdog event would have said. An exec takes microseconds to milliseconds, a slow one on a
+ * loaded machine tens of them; and a task its rank went past is left out before this. */
+#define POLLED_STUCK_NS 250000000ull
+
+static bool polled_stuck(const struct psa_watchdog *w, const struct psa_task *t)
 {
-	for (uint32_t i = 0; i < s->waiting_on_n; i++)
-		if (s->waiting_on[i] == rank)
-			return;
-	if (s->waiting_on_n < PSA_WAITING_MAX)
-		s->waiting_on[s->waiting_on_n++] = rank;
+	return t->poll_last_ts - t->poll_first_ts >= w->poll_stuck_ns &&
+	       t->poll_state != PSA_STATE_DONE;
+}
+
+/*
+ * What a conclusion rests on, and whether the tracer lost events there. A status is a fact; a
+ * closed gate the consumer's watchdog saw is one too; everything else rests on the absence of
+ * events after the task's state began.
+ */
+static void unsure_of(const struct psa_watchdog *w, const struct psa_model *m,
+		      const struct psa_task *t, struct psa_stall *s)
+{
+	uint64_t from = t->state_since;
+
+	switch (s->cause) {
+	case PSA_CAUSE_TASK_ERROR:
+	case PSA_CAUSE_SLOW_PROGRESS: /* its own evidence window, set by watchdog_slow.c */
+		return;
+	case PSA_CAUSE_DEVICE_NO_TRIGGER:
+		if ((t->watchdog && t->watchdog_state == PSA_STATE_WAITING_DEVICE_TRIGGER) ||
+		    (polled_stuck(w, t) && t->poll_state == PSA_STATE_WAITING_DEVICE_TRIGGER))
+			return; /* the consumer saw the gate still closed */
+		from = t->wait_begin_ts ? t->wait_begin_ts : t->state_since;
+		break;
+	case PSA_CAUSE_UNKNOWN:
+		if (w->level != PSA_LEVEL_FULL)
+			psa__stall_unsure(s, PSA_UNSURE_LEVEL);
+		break;
+	default:
+		break;
+	}
+	if (psa__watchdog_lost_in(m, from, w->trace_end))
+		psa__stall_unsure(s, PSA_UNSURE_LOST);
+}
+
+/*
+ * The task as the analysis sees it: the consumer's watchdog saw its run state after the last
+ * state change the trace holds when state changes were lost (or never recorded) - that view
+ * is the later one.
+ */
+static void task_view(const struct psa_watchdog *w, const struct psa_task *t,
+		      struct psa_task *view)
+{
+	*view = *t;
+	if (!t->watchdog && polled_stuck(w, t) && t->poll_state < PSA_STATE_NR &&
+	    t->poll_last_ts >= t->state_since && t->poll_state != t->state) {
+		/* its consumer's last poll is the later view (DEBUG: the polls are the record) */
+		view->state = t->poll_state;
+		view->state_since = t->poll_first_ts > t->state_since ? t->poll_first_ts : t->state_since;
+		if (view->state == PSA_STATE_WAITING_DEVICE_TRIGGER && !view->wait_begin_ts)
+			view->wait_begin_ts = view->state_since;
+		return;
+	}
+	if (t->watchdog && t->watchdog_state < PSA_STATE_NR && t->watchdog_ts >= t->state_since &&
+	    (t->watchdog_state != t->state || !t->transitions)) {
+		view->state = t->watchdog_state;
+		view->state_since = t->watchdog_ts > t->watchdog_waited_ns && !t->transitions
+					    ? t->watchdog_ts - t->watchdog_waited_ns
+					    : t->state_since;
+		if (view->state == PSA_STATE_WAITING_DEVICE_TRIGGER && !view->wait_begin_ts)
+			view->wait_begin_ts = view->state_since;
+	}
+}
+
+/* Something the trace holds shows the task stuck, not only the absence of its DONE. */
+static bool is_shown(const struct psa_watchdog *w, const struct psa_task *t)
+{
+	return t->watchdog || t->failed || t->status || polled_stuck(w, t);
+}
+
+/*
+ * @any_shown: some task of the trace near this one's exec is shown stuck. Then a task whose
+ * fate rests on lost events stays in the report (it may be waiting on the one shown stuck) but
+ * is never a root cause by itself; with nothing shown, it is not a stall at all.
+ */
+static int add_live(struct psa_watchdog *w, const struct psa_model *m, const struct psa_task *t,
+		    bool any_shown)
+{
+	uint64_t end = w->trace_end, last_done;
+	bool shown = is_shown(w, t);
+	bool fate_lost = !shown && (damaged(w) || psa__watchdog_lost_in(m, t->last_ts, end));
+	struct psa_task view;
+	struct psa_stall *s;
+
+	if (psa__watchdog_lost_in(m, t->state_since, end) &&
+	    psa_model_rank_last_done_exec(m, t->job, t->rank, &last_done) && last_done > t->exec_id) {
+		w->ignored++;
+		return 0;
+	}
+	if (fate_lost && !any_shown) {
+		w->unknown++;
+		return 0;
+	}
+	if (!(s = psa__stall_add(w)))
+		return -ENOMEM;
+	task_view(w, t, &view);
+	if (damaged(w))
+		psa__stall_unsure(s, PSA_UNSURE_DAMAGED);
+	if (view.state != t->state && t->transitions)
+		psa__stall_unsure(s, PSA_UNSURE_LOST); /* the trace missed its state changes */
+	psa__stall_from_task(s, &view, end);
+	s->state = view.state;
+	s->duration_ns = end > view.state_since ? end - view.state_since : 0;
+	psa__watchdog_classify(w, m, &view, s);
+	unsure_of(w, m, &view, s);
+	/* a start that lost events explain is not a snapshot's: unsure_of judged what rests on it */
+	if (t->truncated && w->level == PSA_LEVEL_FULL && !psa__watchdog_lost_in(m, 0, t->first_ts))
+		psa__stall_unsure(s, PSA_UNSURE_TRUNCATED);
+	if (fate_lost) {
+		size_t used = strlen(s->detail);
+
+		psa__stall_unsure(s, PSA_UNSURE_LOST);
+		if (s->root_cause && used + 1 < sizeof(s->detail))
+			snprintf(s->detail + used, sizeof(s->detail) - used,
+				 " - not a root cause: events were lost after its last one");
+		s->root_cause = false;
+	}
+	psa__watchdog_death_adopt(w, t, s);
+	return 0;
 }
 
 int psa_watchdog_analyze(struct psa_watchdog *w, const struct psa_model *m)
 {
 	struct psa_model_totals tot;
-	size_t live_n, first_live = w->n;
+	size_t live_n;
 	const struct psa_task *const *live = psa_model_live_tasks(m, &live_n);
 
 	psa_model_totals(m, &tot);
 	w->trace_end = tot.last_ts;
+	w->level = level_view(&tot);
+	w->lossy = tot.discarded_events || tot.discarded_packets || tot.discards;
+	w->poll_stuck_ns = tot.timeout_ms_max ? (uint64_t)tot.timeout_ms_max * 1000000u
+					      : POLLED_STUCK_NS;
 	if (psa__watchdog_deaths(w, m) || psa__watchdog_add_failed(w, m))
 		return -ENOMEM;
-	for (size_t i = 0; i < live_n; i++) {
-		const struct psa_task *t = live[i];
-		bool lost = psa__watchdog_lost_in(m, t->state_since, tot.last_ts);
-		uint64_t last_done;
-		struct psa_stall *s;
+	/* The earliest exec shown stuck: a task whose fate was lost matters only near it (an older
+	 * one its rank went past long ago most likely finished among the lost events). */
+	bool any_shown = w->deaths_n > 0;
+	uint64_t shown_exec = any_shown ? 0 : UINT64_MAX;
 
-		if (lost && psa_model_rank_last_done_exec(m, t->job, t->rank, &last_done) &&
-		    last_done > t->exec_id) {
-			w->ignored++;
-			continue;
-		}
-		s = psa__stall_add(w);
-		if (!s)
+	for (size_t i = 0; i < live_n; i++)
+		if (is_shown(w, live[i]) && live[i]->exec_id < shown_exec)
+			shown_exec = live[i]->exec_id;
+	for (size_t i = 0; i < live_n; i++)
+		if (add_live(w, m, live[i],
+			     shown_exec != UINT64_MAX && live[i]->exec_id + 1 >= shown_exec))
 			return -ENOMEM;
-		stall_from_task(s, t, tot.last_ts);
-		s->state = t->state;
-		s->duration_ns = tot.last_ts > t->state_since ? tot.last_ts - t->state_since : 0;
-		psa__watchdog_classify(w, m, t, s);
-		s->uncertain = t->truncated || lost;
-		psa__watchdog_death_adopt(w, t, s);
-	}
-	return psa__watchdog_chain(w, m, first_live);
+	for (size_t i = 0; damaged(w) && i < w->n; i++)
+		psa__stall_unsure(&w->stalls[i], PSA_UNSURE_DAMAGED);
+	return psa__watchdog_chain(w, m, 0);
 }
 
-/* Record that @s waits on @rank (used by the classifier). */
-void psa__stall_wait_on(struct psa_stall *s, uint32_t rank)
+bool psa_watchdog_root_line(const struct psa_watchdog *w, size_t i, const struct psa_stall **out,
+			    char *buf, size_t len)
 {
-	add_waiting(s, rank);
+	for (size_t k = 0; k < w->n; k++) {
+		const struct psa_stall *s = &w->stalls[k];
+
+		if (!s->root_cause || i--)
+			continue;
+		*out = s;
+		if (s->process)
+			snprintf(buf, len, "%s", s->detail);
+		else
+			snprintf(buf, len, "rank %u exec %llu %s task %llu: %s%s", s->rank,
+				 (unsigned long long)s->exec_id, psa_kind_str(s->kind),
+				 (unsigned long long)s->task_id, s->detail,
+				 s->uncertain ? " [uncertain]" : "");
+		return true;
+	}
+	return false;
 }

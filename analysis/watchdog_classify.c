@@ -76,18 +76,6 @@ static void classify_gate(const struct psa_model *m, const struct psa_task *t, s
 		 fault ? " fault" : "");
 }
 
-static const struct psa_worker *worker_of(const struct psa_model *m, const struct psa_task *t)
-{
-	size_t n;
-	const struct psa_worker *const *w = psa_model_workers(m, &n);
-
-	for (size_t i = 0; i < n; i++)
-		if (w[i]->proc == t->proc && (t->worker_vtid ? w[i]->vtid == t->worker_vtid
-							     : w[i]->gid == t->gid))
-			return w[i];
-	return NULL;
-}
-
 /*
  * A worker that made no step. Silence alone proves it only in a DEBUG trace (every step of a
  * task fires a per-poll event); at the default level a worker whose tasks are IDLE, waiting
@@ -97,7 +85,7 @@ static const struct psa_worker *worker_of(const struct psa_model *m, const struc
 static bool classify_worker(struct psa_watchdog *w, const struct psa_model *m,
 			    const struct psa_task *t, struct psa_stall *s)
 {
-	const struct psa_worker *wk = worker_of(m, t);
+	const struct psa_worker *wk = psa__worker_of(m, t);
 	struct psa_model_totals tot;
 	uint64_t end = w->trace_end;
 	bool lost_wakeup;
@@ -171,11 +159,58 @@ static void classify_barrier(const struct psa_model *m, const struct psa_task *t
 				 : "the barrier never completed, and no other rank is stuck");
 }
 
+/* A barrier task in INIT whose exec's network task waits for the trigger: the same gate. */
+static bool gate_wait(const struct psa_model *m, const struct psa_task *t, struct psa_stall *s)
+{
+	bool found;
+	const struct psa_task *net = psa_model_find_network_task(m, t->job, t->rank, t->exec_id, &found);
+
+	if (!net || net->state != PSA_STATE_WAITING_DEVICE_TRIGGER)
+		return false;
+	s->cause = PSA_CAUSE_GATE_WAIT;
+	psa__stall_wait_on(s, t->rank);
+	snprintf(s->detail, sizeof(s->detail), "it waits on the same trigger as its exec's network task");
+	return true;
+}
+
+/*
+ * A trace without INFO events (recorded at --loglevel warning or err): the consumer's
+ * watchdog event is the task's one record, with the run state the consumer saw. A closed
+ * trigger gate then is still a fact; what a task in any other state waited on is not there.
+ */
+static void classify_level(struct psa_watchdog *w, const struct psa_model *m,
+			   const struct psa_task *t, struct psa_stall *s)
+{
+	double waited = (double)t->watchdog_waited_ns * S_PER_NS;
+
+	if (t->kind == PSA_KIND_NETWORK && t->state == PSA_STATE_WAITING_DEVICE_TRIGGER) {
+		s->cause = PSA_CAUSE_DEVICE_NO_TRIGGER;
+		s->root_cause = true;
+		snprintf(s->detail, sizeof(s->detail),
+			 "when its consumer's watchdog fired after %.3f s, the task still waited for "
+			 "the device of rank %u to write the trigger of exec %llu (which stream's word "
+			 "is not recorded at this trace's level)",
+			 waited, t->rank, (unsigned long long)t->exec_id);
+		return;
+	}
+	if (t->kind == PSA_KIND_BARRIER && t->state == PSA_STATE_INIT && gate_wait(m, t, s))
+		return;
+	(void)w;
+	s->cause = PSA_CAUSE_UNKNOWN;
+	if (t->watchdog)
+		snprintf(s->detail, sizeof(s->detail),
+			 "its consumer's watchdog fired after %.3f s with the task %s; what it waited "
+			 "on is not recorded at this trace's level",
+			 waited, psa_state_str(t->state));
+	else
+		snprintf(s->detail, sizeof(s->detail),
+			 "the task was last seen %s; what it waited on is not recorded at this "
+			 "trace's level", psa_state_str(t->state));
+}
+
 void psa__watchdog_classify(struct psa_watchdog *w, const struct psa_model *m,
 			    const struct psa_task *t, struct psa_stall *s)
 {
-	bool found;
-
 	if (t->failed || t->status) {
 		s->cause = PSA_CAUSE_TASK_ERROR;
 		s->root_cause = true;
@@ -185,25 +220,20 @@ void psa__watchdog_classify(struct psa_watchdog *w, const struct psa_model *m,
 			 t->last_seam >= 0 ? psa_seam_str((enum psa_seam)t->last_seam) : "");
 		return;
 	}
+	if (w->level != PSA_LEVEL_FULL) {
+		classify_level(w, m, t, s);
+		return;
+	}
 	if (t->kind == PSA_KIND_NETWORK && t->state == PSA_STATE_WAITING_DEVICE_TRIGGER) {
 		classify_gate(m, t, s, w->trace_end);
 		return;
 	}
 	if (t->kind == PSA_KIND_BARRIER && t->state == PSA_STATE_INIT) {
-		const struct psa_task *net =
-			psa_model_find_network_task(m, t->job, t->rank, t->exec_id, &found);
-
-		if (net && net->state == PSA_STATE_WAITING_DEVICE_TRIGGER) {
-			s->cause = PSA_CAUSE_GATE_WAIT;
-			psa__stall_wait_on(s, t->rank);
-			snprintf(s->detail, sizeof(s->detail),
-				 "it waits on the same trigger as its exec's network task");
-		} else {
+		if (!gate_wait(m, t, s))
 			classify_gate(m, t, s, w->trace_end);
-		}
 		return;
 	}
-	if (classify_worker(w, m, t, s))
+	if (psa__watchdog_slow_progress(w, m, t, s, w->trace_end) || classify_worker(w, m, t, s))
 		return;
 	if (t->kind == PSA_KIND_NETWORK)
 		classify_network(m, t, s);
@@ -219,7 +249,8 @@ static int next_stall(const struct psa_watchdog *w, const struct psa_stall *s, u
 	for (size_t i = 0; i < w->n; i++) {
 		const struct psa_stall *o = &w->stalls[i];
 
-		if (o == s || o->done || o->rank != peer || o->job != s->job)
+		/* a stuck task may wait on one its consumer gave up on that finished later */
+		if (o == s || o->failed || o->rank != peer || o->job != s->job)
 			continue;
 		if (o->exec_id == s->exec_id && (s->cause != PSA_CAUSE_GATE_WAIT || o->kind == PSA_KIND_NETWORK)) {
 			if (same < 0 || o->kind == PSA_KIND_NETWORK)
@@ -256,23 +287,44 @@ static int find_root(const struct psa_watchdog *w, int i, unsigned char *seen)
 	return -1;
 }
 
-int psa__watchdog_chain(struct psa_watchdog *w, const struct psa_model *m, size_t first_live)
+/* A finished task's finding with no peer to follow (a barrier that waited for the others): the
+ * one root of its exec. */
+static int exec_root(const struct psa_watchdog *w, const struct psa_stall *s)
+{
+	int found = -1;
+
+	for (size_t i = 0; i < w->n; i++) {
+		const struct psa_stall *o = &w->stalls[i];
+
+		if (o != s && !o->failed && o->root_cause && o->job == s->job &&
+		    o->exec_id == s->exec_id) {
+			if (found >= 0)
+				return -1;
+			found = (int)i;
+		}
+	}
+	return found;
+}
+
+int psa__watchdog_chain(struct psa_watchdog *w, const struct psa_model *m, size_t first)
 {
 	unsigned char *seen = calloc(w->n ? w->n : 1, 1);
 
 	(void)m;
 	if (!seen)
 		return -1;
-	for (size_t i = first_live; i < w->n; i++) {
+	for (size_t i = first; i < w->n; i++) {
 		struct psa_stall *s = &w->stalls[i];
 
 		if (s->root_cause || s->root >= 0) /* a death's tasks are chained already */
 			continue;
 		memset(seen, 0, w->n);
 		s->root = find_root(w, (int)i, seen);
+		if (s->root < 0 && s->done && !s->failed)
+			s->root = exec_root(w, s);
 		/* A chain through an uncertain conclusion is itself uncertain. */
 		if (s->root >= 0 && w->stalls[s->root].uncertain)
-			s->uncertain = true;
+			psa__stall_unsure(s, PSA_UNSURE_CHAIN);
 	}
 	free(seen);
 	return 0;

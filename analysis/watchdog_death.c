@@ -206,7 +206,8 @@ static int add_death(struct psa_watchdog *w, const struct psa_model *m, const st
 	s->root_cause = true;
 	s->process = true;
 	/* The kill fault is recorded by the process itself: lost events cannot fake it. */
-	s->uncertain = !kill && psa__watchdog_lost_in(m, p->last_ts, w->trace_end);
+	if (!kill && psa__watchdog_lost_in(m, p->last_ts, w->trace_end))
+		psa__stall_unsure(s, PSA_UNSURE_LOST);
 	for (uint32_t k = 0; k < PSA_STREAMS_MAX; k++)
 		s->trigger_last[k] = PSA_TRIGGER_UNREAD;
 	death_detail(m, p, kill, pd, w->trace_end, s);

@@ -1,5 +1,9 @@
-/* The watchdog's private state, shared by watchdog.c, watchdog_classify.c, watchdog_death.c
- * and watchdog_print.c. */
+/*
+ * The watchdog's private state. Call graph (no cycles): watchdog.c (the analysis) calls
+ * watchdog_classify.c, watchdog_slow.c and watchdog_death.c; those call the leaf
+ * watchdog_stall.c (the stall array, lost windows, waiting edges) and nothing above them;
+ * watchdog_print.c only reads.
+ */
 #ifndef PSA_WATCHDOG_INT_H
 #define PSA_WATCHDOG_INT_H
 
@@ -26,15 +30,25 @@ struct psa_watchdog {
 	size_t n, cap;
 	uint64_t trace_end;
 	size_t ignored; /* live tasks most likely finished (see psa_watchdog_ignored) */
+	size_t unknown; /* live tasks whose fate rests on lost events (psa_watchdog_unknown) */
+	enum psa_level_view level;
+	bool lossy;     /* the tracer lost events */
+	uint64_t poll_stuck_ns; /* status polls this long show a task stuck (watchdog.c) */
+	const struct psa_integrity *integrity; /* NULL: not checked */
 	struct psa__failed_task *failed; /* candidates, from the observer */
 	size_t failed_n, failed_cap;
 	struct psa__death *deaths;
 	size_t deaths_n;
 };
 
-/* watchdog.c */
+/* watchdog_stall.c (a leaf) */
 struct psa_stall *psa__stall_add(struct psa_watchdog *w);
+void psa__stall_from_task(struct psa_stall *s, const struct psa_task *t, uint64_t end);
+void psa__stall_wait_on(struct psa_stall *s, uint32_t rank);
+void psa__stall_unsure(struct psa_stall *s, enum psa_unsure why);
 bool psa__watchdog_lost_in(const struct psa_model *m, uint64_t from, uint64_t to);
+/* The worker that stepped @t (else the one of its gid), or NULL. */
+const struct psa_worker *psa__worker_of(const struct psa_model *m, const struct psa_task *t);
 
 /* watchdog_death.c: the dead processes' stalls, the failed tasks they explain, the chains. */
 int psa__watchdog_deaths(struct psa_watchdog *w, const struct psa_model *m);
@@ -43,9 +57,15 @@ void psa__watchdog_death_adopt(struct psa_watchdog *w, const struct psa_task *t,
 			       struct psa_stall *s);
 int psa__watchdog_death_of_rank(const struct psa_watchdog *w, uint32_t job, uint32_t rank);
 
+/* watchdog_slow.c: seam calls that held a worker, and the threshold findings. */
+bool psa__watchdog_slow_progress(const struct psa_watchdog *w, const struct psa_model *m,
+				 const struct psa_task *t, struct psa_stall *s, uint64_t end);
+void psa__watchdog_threshold(const struct psa_watchdog *w, const struct psa_task *t,
+			     struct psa_stall *s);
+
+/* watchdog_classify.c */
 void psa__watchdog_classify(struct psa_watchdog *w, const struct psa_model *m,
 			    const struct psa_task *t, struct psa_stall *s);
-int psa__watchdog_chain(struct psa_watchdog *w, const struct psa_model *m, size_t first_live);
-void psa__stall_wait_on(struct psa_stall *s, uint32_t rank);
+int psa__watchdog_chain(struct psa_watchdog *w, const struct psa_model *m, size_t first);
 
 #endif /* PSA_WATCHDOG_INT_H */

@@ -21,20 +21,50 @@ static void task_label(const struct psa_stall *s, char *buf, size_t len)
 		 psa_kind_str(s->kind), s->task_id);
 }
 
+static const char *unsure_text(enum psa_unsure u)
+{
+	switch (u) {
+	case PSA_UNSURE_LOST:
+		return "events were lost in this window";
+	case PSA_UNSURE_TRUNCATED:
+		return "the trace starts after the task did";
+	case PSA_UNSURE_LEVEL:
+		return "not recorded at this trace's level";
+	case PSA_UNSURE_CHAIN:
+		return "it leads to an uncertain root";
+	case PSA_UNSURE_DAMAGED:
+		return "a stream of the trace is missing or cut short";
+	default:
+		return "";
+	}
+}
+
+/* " [uncertain: ...]" for the root cause line. */
+static const char *unsure_tag(enum psa_unsure u, char *buf, size_t len)
+{
+	if (u == PSA_UNSURE_NONE)
+		return "";
+	snprintf(buf, len, " [uncertain: %s]", unsure_text(u));
+	return buf;
+}
+
 static void print_root(const struct psa_watchdog *w, size_t r, FILE *out)
 {
 	const struct psa_stall *s = &w->stalls[r];
-	char label[96];
+	char label[96], tag[96];
 	unsigned blocked = 0;
 
 	task_label(s, label, sizeof(label));
 	if (s->rank == PSA_RANK_NONE)
 		fprintf(out, "root cause: the process pid %u on %s: %s%s\n", s->vpid, s->host, s->detail,
-			s->uncertain ? " [uncertain: events were lost in this window]" : "");
-	else
+			unsure_tag(s->unsure, tag, sizeof(tag)));
+	else if (s->process)
 		fprintf(out, "root cause: rank %u (pid %u on %s, gid %u): %s%s\n", s->rank, s->vpid,
-			s->host, s->gid, s->detail,
-			s->uncertain ? " [uncertain: events were lost in this window]" : "");
+			s->host, s->gid, s->detail, unsure_tag(s->unsure, tag, sizeof(tag)));
+	else
+		fprintf(out, "root cause: rank %u exec %" PRIu64 " (pid %u on %s, gid %u): %s%s\n",
+			s->rank, s->exec_id, s->vpid, s->host, s->gid, s->detail,
+			unsure_tag(s->unsure, tag, sizeof(tag)));
 	if (!s->process)
 		fprintf(out, "    %s, %s for %.3f s%s\n", label, psa_state_str(s->state),
 			(double)s->duration_ns / 1e9,
@@ -99,7 +129,79 @@ static void print_evidence(const struct psa_stall *s, const struct psa_watchdog 
 		fprintf(out, "\n");
 	}
 	if (s->uncertain)
-		fprintf(out, "      uncertain: events were lost (or the trace starts) inside this window\n");
+		fprintf(out, "      uncertain: %s\n", unsure_text(s->unsure));
+}
+
+/* Damaged streams and copied traces, found on disk. */
+static void print_integrity(const struct psa_watchdog *w, FILE *out)
+{
+	const struct psa_integrity *in = w->integrity;
+	char line[1400];
+
+	for (size_t i = 0; in && i < in->n; i++) {
+		psa_integrity_issue_str(&in->v[i], line, sizeof(line));
+		fprintf(out, "%s %s\n", in->v[i].kind == PSA_TRACE_DUPLICATE ? "duplicate:" : "damaged:",
+			line);
+	}
+	if (in && in->damaged)
+		fprintf(out, "damaged: no conclusion below is certain: the events of a missing stream "
+			     "(one CPU's) can make any task look stuck\n");
+}
+
+/* What the trace can and cannot tell at its level, and the level to record at. */
+static void print_level(const struct psa_watchdog *w, FILE *out)
+{
+	if (w->level == PSA_LEVEL_WARNING_ONLY)
+		fprintf(out, "level: this trace holds WARNING and ERR events only (recorded at "
+			     "--loglevel warning): it shows the consumers' watchdog timeouts, injected "
+			     "faults and failures, not the state changes, seam calls, ops and trigger "
+			     "words a root cause rests on; record at --loglevel info (the default) or "
+			     "debug to find it\n");
+	else if (w->level == PSA_LEVEL_ERR_ONLY)
+		fprintf(out, "level: this trace holds ERR events only (recorded at --loglevel err): it "
+			     "shows failures, but a stall (a consumer's watchdog timeout is a WARNING "
+			     "event) would not show in it; record at --loglevel info (the default)\n");
+}
+
+/* The one summary line when nothing is stalled: what the trace shows, said once. */
+static void print_no_stall(const struct psa_watchdog *w, FILE *out)
+{
+	const char *over = w->opts.threshold_ns ? " and no state lasted longer than the threshold" : "";
+
+	if (w->level == PSA_LEVEL_ERR_ONLY) {
+		fprintf(out, "watchdog: inconclusive: no failure in the trace, and a stall would not "
+			     "show at its level\n");
+		return;
+	}
+	if (w->level == PSA_LEVEL_WARNING_ONLY) {
+		fprintf(out, "watchdog: no stall: no consumer's watchdog fired and no task failed%s\n",
+			w->unknown ? " in the events recorded" : "");
+		return;
+	}
+	if (w->integrity && w->integrity->damaged) {
+		fprintf(out, "watchdog: inconclusive: %zu task%s never reached DONE in the trace, but "
+			     "nothing that was recorded shows a stall (no consumer's watchdog fired, no "
+			     "task failed) and a stream is missing\n",
+			w->unknown, w->unknown == 1 ? "" : "s");
+		return;
+	}
+	if (w->unknown) {
+		fprintf(out, "watchdog: inconclusive: no task is shown stuck, but %zu task%s never "
+			     "reached DONE in the trace and events were lost after %s last event: %s "
+			     "fate is not in the trace (no consumer's watchdog fired on %s)\n",
+			w->unknown, w->unknown == 1 ? "" : "s", w->unknown == 1 ? "its" : "their",
+			w->unknown == 1 ? "its" : "their", w->unknown == 1 ? "it" : "them");
+		if (w->ignored)
+			fprintf(out, "          %zu more most likely finished: their rank finished later "
+				     "execs\n", w->ignored);
+		return;
+	}
+	if (w->ignored)
+		fprintf(out, "watchdog: no stall: every task reached DONE%s, except %zu whose DONE was "
+			     "most likely among the lost events (their rank finished later execs)\n",
+			over, w->ignored);
+	else
+		fprintf(out, "watchdog: no stall: every task reached DONE%s\n", over);
 }
 
 void psa_watchdog_print(const struct psa_watchdog *w, const struct psa_model *m, FILE *out)
@@ -107,13 +209,10 @@ void psa_watchdog_print(const struct psa_watchdog *w, const struct psa_model *m,
 	size_t roots = 0, unexplained = 0, failed = 0, processes = 0, stalled;
 
 	(void)m;
-	if (w->ignored)
-		fprintf(out, "watchdog: %zu unfinished task%s left out: events were lost around them and "
-			     "their rank finished later execs, so they most likely finished too\n",
-			w->ignored, w->ignored == 1 ? "" : "s");
+	print_integrity(w, out);
+	print_level(w, out);
 	if (!w->n) {
-		fprintf(out, "watchdog: no stall: every task reached DONE%s\n",
-			w->opts.threshold_ns ? " and no state lasted longer than the threshold" : "");
+		print_no_stall(w, out);
 		return;
 	}
 	for (size_t i = 0; i < w->n; i++) {
@@ -129,6 +228,11 @@ void psa_watchdog_print(const struct psa_watchdog *w, const struct psa_model *m,
 	if (failed)
 		fprintf(out, "%zu failed task%s, ", failed, failed == 1 ? "" : "s");
 	fprintf(out, "%zu root cause%s\n", roots, roots == 1 ? "" : "s");
+	if (w->ignored || w->unknown)
+		fprintf(out, "          not counted: %zu unfinished task%s whose DONE was most likely "
+			     "lost (their rank finished later execs), %zu whose fate is not in the trace "
+			     "(events were lost after their last one, and nothing shows them stuck)\n",
+			w->ignored, w->ignored == 1 ? "" : "s", w->unknown);
 	for (size_t i = 0; i < w->n; i++)
 		if (w->stalls[i].root_cause)
 			print_root(w, i, out);

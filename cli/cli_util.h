@@ -19,6 +19,7 @@ enum cli_exit {
 	CLI_EXIT_OK = 0,      /* the command did what it was asked, and found nothing wrong */
 	CLI_EXIT_FAILURE = 1, /* a runtime failure (or a run that failed / stalled) */
 	CLI_EXIT_USAGE = 2,   /* the command line was wrong */
+	CLI_EXIT_INCONCLUSIVE = 3, /* a report whose trace cannot tell (psa_watchdog_verdict) */
 };
 
 #define CLI_ERR_MAX 256

@@ -1,7 +1,7 @@
 /*
  * `proxyscope export --format chrome|csv|html -o FILE [--json] TRACE...`: write the timeline of
- * recorded traces as a file another tool opens (Perfetto / chrome://tracing, a spreadsheet, a
- * browser).
+ * recorded traces as a file another tool opens (Perfetto, a spreadsheet, a browser), carrying
+ * the watchdog's verdict (its root causes marked).
  *
  * Design choice: one streaming pass - the reader feeds the model, the model feeds the exporter,
  * the exporter writes - into FILE.tmp, renamed to FILE only once everything is written and
@@ -40,12 +40,15 @@ static const char export_usage[] =
 	"usage: proxyscope export --format FORMAT -o FILE [--json] TRACE...\n"
 	"\n"
 	"Write the task timeline of the traces as FORMAT:\n"
-	"    chrome   Trace Event JSON for Perfetto (ui.perfetto.dev) and chrome://tracing: a\n"
-	"             process per traced process, a track per task with its state slices and\n"
-	"             seam calls, trigger fire / watchdog / failure instants, and flow arrows\n"
-	"             from each enqueue to the worker that took the task\n"
+	"    chrome   Trace Event JSON: open it in Perfetto (ui.perfetto.dev; chrome://tracing\n"
+	"             no longer opens JSON in current Chromium). A process per traced process,\n"
+	"             a few lanes per (process, rank, task kind) with each task's state slices\n"
+	"             and seam calls, trigger fire / watchdog / failure instants, flow arrows\n"
+	"             from each enqueue to the worker that took the task, and the watchdog's\n"
+	"             root causes as instants, the root task's slice highlighted\n"
 	"    csv      one row per task state interval\n"
-	"    html     one self-contained page that draws the timeline (no network access)\n"
+	"    html     one self-contained page for any browser (no network access) that draws\n"
+	"             the timeline, the root causes in a banner, opening on the stall\n"
 	"\n"
 	"    --format FORMAT     chrome, csv or html (required)\n"
 	"    -o, --output FILE   the file to write (required; - for standard output). It is\n"
@@ -264,6 +267,7 @@ static int export_run(const struct export_cli *c, FILE *out, const char *out_nam
 {
 	struct psa_model_totals t;
 	struct psa_read_stats rs;
+	struct psa_watchdog *wd = NULL;
 	struct psa_observer obs;
 	struct psa_export *e;
 	char names[512];
@@ -273,6 +277,17 @@ static int export_run(const struct export_cli *c, FILE *out, const char *out_nam
 	if (rc) {
 		cli_error("cannot start the export: %s", strerror(-rc));
 		return CLI_EXIT_FAILURE;
+	}
+	/* the verdict the timeline carries (root causes marked) */
+	rc = psa_watchdog_create(NULL, &wd);
+	if (!rc) {
+		psa_watchdog_observer(wd, &obs);
+		rc = psa_model_add_observer(m, &obs);
+	}
+	if (rc) {
+		cli_error("cannot start the export: %s", strerror(-rc));
+		rc = CLI_EXIT_FAILURE;
+		goto out_destroy;
 	}
 	psa_export_observer(e, m, &obs);
 	rc = psa_model_add_observer(m, &obs);
@@ -293,6 +308,8 @@ static int export_run(const struct export_cli *c, FILE *out, const char *out_nam
 	}
 	psa_model_finish(m);
 	psa_model_totals(m, &t);
+	if (psa_watchdog_analyze(wd, m) == 0)
+		psa_export_set_verdict(e, wd, false);
 	errno = 0;
 	rc = psa_export_finish(e, m);
 	if (rc == -EIO) {
@@ -308,6 +325,7 @@ static int export_run(const struct export_cli *c, FILE *out, const char *out_nam
 			" packets: the timeline has gaps\n", t.discarded_events, t.discarded_packets);
 out_destroy:
 	psa_export_destroy(e);
+	psa_watchdog_destroy(wd);
 	return rc;
 }
 

@@ -57,7 +57,7 @@ int cmd_report(int argc, char **argv)
 			fputc('\n', stdout);
 			psa_watchdog_print(c.wd, c.m, stdout);
 		}
-		rc = psa_watchdog_found(c.wd) ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
+		rc = report_exit_status(c.wd);
 	}
 	report_cmd_done(&a, &c);
 	return rc;

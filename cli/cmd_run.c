@@ -103,7 +103,7 @@ static const char run_usage[] =
 	"checks the bytes it received. The run is recorded with LTTng into DIR; then its result is\n"
 	"printed, followed by the trace's overview and the watchdog report, which names the root\n"
 	"cause of a stall across ranks; the timeline is written next to the trace as\n"
-	"DIR/timeline.json (chrome://tracing, ui.perfetto.dev) and DIR/timeline.html (a browser).\n"
+	"DIR/timeline.json (open it in ui.perfetto.dev) and DIR/timeline.html (any browser, offline).\n"
 	"\n"
 	"Recording:\n"
 	"    -o, --output DIR      where the trace goes: a new or empty directory\n"

@@ -1,7 +1,7 @@
 /*
  * `proxyscope watchdog [--threshold DURATION] TRACE...`: every task not DONE at the end of the
  * trace (or longer than the threshold in one state), why it is stuck, and the root cause across
- * ranks - one line per root cause first, then the evidence. Exit 1 when a stall is found.
+ * ranks - one line per root cause first, then the evidence. The exit status is the verdict's (REPORT_WATCHDOG_HELP).
  */
 #include <stdio.h>
 
@@ -17,9 +17,12 @@ static const char watchdog_usage[] =
 	"time it spent there, its last seam call and result, and its trigger words; then the root\n"
 	"cause across ranks: a task waiting on a peer points at that peer, and the chain is followed\n"
 	"to the rank stuck for its own reason (its device never wrote a trigger word, the seam\n"
-	"returned an error, a message was lost, its worker made no step). One line per root cause\n"
-	"comes first, then the evidence for every stalled task. A conclusion whose window overlaps\n"
-	"events the tracer lost is marked uncertain.\n"
+	"returned an error or its progress calls held the worker, a message was lost, its worker\n"
+	"made no step, its process died). One line per root cause comes first, then the evidence\n"
+	"for every stalled task. Only what the trace shows is concluded: a conclusion resting on\n"
+	"events the tracer lost is marked uncertain, a task whose DONE may be among them is no\n"
+	"stall, a trace recorded at --loglevel warning or err says what it cannot tell, and a\n"
+	"stream missing or cut short (or a trace given twice) is reported first.\n"
 	"\n" REPORT_WATCHDOG_HELP;
 
 static const struct report_cmd watchdog_cmd = { "watchdog", watchdog_usage, report_watchdog_opts, NULL };
@@ -43,7 +46,7 @@ int cmd_watchdog(int argc, char **argv)
 		} else {
 			psa_watchdog_print(c.wd, c.m, stdout);
 		}
-		rc = psa_watchdog_found(c.wd) ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
+		rc = report_exit_status(c.wd);
 	}
 	report_cmd_done(&a, &c);
 	return rc;

@@ -70,6 +70,7 @@ int report_ctx_add_observer(struct report_ctx *c, const struct psa_observer *obs
 void report_ctx_fini(struct report_ctx *c)
 {
 	psa_watchdog_destroy(c->wd);
+	psa_integrity_fini(&c->integrity);
 	psa_timeline_destroy(c->timeline);
 	psa_stats_destroy(c->stats);
 	psa_overview_destroy(c->overview);
@@ -375,14 +376,28 @@ int report_ctx_read(struct report_ctx *c, char *const *paths, size_t n,
 
 	psa_model_finish(c->m);
 	psa_model_totals(c->m, &tot);
+	if (!c->in.text && psa_integrity_check((const char *const *)paths, n, &c->integrity)) {
+		cli_error("cannot check the traces: out of memory");
+		return CLI_EXIT_FAILURE;
+	}
 	if (!tot.our_events) {
+		char line[1400];
+
+		for (size_t i = 0; i < c->integrity.n; i++) {
+			psa_integrity_issue_str(&c->integrity.v[i], line, sizeof(line));
+			fprintf(stderr, "damaged: %s\n", line);
+		}
 		if (n > 1)
 			cli_error("no proxyscope events in '%s' (nor in the %zu other path%s)", paths[0],
 				  n - 1, n > 2 ? "s" : "");
 		else
 			cli_error("no proxyscope events in '%s'", paths[0]);
+		fprintf(stderr, "hint: a trace recorded at --loglevel warning or err holds only the "
+				"consumers' timeouts and the failures; a healthy run leaves none\n");
 		return CLI_EXIT_USAGE;
 	}
+	if (c->wd)
+		psa_watchdog_set_integrity(c->wd, &c->integrity);
 	if (c->wd && psa_watchdog_analyze(c->wd, c->m)) {
 		cli_error("cannot analyze the stalls: out of memory");
 		return CLI_EXIT_FAILURE;

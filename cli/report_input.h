@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include <proxyscope/psa_event.h>
+#include <proxyscope/psa_integrity.h>
 #include <proxyscope/psa_model.h>
 #include <proxyscope/psa_overview.h>
 #include <proxyscope/psa_stats.h>
@@ -65,6 +66,7 @@ struct report_ctx {
 	struct psa_stats *stats;       /* NULL unless REPORT_STATS */
 	struct psa_timeline *timeline; /* NULL unless REPORT_TIMELINE */
 	struct psa_watchdog *wd;       /* NULL unless REPORT_WATCHDOG */
+	struct psa_integrity integrity; /* damaged streams, copied traces (CTF input) */
 	struct report_input in;
 };
 
@@ -102,7 +104,10 @@ extern const struct cli_opt report_watchdog_opts[];
 	"    -h, --help            show this help\n"                                                \
 	"\n" REPORT_TRACE_HELP                                                                      \
 	"\n"                                                                                        \
-	"Exit status: 0 no stall, 1 a stall was found, 2 usage error or unreadable input.\n"
+	"Exit status: 0 no stall, 1 a stall or failure the trace shows, 2 usage error or\n"   \
+	"unreadable input, 3 inconclusive: no stall is shown but the trace cannot rule one out\n" \
+	"(the fate of some tasks rests on events the tracer lost, or its level records no\n"      \
+	"event a stall would leave).\n"
 
 /* The option ids report_cmd_parse handles; a command's own options take ids from REPORT_OPT_OWN. */
 enum report_opt {
@@ -149,6 +154,19 @@ int report_cmd_read(const struct report_args *a, struct report_ctx *c, unsigned 
 
 /* report_ctx_fini(@c) and free the paths. */
 void report_cmd_done(struct report_args *a, struct report_ctx *c);
+
+/* The exit status the watchdog's verdict decides (see REPORT_WATCHDOG_HELP). */
+static inline int report_exit_status(const struct psa_watchdog *w)
+{
+	switch (psa_watchdog_verdict(w)) {
+	case PSA_VERDICT_STALL:
+		return CLI_EXIT_FAILURE;
+	case PSA_VERDICT_INCONCLUSIVE:
+		return CLI_EXIT_INCONCLUSIVE;
+	default:
+		return CLI_EXIT_OK;
+	}
+}
 
 /* "warning: the tracer lost ..." on stderr when events or packets were discarded. */
 void report_warn_discards(const struct psa_model *m);

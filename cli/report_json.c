@@ -114,6 +114,12 @@ void report_json_input(struct cli_json *j, const struct report_ctx *c, char *con
 	u64_member(j, "events", c->in.rs.events);
 	u64_member(j, "unknown_events", c->in.rs.unknown_events);
 	u64_member(j, "other_process_events", c->in.filtered);
+	{
+		struct psa_model_totals tot;
+
+		psa_model_totals(c->m, &tot);
+		u64_member(j, "duplicate_events", tot.duplicates);
+	}
 	discards(j, c->m);
 	cli_json_end_object(j);
 }
@@ -376,6 +382,7 @@ static void stall_json(struct cli_json *j, const struct psa_stall *st, const str
 	u32_array(j, "waiting_on", st->waiting_on, st->waiting_on_n);
 	bool_member(j, "root_cause", st->root_cause);
 	bool_member(j, "uncertain", st->uncertain);
+	str_member(j, "uncertain_why", psa_unsure_str(st->unsure));
 	cli_json_key(j, "root");
 	if (st->root >= 0)
 		cli_json_u64(j, (uint64_t)st->root);
@@ -420,6 +427,32 @@ static void stall_json(struct cli_json *j, const struct psa_stall *st, const str
 	cli_json_end_object(j);
 }
 
+/* Damaged streams and copied traces (psa_integrity.h), in the order found. */
+static void integrity_json(struct cli_json *j, const struct psa_integrity *in)
+{
+	static const char *const kinds[] = { "stream_missing", "stream_empty", "stream_short",
+					     "duplicate_trace" };
+
+	cli_json_key(j, "integrity");
+	cli_json_begin_array(j);
+	for (size_t i = 0; in && i < in->n; i++) {
+		const struct psa_integrity_issue *v = &in->v[i];
+
+		cli_json_begin_object(j);
+		str_member(j, "kind", kinds[v->kind]);
+		str_member(j, "trace", v->trace);
+		str_member(j, v->kind == PSA_TRACE_DUPLICATE ? "same_as" : "stream", v->stream);
+		u64_member(j, "packets", v->packets);
+		u64_member(j, "bytes_expected", v->bytes_expected);
+		u64_member(j, "bytes_found", v->bytes_found);
+		cli_json_end_object(j);
+	}
+	cli_json_end_array(j);
+}
+
+/* What the trace can tell at its level (psa_watchdog_level_view). */
+static const char *const level_names[] = { "full", "warning_only", "err_only" };
+
 void report_json_watchdog(struct cli_json *j, const struct report_ctx *c, uint64_t threshold_ns)
 {
 	size_t n;
@@ -428,7 +461,12 @@ void report_json_watchdog(struct cli_json *j, const struct report_ctx *c, uint64
 	cli_json_key(j, "watchdog");
 	cli_json_begin_object(j);
 	bool_member(j, "stall_found", psa_watchdog_found(c->wd));
+	str_member(j, "verdict", psa_verdict_str(psa_watchdog_verdict(c->wd)));
+	str_member(j, "level", level_names[psa_watchdog_level_view(c->wd)]);
+	u64_member(j, "left_out_finished", psa_watchdog_ignored(c->wd));
+	u64_member(j, "left_out_unknown", psa_watchdog_unknown(c->wd));
 	opt_u64_member(j, "threshold_ns", threshold_ns != 0, threshold_ns);
+	integrity_json(j, psa_watchdog_integrity(c->wd));
 	cli_json_key(j, "root_causes");
 	cli_json_begin_array(j);
 	for (size_t i = 0; i < n; i++)

@@ -11,7 +11,9 @@
  *
  * Signals: from run_trace_begin to run_trace_end SIGINT and SIGTERM are blocked in every thread
  * (the workload's threads inherit the mask) and taken by one thread with sigwait(), which ends
- * the session and exits; `mtx` makes that teardown and the normal one mutually exclusive.
+ * the session, writes the timelines of what was recorded (marked interrupted: a task in flight
+ * when the run was stopped is not a stall) and exits; `mtx` makes that teardown and the normal
+ * one mutually exclusive.
  */
 #include <errno.h>
 #include <ftw.h>
@@ -31,6 +33,8 @@
 #include "run_trace.h"
 
 #define REGISTER_TIMEOUT_MS 5000
+
+static void interrupted_timelines(struct run_trace *rt);
 
 static void sigset_run(sigset_t *set)
 {
@@ -70,6 +74,7 @@ static void *sig_main(void *arg)
 		rt->active = false;
 		fprintf(stderr, "proxyscope: interrupted; the trace recorded so far is kept in %s\n",
 			rt->s.output);
+		interrupted_timelines(rt);
 	}
 	_exit(128 + sig);
 }
@@ -214,11 +219,14 @@ static int exports_open(struct report_ctx *c, struct run_trace *rt, struct timel
 	return 0;
 }
 
-static void exports_finish(struct report_ctx *c, struct timeline_file *tf, bool read_ok)
+static void exports_finish(struct report_ctx *c, struct timeline_file *tf, bool read_ok,
+			   bool interrupted)
 {
 	for (int i = 0; i < 2; i++) {
 		if (!tf[i].f)
 			continue;
+		if (tf[i].e && c->wd)
+			psa_export_set_verdict(tf[i].e, c->wd, interrupted);
 		tf[i].ok = read_ok && tf[i].e && psa_export_finish(tf[i].e, c->m) == 0;
 		if (fclose(tf[i].f))
 			tf[i].ok = false;
@@ -247,7 +255,7 @@ static void print_files(const struct run_trace *rt, const struct timeline_file *
 	printf("trace:       %s\n", rt->s.output);
 	if (tf[0].ok || tf[1].ok)
 		printf("timeline:    %s%s%s%s%s\n", tf[0].ok ? tf[0].path : "",
-		       tf[0].ok ? " (chrome://tracing, ui.perfetto.dev)" : "",
+		       tf[0].ok ? " (ui.perfetto.dev)" : "",
 		       tf[0].ok && tf[1].ok ? ", " : "", tf[1].ok ? tf[1].path : "",
 		       tf[1].ok ? " (a browser)" : "");
 	else
@@ -293,7 +301,7 @@ int run_trace_report(struct run_trace *rt, const struct run_report_opts *opts)
 	rc = exports_open(&c, rt, tf);
 	if (!rc)
 		rc = report_ctx_read(&c, paths, 1, &ropts);
-	exports_finish(&c, tf, rc == 0);
+	exports_finish(&c, tf, rc == 0, false);
 	if (rc) {
 		/* The run happened; its trace could not be read: a runtime failure, not usage. */
 		rc = CLI_EXIT_FAILURE;
@@ -315,12 +323,40 @@ int run_trace_report(struct run_trace *rt, const struct run_report_opts *opts)
 		psa_overview_print(c.overview, c.m, &c.in.rs, c.in.desc, stdout);
 		fputc('\n', stdout);
 		psa_watchdog_print(c.wd, c.m, stdout);
-	} else if (psa_watchdog_found(c.wd)) {
+	} else if (psa_watchdog_verdict(c.wd) != PSA_VERDICT_OK) {
 		psa_watchdog_print(c.wd, c.m, stdout);
 	}
-	rc = psa_watchdog_found(c.wd) ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
+	rc = report_exit_status(c.wd);
 out:
 	exports_destroy(tf);
 	report_ctx_fini(&c);
 	return rc;
+}
+
+/*
+ * Ctrl-C: the timelines of what was recorded, marked interrupted, from the signal thread while
+ * the workload still runs (its events no longer go anywhere). Every process of the trace is
+ * read: the children of --procs are not known here.
+ */
+static void interrupted_timelines(struct run_trace *rt)
+{
+	struct report_read_opts ropts = { .quiet = true };
+	char *paths[1] = { rt->s.output };
+	struct timeline_file tf[2];
+	struct report_ctx c;
+	int rc;
+
+	memset(tf, 0, sizeof(tf));
+	if (report_ctx_init(&c, REPORT_WATCHDOG, NULL, NULL))
+		return;
+	rc = exports_open(&c, rt, tf);
+	if (!rc)
+		rc = report_ctx_read(&c, paths, 1, &ropts);
+	exports_finish(&c, tf, rc == 0, true);
+	if (tf[0].ok || tf[1].ok)
+		fprintf(stderr, "proxyscope: the timelines of the interrupted run (marked so): %s%s%s\n",
+			tf[0].ok ? tf[0].path : "", tf[0].ok && tf[1].ok ? ", " : "",
+			tf[1].ok ? tf[1].path : "");
+	exports_destroy(tf);
+	report_ctx_fini(&c);
 }

@@ -1,7 +1,8 @@
 # The shell harness of the CLI tests (sourced, POSIX sh): a temporary directory removed on exit,
 # $out / $err for the last command's output, fail() to count a failed check (showing that
-# output), run() to run the binary under test ($bin) and check its exit status, and
-# harness_finish() to end with the tally; need_lttng() skips a script that records.
+# output), run() to run the binary under test ($bin) and check its exit status, py() to check
+# JSON output with python, and harness_finish() to end with the tally; need_lttng() skips a
+# script that records.
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
@@ -38,6 +39,15 @@ run() {
 		return 1
 	fi
 	return 0
+}
+
+# py FILE... <<PY: run python checks with j[0], j[1], ... = the JSON documents in the files.
+py() {
+	python3 -c '
+import json, sys
+j = [json.load(open(p)) for p in sys.argv[1:]]
+exec(sys.stdin.read())
+' "$@"
 }
 
 # harness_finish WHAT: exit 1 when a check failed, else say that every WHAT check passed.

@@ -172,6 +172,12 @@ void psa_export_observer(struct psa_export *e, const struct psa_model *m, struct
 	obs->arg = e;
 }
 
+void psa_export_set_verdict(struct psa_export *e, const struct psa_watchdog *w, bool interrupted)
+{
+	e->verdict = w;
+	e->interrupted = interrupted;
+}
+
 int psa_export_finish(struct psa_export *e, const struct psa_model *m)
 {
 	int rc;

@@ -1,65 +1,53 @@
 /*
- * The chrome export: Trace Event JSON for Perfetto and chrome://tracing, streamed one event per
- * line as the model closes intervals.
+ * The chrome export: Trace Event JSON for Perfetto and other Trace Event viewers, streamed one
+ * event per line as the model closes intervals.
  *
  * Tracks: pid = the traced process (psa_proc id + 1, so a vpid reused on another host is another
- * pid); one thread track per task, so its state slices follow each other and never overlap,
+ * pid); per (process, rank, task kind) a few lanes, as few as keep the tasks from overlapping:
+ * a task takes the first lane no live task holds and whose last slice ended by its start, so an
+ * exec's tasks of two ranks sit side by side however many execs ran. A task's state slices follow
+ * each other on its lane, named by state, exec and task id (the args carry the whole identity),
  * with the seam calls as X slices nested inside (a call starts strictly after its state slice
  * does - clamped if it began earlier; an unmeasured call is a 0-duration slice at its end).
  *
+ * Times are microseconds with three decimals (exact ns), relative to the trace start. A viewer
+ * computes a slice's end as ts + dur in IEEE doubles, which can round past the next slice's
+ * start; each dur is written so that the double sum never passes the exact end.
+ *
  * Real threads get tracks too, for the flow arrows: the thread that enqueued a task has a 2 ns
- * "enqueue" slice at the enqueue, the worker a 2 ns "take" slice at the drain, and a flow (s,
- * then f with "bp":"e") joins them, each end 1 ns inside its slice: strictly inside, so it binds
- * to that slice whatever order a viewer gives events with equal timestamps (a mark that would
- * overlap the previous one on its thread is 0-duration, its flow end at its start). A flow is
- * written once both ends are known, so every s has its f. Each worker's track also has one
- * slice for the worker's whole life.
+ * "enqueue" slice at the enqueue (flow_out), the worker a 2 ns "take" slice at the drain
+ * (flow_in), bound by the task's flow id ("bind_id": the flow is attached to the slices, whatever
+ * the order of events with equal timestamps). Each worker's track also has one slice for the
+ * worker's whole life.
+ *
+ * The verdict (psa_export_set_verdict): each root cause is an instant on its process and on its
+ * task's lane, and the root task's last slice (still open at the end) is highlighted. The open
+ * slices are written at finish for that, after the watchdog has named the roots.
  *
  * tids are unique over the whole file (not only within a process) and start above any pid:
  * Perfetto tracks threads by tid, as on Linux, and would merge equal tids of two pids.
- * Timestamps are microseconds with three decimals (exact ns), relative to the trace start.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "export_int.h"
+#include "export_chrome.h"
 
 #define TID_BASE 65536u /* above any pid (psa_proc id + 1) */
-
-/* A real thread's track. */
-struct thread {
-	uint64_t tid;
-	uint64_t last_end; /* the end of its last mark (abs ns) */
-};
-
-struct chrome_task {
-	uint64_t tid;            /* the task's track */
-	struct thread *producer; /* the thread that enqueued it (NULL: not seen) */
-	uint64_t enqueue_at;     /* where the flow starts on the producer's track */
-};
-
-struct chrome {
-	struct psa_export base;
-	struct psa_hashmap threads; /* (proc, vtid) -> struct thread * */
-	uint64_t next_tid;
-	bool any;                   /* an event was written (the next needs a comma) */
-	uint64_t slices, seams, instants, flows;
-};
 
 static struct chrome *to_chrome(struct psa_export *e)
 {
 	return (struct chrome *)e;
 }
 
-static unsigned pid_of(const struct psa_proc *p)
+unsigned psa__chrome_pid(const struct psa_proc *p)
 {
 	return p->id + 1;
 }
 
 /* Start one event object: {"ph":..,"pid":..,"tid":.. (the caller adds the rest and "}"). */
-static FILE *ev_begin(struct chrome *c, const char *ph, unsigned pid, uint64_t tid)
+FILE *psa__chrome_ev_begin(struct chrome *c, const char *ph, unsigned pid, uint64_t tid)
 {
 	FILE *f = c->base.out;
 
@@ -71,23 +59,48 @@ static FILE *ev_begin(struct chrome *c, const char *ph, unsigned pid, uint64_t t
 	return f;
 }
 
-static void ev_ts(FILE *f, const char *key, uint64_t rel_ns)
+void psa__chrome_ev_ts(FILE *f, const char *key, uint64_t rel_ns)
 {
 	fprintf(f, ",\"%s\":", key);
 	psa__json_us(f, rel_ns);
 }
 
+/*
+ * The span [rb, re] (relative ns) as "ts" and "dur", with dur such that a viewer's double
+ * ts + dur never passes re (as a double): the next slice on the track starts there. Some
+ * viewers (speedscope) first rebase each track to its first event (@track_origin, relative
+ * ns), so the sum must not pass re after that subtraction either.
+ */
+void psa__chrome_ev_span(FILE *f, uint64_t rb, uint64_t re, uint64_t track_origin)
+{
+	uint64_t dur = re > rb ? re - rb : 0;
+	double end = (double)re / 1e3, ts = (double)rb / 1e3, o = (double)track_origin / 1e3;
+
+	while (dur && (ts + (double)dur / 1e3 > end || (ts - o) + (double)dur / 1e3 > end - o))
+		dur--;
+	psa__chrome_ev_ts(f, "ts", rb);
+	psa__chrome_ev_ts(f, "dur", dur);
+}
+
+/* A metadata event as Chrome writes them: "cat":"__metadata" and "ts":0. */
+FILE *psa__chrome_meta_begin(struct chrome *c, unsigned pid, uint64_t tid, const char *name)
+{
+	FILE *f = psa__chrome_ev_begin(c, "M", pid, tid);
+
+	fprintf(f, ",\"cat\":\"__metadata\",\"ts\":0,\"name\":\"%s\"", name);
+	return f;
+}
+
 static void meta_thread(struct chrome *c, unsigned pid, uint64_t tid, const char *name,
 			int64_t sort_index)
 {
-	FILE *f = ev_begin(c, "M", pid, tid);
+	FILE *f = psa__chrome_meta_begin(c, pid, tid, "thread_name");
 
-	fputs(",\"name\":\"thread_name\",\"args\":{\"name\":", f);
+	fputs(",\"args\":{\"name\":", f);
 	psa__json_str(f, name);
 	fputs("}}", f);
-	f = ev_begin(c, "M", pid, tid);
-	fprintf(f, ",\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":%" PRId64 "}}",
-		sort_index);
+	f = psa__chrome_meta_begin(c, pid, tid, "thread_sort_index");
+	fprintf(f, ",\"args\":{\"sort_index\":%" PRId64 "}}", sort_index);
 }
 
 /* "rank 1 exec 3 NETWORK #17" */
@@ -95,6 +108,51 @@ static void task_label(const struct psa_task *t, char *buf, size_t len)
 {
 	snprintf(buf, len, "rank %" PRIu32 " exec %" PRIu64 " %s #%" PRIu64, t->rank, t->exec_id,
 		 psa_kind_str(t->kind), t->task_id);
+}
+
+/* The lane @t takes: the first free one of its (process, rank, kind), else a new one. */
+static struct lane *lane_take(struct chrome *c, const struct psa_task *t)
+{
+	uint64_t key = psa__export_key(t->proc, psa_key((uint64_t)t->rank + 1, t->kind));
+	struct lane_set *ls = psa_hashmap_get(&c->lanes, key);
+	char name[96];
+	unsigned i;
+
+	if (!ls) {
+		ls = calloc(1, sizeof(*ls));
+		if (!ls || psa_hashmap_put(&c->lanes, key, ls)) {
+			free(ls);
+			psa__export_fail(&c->base, -ENOMEM);
+			return NULL;
+		}
+	}
+	for (i = 0; i < ls->n; i++)
+		if (!ls->v[i].busy && ls->v[i].last_end <= t->first_ts)
+			break;
+	if (i == ls->n) {
+		if (ls->n == LANES_MAX) {
+			/* more execs in flight than lanes: share the one that ended first */
+			i = 0;
+			for (unsigned k = 1; k < ls->n; k++)
+				if (ls->v[k].last_end < ls->v[i].last_end)
+					i = k;
+		} else {
+			ls->v[ls->n++] = (struct lane){ .tid = c->next_tid++,
+							 .origin = psa__export_rel(&c->base, t->first_ts) };
+			c->lanes_n++;
+			if (i)
+				snprintf(name, sizeof(name), "rank %" PRIu32 " %s (lane %u)", t->rank,
+					 psa_kind_str(t->kind), i + 1);
+			else
+				snprintf(name, sizeof(name), "rank %" PRIu32 " %s", t->rank,
+					 psa_kind_str(t->kind));
+			/* by rank, network before barrier, then lane */
+			meta_thread(c, psa__chrome_pid(t->proc), ls->v[i].tid, name,
+				    (int64_t)((uint64_t)t->rank << 16 | (uint64_t)(t->kind & 0xff) << 8 | i));
+		}
+	}
+	ls->v[i].busy = true;
+	return &ls->v[i];
 }
 
 /* The track of a real thread, named on first use (NULL: out of memory). */
@@ -114,12 +172,13 @@ static struct thread *thread_track(struct chrome *c, const struct psa_proc *p, u
 		return NULL;
 	}
 	th->tid = c->next_tid++;
+	th->origin = UINT64_MAX;
 	if (procname && procname[0])
 		snprintf(name, sizeof(name), "%.*s (vtid %" PRIu32 ", %s)", PSA_PROCNAME_MAX, procname,
 			 vtid, role);
 	else
 		snprintf(name, sizeof(name), "vtid %" PRIu32 " (%s)", vtid, role);
-	meta_thread(c, pid_of(p), th->tid, name, sort_index);
+	meta_thread(c, psa__chrome_pid(p), th->tid, name, sort_index);
 	return th;
 }
 
@@ -128,6 +187,7 @@ static int chrome_init(struct psa_export *e)
 	struct chrome *c = to_chrome(e);
 
 	psa_hashmap_init(&c->threads);
+	psa_hashmap_init(&c->lanes);
 	c->next_tid = TID_BASE;
 	fputs("{\"traceEvents\":[", e->out);
 	return 0;
@@ -135,24 +195,68 @@ static int chrome_init(struct psa_export *e)
 
 static void chrome_task_begin(struct psa_export *e, const struct psa_task *t, struct psa_xtask *xt)
 {
-	struct chrome *c = to_chrome(e);
 	struct chrome_task *ct = psa__xtask_priv(xt);
-	uint64_t exec = t->exec_id < INT32_MAX ? t->exec_id : INT32_MAX;
-	char name[128];
 
-	ct->tid = c->next_tid++;
-	task_label(t, name, sizeof(name));
-	/* by rank, then exec, network before barrier */
-	meta_thread(c, pid_of(t->proc), ct->tid, name,
-		    (int64_t)((uint64_t)t->rank << 32 | exec << 1 | (t->kind == PSA_KIND_BARRIER)));
+	ct->lane = lane_take(to_chrome(e), t);
+}
+
+static void chrome_task_end(struct psa_export *e, const struct psa_task *t, struct psa_xtask *xt)
+{
+	struct chrome_task *ct = psa__xtask_priv(xt);
+
+	(void)e;
+	(void)t;
+	if (ct->lane)
+		ct->lane->busy = false;
+}
+
+static uint64_t lane_tid(const struct chrome_task *ct)
+{
+	return ct->lane ? ct->lane->tid : 0;
+}
+
+static uint64_t lane_origin(const struct chrome_task *ct)
+{
+	return ct->lane ? ct->lane->origin : 0;
+}
+
+/* Note that @ct's lane holds a slice up to @end (abs ns). */
+static void lane_extend(struct chrome_task *ct, uint64_t end)
+{
+	if (ct->lane && end > ct->lane->last_end)
+		ct->lane->last_end = end;
 }
 
 /* The args every slice of a task carries. */
-static void task_args(FILE *f, const struct psa_task *t)
+void psa__chrome_task_args(FILE *f, const struct psa_task *t)
 {
 	fprintf(f, "\"task_id\":%" PRIu64 ",\"rank\":%" PRIu32 ",\"gid\":%" PRIu32
 		   ",\"exec_id\":%" PRIu64 ",\"kind\":\"%s\",\"job\":%" PRIu32,
 		t->task_id, t->rank, t->gid, t->exec_id, psa_kind_str(t->kind), t->job);
+}
+
+/* One state slice; @root: the verdict's root cause (highlighted). */
+void psa__chrome_state_slice(struct chrome *c, const struct psa_task *t, uint64_t tid,
+			     uint64_t origin, uint32_t state, uint64_t begin, uint64_t end, bool open,
+			     bool root)
+{
+	struct psa_export *e = &c->base;
+	uint64_t rb = psa__export_rel(e, begin), re = psa__export_rel(e, end);
+	FILE *f = psa__chrome_ev_begin(c, "X", psa__chrome_pid(t->proc), tid);
+
+	fprintf(f, ",\"cat\":\"state\",\"name\":\"%s%s exec %" PRIu64 " #%" PRIu64 "\"",
+		root ? "ROOT CAUSE: " : "", psa_state_str(state), t->exec_id, t->task_id);
+	psa__chrome_ev_span(f, rb, re, origin);
+	if (root)
+		fputs(",\"cname\":\"terrible\"", f);
+	fputs(",\"args\":{", f);
+	psa__chrome_task_args(f, t);
+	fprintf(f, ",\"state\":\"%s\",\"open\":%s,\"root_cause\":%s", psa_state_str(state),
+		open ? "true" : "false", root ? "true" : "false");
+	if (t->worker_vtid)
+		fprintf(f, ",\"worker_vtid\":%" PRIu32, t->worker_vtid);
+	fputs("}}", f);
+	c->slices++;
 }
 
 static void chrome_interval(struct psa_export *e, const struct psa_task *t, struct psa_xtask *xt,
@@ -160,20 +264,26 @@ static void chrome_interval(struct psa_export *e, const struct psa_task *t, stru
 {
 	struct chrome *c = to_chrome(e);
 	struct chrome_task *ct = psa__xtask_priv(xt);
-	uint64_t rb = psa__export_rel(e, begin), re = psa__export_rel(e, end);
-	FILE *f = ev_begin(c, "X", pid_of(t->proc), ct->tid);
 
-	fputs(",\"cat\":\"state\",\"name\":", f);
-	psa__json_str(f, psa_state_str(state));
-	ev_ts(f, "ts", rb);
-	ev_ts(f, "dur", re > rb ? re - rb : 0);
-	fputs(",\"args\":{", f);
-	task_args(f, t);
-	fprintf(f, ",\"open\":%s", open ? "true" : "false");
-	if (t->worker_vtid)
-		fprintf(f, ",\"worker_vtid\":%" PRIu32, t->worker_vtid);
-	fputs("}}", f);
-	c->slices++;
+	lane_extend(ct, end);
+	if (open) {
+		/* kept until the verdict is known: the root's slice is highlighted */
+		if (c->open_n == c->open_cap) {
+			size_t cap = c->open_cap ? 2 * c->open_cap : 64;
+			struct open_slice *v = realloc(c->open, cap * sizeof(*v));
+
+			if (!v) {
+				psa__export_fail(e, -ENOMEM);
+				return;
+			}
+			c->open = v;
+			c->open_cap = cap;
+		}
+		c->open[c->open_n++] = (struct open_slice){ t, lane_tid(ct), lane_origin(ct), state,
+							     begin, end };
+		return;
+	}
+	psa__chrome_state_slice(c, t, lane_tid(ct), lane_origin(ct), state, begin, end, false, false);
 }
 
 static void chrome_seam(struct psa_export *e, const struct psa_task *t, struct psa_xtask *xt,
@@ -201,62 +311,54 @@ static void chrome_seam(struct psa_export *e, const struct psa_task *t, struct p
 	}
 	if (begin > end)
 		begin = end;
-	f = ev_begin(c, "X", pid_of(t->proc), ct->tid);
-	fputs(",\"cat\":\"seam\",\"name\":", f);
-	psa__json_str(f, psa_seam_str(which));
-	ev_ts(f, "ts", psa__export_rel(e, begin));
-	ev_ts(f, "dur", end - begin);
-	fprintf(f, ",\"args\":{\"task_id\":%" PRIu64 ",\"stream\":%" PRIu32 ",\"bb\":%" PRIu32
-		   ",\"rc\":%d,\"duration_ns\":%" PRIu64 ",\"measured\":%s,\"clamped\":%s}}",
-		t->task_id, stream, bb, rc, dur, dur ? "true" : "false", clamped ? "true" : "false");
+	f = psa__chrome_ev_begin(c, "X", psa__chrome_pid(t->proc), lane_tid(ct));
+	fprintf(f, ",\"cat\":\"seam\",\"name\":\"%s exec %" PRIu64 " #%" PRIu64 "\"",
+		psa_seam_str(which), t->exec_id, t->task_id);
+	psa__chrome_ev_span(f, psa__export_rel(e, begin), psa__export_rel(e, end), lane_origin(ct));
+	fputs(",\"args\":{", f);
+	psa__chrome_task_args(f, t);
+	fprintf(f, ",\"stream\":%" PRIu32 ",\"bb\":%" PRIu32 ",\"rc\":%d,\"duration_ns\":%" PRIu64
+		   ",\"measured\":%s,\"clamped\":%s}}",
+		stream, bb, rc, dur, dur ? "true" : "false", clamped ? "true" : "false");
+	lane_extend(ct, end);
 	c->seams++;
 }
 
-/* A mark on a real thread's track at @ts; returns the time a flow end binds to it at. */
-static uint64_t thread_mark(struct chrome *c, const struct psa_task *t, struct thread *th,
-			    const char *what, uint64_t ts)
+/* A mark on a real thread's track at @ts, one end (@flow "flow_out" or "flow_in") of the flow
+ * of task @seq. */
+static void thread_mark(struct chrome *c, const struct psa_task *t, struct thread *th,
+			const char *what, uint64_t ts, const char *flow, uint64_t seq)
 {
 	uint64_t dur = ts >= th->last_end ? 2 : 0;
 	char label[128];
-	FILE *f = ev_begin(c, "X", pid_of(t->proc), th->tid);
+	FILE *f = psa__chrome_ev_begin(c, "X", psa__chrome_pid(t->proc), th->tid);
 
 	task_label(t, label, sizeof(label));
 	fprintf(f, ",\"cat\":\"queue\",\"name\":\"%s %s\"", what, label);
-	ev_ts(f, "ts", psa__export_rel(&c->base, ts));
-	ev_ts(f, "dur", dur);
+	if (th->origin == UINT64_MAX)
+		th->origin = psa__export_rel(&c->base, ts);
+	psa__chrome_ev_span(f, psa__export_rel(&c->base, ts), psa__export_rel(&c->base, ts + dur),
+			    th->origin);
+	if (flow)
+		fprintf(f, ",\"bind_id\":\"0x%" PRIx64 "\",\"%s\":true", seq, flow);
 	fputs(",\"args\":{", f);
-	task_args(f, t);
+	psa__chrome_task_args(f, t);
 	fputs("}}", f);
 	if (ts + dur > th->last_end)
 		th->last_end = ts + dur;
-	return ts + dur / 2;
 }
 
-static void flow_end(struct chrome *c, const struct psa_task *t, const char *ph, uint64_t tid,
-		     uint64_t id, uint64_t ts)
-{
-	FILE *f = ev_begin(c, ph, pid_of(t->proc), tid);
-
-	fprintf(f, ",\"cat\":\"queue\",\"name\":\"enqueue\",\"id\":%" PRIu64, id);
-	ev_ts(f, "ts", psa__export_rel(&c->base, ts));
-	fputs(ph[0] == 'f' ? ",\"bp\":\"e\"}" : "}", f);
-}
-
-/* The drain: the worker's take slice, and the flow from the enqueue when it was seen. */
-static void drain(struct chrome *c, const struct psa_task *t, struct chrome_task *ct,
+/* The drain: the worker's take slice, the end of the flow from the enqueue when it was seen. */
+static void drain(struct chrome *c, const struct psa_task *t, struct psa_xtask *xt,
 		  const struct psa_event *ev)
 {
+	struct chrome_task *ct = psa__xtask_priv(xt);
 	struct thread *w = thread_track(c, t->proc, ev->vtid, ev->procname, "worker", -1);
-	uint64_t at;
 
 	if (!w)
 		return;
-	at = thread_mark(c, t, w, "take", ev->ts_ns);
-	if (!ct->producer)
-		return;
-	c->flows++;
-	flow_end(c, t, "s", ct->producer->tid, c->flows, ct->enqueue_at);
-	flow_end(c, t, "f", w->tid, c->flows, at);
+	thread_mark(c, t, w, "take", ev->ts_ns, ct->produced ? "flow_in" : NULL, xt->seq);
+	c->flows += ct->produced;
 }
 
 static bool is_instant(enum psa_ev_type type)
@@ -265,36 +367,49 @@ static bool is_instant(enum psa_ev_type type)
 	       type == PSA_EV_encproxy_task_failed || type == PSA_EV_encnet_error;
 }
 
+/* The fields task_args writes (with their own types): not repeated from the event. */
+static bool is_identity(int f)
+{
+	return f == PSA_F_task_id || f == PSA_F_rank || f == PSA_F_gid || f == PSA_F_exec_id ||
+	       f == PSA_F_kind || f == PSA_F_job;
+}
+
 static void chrome_instant(struct psa_export *e, const struct psa_task *t, struct psa_xtask *xt,
 			   const struct psa_event *ev)
 {
 	struct chrome *c = to_chrome(e);
 	struct chrome_task *ct = psa__xtask_priv(xt);
-	const char *sep = "";
 	FILE *f;
 
 	if (ev->type == PSA_EV_encproxy_task_enqueue) {
-		ct->producer = thread_track(c, t->proc, ev->vtid, ev->procname, "enqueues", -2);
-		if (ct->producer)
-			ct->enqueue_at = thread_mark(c, t, ct->producer, "enqueue", ev->ts_ns);
+		struct thread *th = thread_track(c, t->proc, ev->vtid, ev->procname, "enqueues", -2);
+
+		if (th)
+			thread_mark(c, t, th, "enqueue", ev->ts_ns, "flow_out", xt->seq);
+		ct->produced = th != NULL;
 		return;
 	}
 	if (ev->type == PSA_EV_encproxy_task_drain) {
-		drain(c, t, ct, ev);
+		drain(c, t, xt, ev);
 		return;
 	}
 	if (!is_instant(ev->type))
 		return;
-	f = ev_begin(c, "i", pid_of(t->proc), ct->tid);
+	f = psa__chrome_ev_begin(c, "i", psa__chrome_pid(t->proc), lane_tid(ct));
 	fputs(",\"s\":\"t\",\"cat\":\"event\",\"name\":", f);
 	psa__json_str(f, psa_ev_name(ev->type));
-	ev_ts(f, "ts", psa__export_rel(e, ev->ts_ns));
+	psa__chrome_ev_ts(f, "ts", psa__export_rel(e, ev->ts_ns));
 	fputs(",\"args\":{", f);
+	psa__chrome_task_args(f, t);
+	/* one type per arg name across the file: run states are names, as in the slices */
 	for (int i = 0; i < PSA_F_NR; i++) {
-		if (!psa_ev_has(ev, (enum psa_field)i))
+		if (!psa_ev_has(ev, (enum psa_field)i) || is_identity(i))
 			continue;
-		fprintf(f, "%s\"%s\":%" PRId64, sep, psa_field_name((enum psa_field)i), ev->f[i]);
-		sep = ",";
+		if (i == PSA_F_old || i == PSA_F_new || i == PSA_F_state)
+			fprintf(f, ",\"%s\":\"%s\"", psa_field_name((enum psa_field)i),
+				psa_state_str((uint32_t)ev->f[i]));
+		else
+			fprintf(f, ",\"%s\":%" PRId64, psa_field_name((enum psa_field)i), ev->f[i]);
 	}
 	fputs("}}", f);
 	c->instants++;
@@ -315,11 +430,11 @@ static void chrome_worker_end(struct psa_export *e, const struct psa_worker *w)
 	if (th->last_end > end)
 		end = th->last_end; /* enclose its last take mark */
 	re = psa__export_rel(e, end);
-	f = ev_begin(c, "X", pid_of(w->proc), th->tid);
+	f = psa__chrome_ev_begin(c, "X", psa__chrome_pid(w->proc), th->tid);
 
 	fprintf(f, ",\"cat\":\"worker\",\"name\":\"worker gid %" PRIu32 "\"", w->gid);
-	ev_ts(f, "ts", rb);
-	ev_ts(f, "dur", re > rb ? re - rb : 0);
+	/* the worker's slice is the first of its track */
+	psa__chrome_ev_span(f, rb, re, th->origin < rb ? th->origin : rb);
 	fprintf(f, ",\"args\":{\"vtid\":%" PRIu32 ",\"gid\":%" PRIu32 ",\"active_ns\":%" PRIu64
 		   ",\"idle_ns\":%" PRIu64 ",\"sleep_ns\":%" PRIu64 ",\"events\":%" PRIu64
 		   ",\"running_at_end\":%s,\"begin_abs_ns\":\"%" PRIu64 "\"}}",
@@ -327,51 +442,6 @@ static void chrome_worker_end(struct psa_export *e, const struct psa_worker *w)
 		w->end_ts ? "false" : "true", w->begin_ts);
 }
 
-static void write_procs(struct chrome *c, const struct psa_model *m)
-{
-	size_t n;
-	const struct psa_proc *const *procs = psa_model_procs(m, &n);
-
-	for (size_t i = 0; i < n; i++) {
-		const struct psa_proc *p = procs[i];
-		char name[PSA_PROCNAME_MAX + PSA_HOST_MAX + 48];
-		FILE *f;
-
-		snprintf(name, sizeof(name), "%.*s (vpid %" PRIu32 " on %.*s)", PSA_PROCNAME_MAX,
-			 p->procname[0] ? p->procname : "process", p->vpid, PSA_HOST_MAX,
-			 p->host[0] ? p->host : "?");
-		f = ev_begin(c, "M", pid_of(p), 0);
-		fputs(",\"name\":\"process_name\",\"args\":{\"name\":", f);
-		psa__json_str(f, name);
-		fputs("}}", f);
-		f = ev_begin(c, "M", pid_of(p), 0);
-		fprintf(f, ",\"name\":\"process_sort_index\",\"args\":{\"sort_index\":%u}}", p->id);
-	}
-}
-
-/* Lost events as global instants where the tracer said when. */
-static void write_discards(struct chrome *c, const struct psa_model *m)
-{
-	size_t n;
-	const struct psa_discard *d = psa_model_discards(m, &n);
-	FILE *f = c->base.out;
-
-	for (size_t i = 0; i < n; i++) {
-		if (!d[i].begin_ns && !d[i].end_ns)
-			continue;
-		fputs(c->any ? ",\n{" : "\n{", f);
-		c->any = true;
-		fprintf(f, "\"ph\":\"i\",\"s\":\"g\",\"cat\":\"lost\",\"name\":\"tracer discarded %" PRIu64
-			   " %s\"",
-			d[i].count, d[i].packets ? "packets" : "events");
-		ev_ts(f, "ts", psa__export_rel(&c->base, d[i].begin_ns ? d[i].begin_ns : d[i].end_ns));
-		fputs(",\"args\":{\"host\":", f);
-		psa__json_strn(f, d[i].host, sizeof(d[i].host));
-		fputs(",\"trace\":", f);
-		psa__json_strn(f, d[i].trace, sizeof(d[i].trace));
-		fprintf(f, ",\"count\":%" PRIu64 "}}", d[i].count);
-	}
-}
 
 static int chrome_finish(struct psa_export *e, const struct psa_model *m)
 {
@@ -380,8 +450,7 @@ static int chrome_finish(struct psa_export *e, const struct psa_model *m)
 	FILE *f = e->out;
 
 	psa_model_totals(m, &tot);
-	write_procs(c, m);
-	write_discards(c, m);
+	psa__chrome_write_end(c, m, &tot);
 	fputs("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{", f);
 	fprintf(f, "\"generator\":\"proxyscope export\",\"origin_ns\":\"%" PRIu64
 		   "\",\"trace_first_ns\":\"%" PRIu64 "\",\"trace_last_ns\":\"%" PRIu64 "\"",
@@ -389,9 +458,12 @@ static int chrome_finish(struct psa_export *e, const struct psa_model *m)
 	fprintf(f, ",\"events\":%" PRIu64 ",\"tasks\":%" PRIu64 ",\"tasks_done\":%" PRIu64
 		   ",\"state_slices\":%" PRIu64 ",\"seam_slices\":%" PRIu64 ",\"instants\":%" PRIu64
 		   ",\"flows\":%" PRIu64 ",\"discarded_events\":%" PRIu64
-		   ",\"discarded_packets\":%" PRIu64 ",\"clamped\":%" PRIu64 "}}\n",
+		   ",\"discarded_packets\":%" PRIu64 ",\"clamped\":%" PRIu64 ",\"lanes\":%" PRIu64
+		   ",\"interrupted\":%s,\"verdict\":\"%s\"}}\n",
 		tot.our_events, tot.tasks, tot.tasks_done, c->slices, c->seams, c->instants, c->flows,
-		tot.discarded_events, tot.discarded_packets, e->clamped);
+		tot.discarded_events, tot.discarded_packets, e->clamped, c->lanes_n,
+		e->interrupted ? "true" : "false",
+		e->verdict ? psa_verdict_str(psa_watchdog_verdict(e->verdict)) : "none");
 	return 0;
 }
 
@@ -404,6 +476,10 @@ static void chrome_fini(struct psa_export *e)
 	for (size_t i = 0; psa_hashmap_next(&c->threads, &i, &k, &v);)
 		free(v);
 	psa_hashmap_fini(&c->threads);
+	for (size_t i = 0; psa_hashmap_next(&c->lanes, &i, &k, &v);)
+		free(v);
+	psa_hashmap_fini(&c->lanes);
+	free(c->open);
 }
 
 const struct psa_export_ops psa__export_chrome_ops = {
@@ -415,6 +491,7 @@ const struct psa_export_ops psa__export_chrome_ops = {
 	.interval = chrome_interval,
 	.seam = chrome_seam,
 	.instant = chrome_instant,
+	.task_end = chrome_task_end,
 	.worker_end = chrome_worker_end,
 	.finish = chrome_finish,
 	.fini = chrome_fini,

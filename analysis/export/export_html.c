@@ -8,6 +8,9 @@
  * HTML_MAX_INTERVALS closed intervals are written; the ones after that are counted and the page
  * says how many were left out and from when. Open intervals (tasks stuck at the end - what a
  * hang investigation looks at) and watchdog / failure marks are always written.
+ *
+ * The verdict (psa_export_set_verdict) goes into the page's meta: the root-cause lines for its
+ * banner, and for each root its task and the window of its stall, which the page opens on.
  */
 #include <inttypes.h>
 
@@ -107,6 +110,32 @@ static void html_instant(struct psa_export *e, const struct psa_task *t, struct 
 		psa__export_rel(e, ev->ts_ns));
 }
 
+/* "verdict":"stall","interrupted":false,"roots":[{"line":..,"proc":..,"task_id":"..","from_ns":..,
+ * "to_ns":..},...] */
+static void write_verdict(struct psa_export *e, const struct psa_model_totals *tot, FILE *f)
+{
+	const struct psa_stall *s;
+	char line[512];
+
+	fprintf(f, ",\"verdict\":\"%s\",\"interrupted\":%s,\"roots\":[",
+		e->verdict ? psa_verdict_str(psa_watchdog_verdict(e->verdict)) : "none",
+		e->interrupted ? "true" : "false");
+	for (size_t i = 0; e->verdict && psa_watchdog_root_line(e->verdict, i, &s, line, sizeof(line));
+	     i++) {
+		uint64_t end = s->done ? 0 : tot->last_ts;
+		uint64_t from = end > s->duration_ns ? end - s->duration_ns : 0;
+
+		fputs(i ? ",{\"line\":" : "{\"line\":", f);
+		psa__json_str(f, line);
+		/* a finished root (a threshold finding) has no window of its own here: 0, 0 */
+		fprintf(f, ",\"proc\":%u,\"task_id\":\"%" PRIu64 "\",\"from_ns\":%" PRIu64
+			   ",\"to_ns\":%" PRIu64 "}",
+			s->proc, s->task_id, end ? psa__export_rel(e, from) : 0,
+			end ? psa__export_rel(e, end) : 0);
+	}
+	fputs("]", f);
+}
+
 static int html_finish(struct psa_export *e, const struct psa_model *m)
 {
 	struct html *h = to_html(e);
@@ -129,12 +158,13 @@ static int html_finish(struct psa_export *e, const struct psa_model *m)
 		   ",\"tasks\":%" PRIu64 ",\"tasks_open\":%" PRIu64 ",\"intervals\":%" PRIu64
 		   ",\"cap\":%u,\"dropped\":%" PRIu64 ",\"dropped_from_ns\":%" PRIu64
 		   ",\"marks_cap\":%u,\"marks_dropped\":%" PRIu64 ",\"discarded_events\":%" PRIu64
-		   ",\"discarded_packets\":%" PRIu64 ",\"clamped\":%" PRIu64 "}}\n",
+		   ",\"discarded_packets\":%" PRIu64 ",\"clamped\":%" PRIu64,
 		e->origin, psa__export_rel(e, tot.last_ts), tot.our_events, tot.tasks,
 		tot.tasks - tot.tasks_done, h->intervals, HTML_MAX_INTERVALS, h->dropped,
 		h->dropped_from, HTML_MAX_FIRES, h->fires_dropped, tot.discarded_events,
 		tot.discarded_packets, e->clamped);
-	fputs("</script>\n</body>\n</html>\n", f);
+	write_verdict(e, &tot, f);
+	fputs("}}\n</script>\n</body>\n</html>\n", f);
 	return 0;
 }
 

@@ -65,6 +65,8 @@ struct psa_export {
 	bool origin_set;
 	uint64_t clamped;   /* timestamps before the origin, written as 0 */
 	int err;            /* first failure of the pass (-ENOMEM): reported by finish */
+	const struct psa_watchdog *verdict; /* psa_export_set_verdict (NULL: none) */
+	bool interrupted;
 };
 
 extern const struct psa_export_ops psa__export_chrome_ops;

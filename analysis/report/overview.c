@@ -208,9 +208,13 @@ void psa_overview_print(const struct psa_overview *o, const struct psa_model *m,
 	psa__fmt_dur(tot.last_ts > tot.first_ts ? tot.last_ts - tot.first_ts : 0, span, sizeof(span));
 	fprintf(out, "trace:      %s%s%s from %s\n", input ? input : "", input ? ", " : "",
 		span, ts);
-	if (rs && rs->events > tot.events)
+	if (rs && rs->events > tot.events + tot.duplicates)
 		fprintf(out, "            (%" PRIu64 " events of other processes left out)\n",
-			rs->events - tot.events);
+			rs->events - tot.events - tot.duplicates);
+	if (tot.duplicates)
+		fprintf(out, "duplicate:  %" PRIu64 " events arrived twice, each right after itself on its "
+			     "thread: the same trace was given twice (or copied twice under one path); "
+			     "each is counted once\n", tot.duplicates);
 	fprintf(out, "processes:  %zu\n", np);
 	for (size_t i = 0; i < np; i++)
 		fprintf(out, "  pid %-7" PRIu32 " %-16s on %s\n", p[i]->vpid,

@@ -1,10 +1,12 @@
 /*
  * What a Trace Event JSON file must satisfy for Perfetto and chrome://tracing to show it as
  * meant, checked on a parsed document: slices on one (pid, tid) track nest and never partially
- * overlap, every B has its E, every pid has a process_name and every (pid, tid) a thread_name,
- * every flow start has exactly one finish (same id, cat and name) and both ends fall inside a
- * slice of their track, seam slices lie inside a state slice. Shared by the unit test and the
- * recorded-trace test.
+ * overlap, and in IEEE double arithmetic (a JavaScript viewer's ts + dur) a slice's end never
+ * passes the next one's start; every B has its E, every pid has a process_name and every
+ * (pid, tid) a thread_name, metadata events carry "cat":"__metadata" and "ts":0, flows are
+ * bound to slices by bind_id (one flow_out, at most one flow_in, not before it), every args
+ * member name has one type across the file, seam slices lie inside a state slice. Shared by
+ * the unit test and the recorded-trace test.
  */
 #ifndef PROXYSCOPE_TESTS_CHROME_CHECK_H
 #define PROXYSCOPE_TESTS_CHROME_CHECK_H
@@ -19,6 +21,8 @@ struct chrome_stats {
 	size_t x_slices, state_slices, open_slices, seam_slices, clamped_seams;
 	size_t instants, trigger_fire, watchdog_timeout, task_failed;
 	size_t flows;
+	size_t root_marks;  /* root-cause instants on a process ("cat":"verdict") */
+	size_t root_slices; /* highlighted root-task slices */
 	size_t procs, threads;
 	int64_t min_ts;  /* the earliest X slice (ns) */
 	int64_t max_end; /* the latest end of an X slice (ns) */

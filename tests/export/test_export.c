@@ -35,6 +35,7 @@
 struct fx {
 	struct psa_model *m;
 	struct psa_export *e;
+	struct psa_watchdog *wd; /* the verdict the export carries */
 	uint64_t now;
 	const char *host;
 	const char *procname;
@@ -77,6 +78,9 @@ static void fx_init_out(struct fx *f, enum psa_export_format fmt, FILE *out)
 	f->external = out != NULL;
 	assert_non_null(f->out);
 	assert_int_equal(psa_model_create(&f->m), 0);
+	assert_int_equal(psa_watchdog_create(NULL, &f->wd), 0);
+	psa_watchdog_observer(f->wd, &xobs);
+	assert_int_equal(psa_model_add_observer(f->m, &xobs), 0);
 	assert_int_equal(psa_export_create(fmt, f->out, &f->e), 0);
 	psa_export_observer(f->e, f->m, &xobs);
 	assert_int_equal(psa_model_add_observer(f->m, &xobs), 0);
@@ -97,6 +101,8 @@ static int fx_finish(struct fx *f)
 	int rc;
 
 	psa_model_finish(f->m);
+	assert_int_equal(psa_watchdog_analyze(f->wd, f->m), 0);
+	psa_export_set_verdict(f->e, f->wd, false);
 	rc = psa_export_finish(f->e, f->m);
 	if (!f->external)
 		assert_int_equal(fflush(f->out), 0);
@@ -106,6 +112,7 @@ static int fx_finish(struct fx *f)
 static void fx_fini(struct fx *f)
 {
 	psa_export_destroy(f->e);
+	psa_watchdog_destroy(f->wd);
 	psa_model_destroy(f->m);
 	if (!f->external)
 		fclose(f->out);
@@ -279,12 +286,64 @@ static void test_export__chrome_opens_as_meant_in_perfetto(void **state_)
 	assert_int_equal(st.watchdog_timeout, 1);
 	assert_int_equal(st.task_failed, 1);
 	assert_non_null(strstr(f.buf, "\"s\":\"g\",\"cat\":\"lost\",\"name\":\"tracer discarded 7 events\""));
-	/* tracks and processes are named for people */
-	assert_non_null(strstr(f.buf, "\"rank 1 exec 0 NETWORK #3\""));
-	assert_non_null(strstr(f.buf, "\"rank 3 exec 1 NETWORK #3\""));
+	/* lanes, slices and processes are named for people */
+	assert_non_null(strstr(f.buf, "\"name\":\"rank 1 NETWORK\""));
+	assert_non_null(strstr(f.buf, "\"name\":\"rank 3 NETWORK\""));
+	assert_non_null(strstr(f.buf, "exec 0 #3\""));
+	assert_non_null(strstr(f.buf, "exec 1 #3\""));
+	/* the verdict: the root cause marked on its process, its task's slice highlighted */
+	assert_true(psa_watchdog_found(f.wd));
+	assert_true(st.root_marks >= 1);
+	assert_int_equal(st.root_slices, 1);
 	assert_non_null(strstr(f.buf, "(vpid 42 on hostA)"));
 	assert_non_null(strstr(f.buf, "(vpid 42 on host,B)"));
 	assert_non_null(strstr(f.buf, "app\\ufffd\\u003cx\\u003e"));
+	jfree(&doc);
+	fx_fini(&f);
+}
+
+/* Many execs of two ranks one after the other: a few lanes, not a track per task; and state
+ * changes at uneven times, so that a viewer adding ts + dur in doubles would overlap slices had
+ * the durations been written exactly (the checker computes it as a viewer does). */
+static void test_export__chrome_lanes_are_bounded_and_doubles_never_overlap(void **state_)
+{
+	enum { EXECS = 150 };
+	struct chrome_stats st;
+	struct jval doc;
+	char err[512];
+	int64_t lanes = 0;
+	uint64_t gap = 12345, prev = 0, naive_overlaps = 0;
+	struct fx f;
+
+	fx_init(&f, PSA_EXPORT_CHROME);
+	for (uint64_t x = 0; x < EXECS; x++) {
+		for (uint32_t r = 0; r < 2; r++) {
+			uint64_t id = 1 + 2 * x + r;
+
+			enqueue_drain(&f, id, r, x, NET);
+			for (int k = 0; k < 4; k++) {
+				uint64_t rel;
+
+				gap = (gap * 1103515245u + 12345u) % 999983u + 1;
+				state(&f, gap, id, r, x, NET, k == 0 ? 0 : k % 2 ? 1 : 3,
+				      k == 3 ? 4 : k % 2 ? 3 : 1, 0);
+				rel = f.now - T0;
+				if (prev && (double)prev / 1e3 + (double)(rel - prev) / 1e3 > (double)rel / 1e3)
+					naive_overlaps++;
+				prev = rel;
+			}
+		}
+	}
+	assert_int_equal(fx_finish(&f), 0);
+	doc = parse(f.buf, f.len);
+	if (chrome_check(&doc, &st, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_true(naive_overlaps > 0); /* the times do catch the rounding */
+	assert_true(jint(jget(&doc, "otherData"), "lanes", &lanes));
+	assert_true(lanes >= 2 && lanes <= 4); /* 2 ranks x NETWORK, overlapping execs at most 2 */
+	/* the lanes, plus a producer and a worker thread */
+	assert_true(st.threads <= (size_t)lanes + 3);
+	assert_int_equal(st.state_slices, f.intervals);
 	jfree(&doc);
 	fx_fini(&f);
 }
@@ -432,6 +491,20 @@ static void test_export__html_is_self_contained_and_escaped(void **state_)
 	assert_int_equal(procs->n, 2);
 	assert_true(jint(jget(&doc, "meta"), "discarded_events", &discarded));
 	assert_int_equal(discarded, 7);
+	/* the verdict for the banner: the root-cause line, its task and the window to open on */
+	{
+		const struct jval *roots = jget(jget(&doc, "meta"), "roots");
+		int64_t from, to;
+
+		assert_string_equal(jstr(jget(&doc, "meta"), "verdict"), "stall");
+		assert_non_null(roots);
+		assert_true(roots->n >= 1);
+		assert_non_null(strstr(jstr(&roots->items[0], "line"), "rank "));
+		assert_non_null(jstr(&roots->items[0], "task_id"));
+		assert_true(jint(&roots->items[0], "from_ns", &from));
+		assert_true(jint(&roots->items[0], "to_ns", &to));
+		assert_true(from < to);
+	}
 	for (size_t i = 0; i < procs->n; i++)
 		name_round_trips |= !strcmp(procs->items[i].items[3].s, "</script><b>");
 	assert_true(name_round_trips);
@@ -479,10 +552,16 @@ static void test_export__html_caps_a_huge_trace_and_says_so(void **state_)
  * nothing). */
 static void test_export__checker_catches_what_viewers_reject(void **state_)
 {
-#define NAMES "{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"p\"}}," \
-	"{\"ph\":\"M\",\"pid\":1,\"tid\":2,\"name\":\"thread_name\",\"args\":{\"name\":\"t\"}},"
+#define META "\"cat\":\"__metadata\",\"ts\":0,"
+#define PNAME "{\"ph\":\"M\",\"pid\":1," META "\"name\":\"process_name\",\"args\":{\"name\":\"p\"}},"
+#define NAMES PNAME \
+	"{\"ph\":\"M\",\"pid\":1,\"tid\":2," META "\"name\":\"thread_name\",\"args\":{\"name\":\"t\"}},"
 #define X(ts, dur) "{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"name\":\"a\",\"cat\":\"state\"," \
 	"\"ts\":" #ts ",\"dur\":" #dur "}"
+#define XA(ts, args) "{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"name\":\"a\",\"ts\":" #ts \
+	",\"dur\":1,\"args\":" args "}"
+#define XF(ts, flow) "{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"name\":\"a\",\"ts\":" #ts \
+	",\"dur\":1,\"bind_id\":\"0x1\",\"" flow "\":true}"
 #define DOC(events) "{\"traceEvents\":[" events "],\"displayTimeUnit\":\"ns\"}"
 	static const struct {
 		const char *doc;
@@ -491,10 +570,15 @@ static void test_export__checker_catches_what_viewers_reject(void **state_)
 		{ DOC(NAMES X(0, 10) "," X(1, 2) "," X(10, 5)), NULL },
 		{ DOC(NAMES X(0, 10) "," X(5, 10)), "partially overlaps" },
 		{ DOC(X(0, 10)), "no process_name" },
-		{ DOC("{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"p\"}},"
-		      X(0, 10)), "no thread_name" },
-		{ DOC(NAMES X(0, 10) ",{\"ph\":\"s\",\"pid\":1,\"tid\":2,\"cat\":\"q\",\"name\":\"n\","
-		      "\"id\":1,\"ts\":1}"), "1 start(s) and 0 finish(es)" },
+		{ DOC(PNAME X(0, 10)), "no thread_name" },
+		{ DOC("{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"p\"}}"),
+		  "__metadata" },
+		/* 0.1 + 0.2 is 0.30000000000000004 in doubles: past the next slice's start */
+		{ DOC(NAMES X(0.1, 0.2) "," X(0.3, 1)), "in doubles" },
+		{ DOC(NAMES XF(1, "flow_out") "," XF(3, "flow_in")), NULL },
+		{ DOC(NAMES XF(1, "flow_in")), "0 start(s)" },
+		{ DOC(NAMES XF(3, "flow_out") "," XF(1, "flow_in")), "finishes before it starts" },
+		{ DOC(NAMES XA(1, "{\"kind\":1}") "," XA(3, "{\"kind\":\"NETWORK\"}")), "two types" },
 		{ DOC(NAMES X(0, 10) ",{\"ph\":\"B\",\"pid\":1,\"tid\":2,\"name\":\"b\",\"ts\":1}"),
 		  "B without E" },
 		{ DOC(NAMES X(0.0001, 10)), "exact to the ns" },
@@ -514,8 +598,12 @@ static void test_export__checker_catches_what_viewers_reject(void **state_)
 	}
 	assert_int_not_equal(jparse("{\"a\":1,}", 8, &doc, err, sizeof(err)), 0); /* strict */
 	assert_int_not_equal(jparse("\"\xff\"", 3, &doc, err, sizeof(err)), 0);
+#undef META
+#undef PNAME
 #undef NAMES
 #undef X
+#undef XA
+#undef XF
 #undef DOC
 }
 
@@ -540,6 +628,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_export__format_names_round_trip),
 		cmocka_unit_test(test_export__chrome_opens_as_meant_in_perfetto),
+		cmocka_unit_test(test_export__chrome_lanes_are_bounded_and_doubles_never_overlap),
 		cmocka_unit_test(test_export__csv_has_one_row_per_interval),
 		cmocka_unit_test(test_export__html_is_self_contained_and_escaped),
 		cmocka_unit_test(test_export__html_caps_a_huge_trace_and_says_so),

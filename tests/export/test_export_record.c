@@ -81,6 +81,12 @@ static void test_export_record__chrome_shows_the_stall(void **state)
 	assert_true(st.seam_slices > 0);
 	assert_true(st.trigger_fire > 0);
 	assert_true(st.flows > 0);
+	/* the verdict: rank 1's device stall marked, its task's slice highlighted */
+	assert_int_equal(st.root_marks, 1);
+	assert_int_equal(st.root_slices, 1);
+	/* lanes, not a track per task: 2 ranks x 2 kinds (+ a lane while execs overlap), the
+	 * producers and the workers */
+	assert_true(st.threads <= 2 * 2 * 2 + 2 + 2);
 }
 
 /* The rows of a csv without its last two (absolute time) columns, one string. */

@@ -151,10 +151,12 @@ static void test_watchdog__device_stall_is_the_root_cause_of_its_neighbour(void 
 	wdfx_fini(&f);
 }
 
-static void test_watchdog__lost_events_make_the_conclusion_uncertain(void **state_)
+/* Lost events void only what rests on them: the closed gate the consumer's watchdog saw is a
+ * fact; the neighbour's outstanding ops could have completed among the lost events. */
+static void test_watchdog__lost_events_make_only_what_rests_on_them_uncertain(void **state_)
 {
 	struct psa_discard d = { .count = 100 };
-	const struct psa_stall *s;
+	const struct psa_stall *s, *r0, *r1;
 	struct wdfx f;
 	size_t n;
 
@@ -164,8 +166,14 @@ static void test_watchdog__lost_events_make_the_conclusion_uncertain(void **stat
 	d.end_ns = f.now - 400 * MS;
 	psa_model_discard(f.m, &d);
 	s = wdfx_analyze(&f, &n);
-	assert_true(find(s, n, 1, NET)->uncertain);
-	assert_true(find(s, n, 0, NET)->uncertain); /* its chain rests on it */
+	r1 = find(s, n, 1, NET);
+	assert_true(r1->root_cause);
+	assert_false(r1->uncertain);
+	r0 = find(s, n, 0, NET);
+	assert_true(r0->uncertain);
+	assert_int_equal(r0->unsure, PSA_UNSURE_LOST);
+	assert_ptr_equal(&s[r0->root], r1);
+	assert_int_equal(psa_watchdog_verdict(f.w), PSA_VERDICT_STALL);
 	wdfx_fini(&f);
 }
 
@@ -293,18 +301,189 @@ static void test_model__task_intervals_and_totals(void **state_)
 	wdfx_fini(&f);
 }
 
+/* The finding's one root cause (fails when there is not exactly one). */
+static const struct psa_stall *one_root(const struct psa_stall *s, size_t n)
+{
+	const struct psa_stall *root = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!s[i].root_cause)
+			continue;
+		assert_null(root);
+		root = &s[i];
+	}
+	assert_non_null(root);
+	return root;
+}
+
+static void watchdog_fired(struct wdfx *f, uint64_t dt_ms, uint64_t id, uint32_t rank, int kind,
+			   int st)
+{
+	ev(f, dt_ms, PSA_EV_encproxy_watchdog_timeout, rank, TASK(id, rank, 0, kind), "state",
+	   (int64_t)st, "waited_ns", (int64_t)(500 * MS), "timeout_ms", (int64_t)500, NULL);
+}
+
+/* A default-level trace: rank 1's first B2 takes 700 ms (its first post comes that long after
+ * PROGRESSING); rank 0 waits on it. The slow rank is the root, not "unexplained". */
+static void test_watchdog__slow_progress_past_the_timeout_is_the_root_cause(void **state_)
+{
+	const struct psa_stall *s, *root;
+	struct wdfx f;
+	size_t n;
+
+	wdfx_init(&f, 0);
+	net_start(&f, 10, 0, 0);
+	net_fire(&f, 10, 0, 0);
+	op(&f, 10, 0, 0, 0, 0, 1, false);
+	op(&f, 10, 0, 0, 1, 1, 1, false);
+	state(&f, 10, 0, 0, NET, 1, 3);
+	net_start(&f, 11, 1, 0);
+	net_fire(&f, 11, 1, 0);
+	watchdog_fired(&f, 500, 10, 0, NET, 3);
+	watchdog_fired(&f, 0, 11, 1, NET, 1);
+	f.now += 200 * MS;
+	op(&f, 11, 1, 0, 0, 0, 0, false); /* the first post, when its first B2 got that far */
+	s = wdfx_analyze(&f, &n);
+	root = one_root(s, n);
+	assert_int_equal(root->rank, 1);
+	assert_int_equal(root->cause, PSA_CAUSE_SLOW_PROGRESS);
+	assert_false(root->uncertain);
+	assert_non_null(strstr(root->detail, "0.70"));
+	assert_ptr_equal(&s[find(s, n, 0, NET)->root], root);
+	wdfx_fini(&f);
+}
+
+/* Recorded at --loglevel warning: the watchdog events are the only records. The one whose
+ * consumer saw the gate closed is the root; the others are not blamed, and nothing claims
+ * events were lost. */
+static void test_watchdog__a_warning_level_trace_names_only_what_it_shows(void **state_)
+{
+	const struct psa_stall *s, *root, *r0;
+	struct wdfx f;
+	size_t n;
+
+	wdfx_init(&f, 0);
+	watchdog_fired(&f, 1, 10, 0, NET, PSA_STATE_IDLE);
+	watchdog_fired(&f, 1, 11, 1, NET, PSA_STATE_WAITING_DEVICE_TRIGGER);
+	s = wdfx_analyze(&f, &n);
+	assert_int_equal(psa_watchdog_level_view(f.w), PSA_LEVEL_WARNING_ONLY);
+	root = one_root(s, n);
+	assert_int_equal(root->rank, 1);
+	assert_int_equal(root->cause, PSA_CAUSE_DEVICE_NO_TRIGGER);
+	assert_true(root->duration_ns >= 500 * MS);
+	r0 = find(s, n, 0, NET);
+	assert_false(r0->root_cause);
+	assert_int_equal(r0->cause, PSA_CAUSE_UNKNOWN);
+	assert_int_equal(r0->unsure, PSA_UNSURE_LEVEL);
+	assert_int_equal(psa_watchdog_verdict(f.w), PSA_VERDICT_STALL);
+	wdfx_fini(&f);
+}
+
+/* A healthy trace that lost events: a task whose DONE fell into the lost window is no stall;
+ * with its rank past it, it most likely finished; with nothing after it, its fate is unknown
+ * and the verdict inconclusive - never "stall found". */
+static void test_watchdog__a_lossy_healthy_trace_is_not_a_stall(void **state_)
+{
+	struct psa_discard d = { .count = 10 };
+	struct wdfx f;
+	size_t n;
+
+	wdfx_init(&f, 0);
+	net_start(&f, 10, 0, 0);
+	net_fire(&f, 10, 0, 0); /* exec 0: its DONE is lost */
+	net_start(&f, 11, 0, 1);
+	net_fire(&f, 11, 0, 1);
+	state(&f, 11, 0, 1, NET, 1, 4); /* exec 1 finished */
+	net_start(&f, 12, 0, 2);        /* exec 2: everything after its trigger wait is lost */
+	d.begin_ns = f.now + MS;
+	d.end_ns = f.now + 2 * MS;
+	f.now += 3 * MS;
+	ev(&f, 1, PSA_EV_encproxy_registry_destroy, 0, "gid", (int64_t)0, "refcnt", (int64_t)0, NULL);
+	psa_model_discard(f.m, &d);
+	wdfx_analyze(&f, &n);
+	assert_int_equal(n, 0);
+	assert_int_equal(psa_watchdog_ignored(f.w), 1);
+	assert_int_equal(psa_watchdog_unknown(f.w), 1);
+	assert_false(psa_watchdog_found(f.w));
+	assert_int_equal(psa_watchdog_verdict(f.w), PSA_VERDICT_INCONCLUSIVE);
+	wdfx_fini(&f);
+}
+
+/* --threshold: rank 1's device triggers 300 ms late, rank 0's exec waits on rank 1 that long.
+ * One root (the late rank, naming the exec); the neighbour leads to it. */
+static void test_watchdog__threshold_findings_chain_to_the_late_rank(void **state_)
+{
+	const struct psa_stall *s, *root, *r0;
+	struct wdfx f;
+	size_t n;
+
+	wdfx_init(&f, 100 * MS);
+	net_start(&f, 10, 0, 0);
+	net_fire(&f, 10, 0, 0);
+	op(&f, 10, 0, 0, 0, 0, 1, false);
+	state(&f, 10, 0, 0, NET, 1, 3);
+	net_start(&f, 11, 1, 0);
+	f.now += 300 * MS;
+	net_fire(&f, 11, 1, 0);
+	op(&f, 11, 1, 0, 0, 1, 0, true);
+	op(&f, 10, 0, 0, 1, 1, 1, true); /* rank 0's recv from 1: posted and done now */
+	ev(&f, 0, PSA_EV_encnet_complete, 0, "task_id", (int64_t)10, "rank", (int64_t)0, "exec_id",
+	   (int64_t)0, "stream", (int64_t)0, "bb", (int64_t)0, "op", (int64_t)0, "kind", (int64_t)0,
+	   "peer", (int64_t)1, "bytes", (int64_t)65536, "tag", (int64_t)0, "status", (int64_t)0, NULL);
+	state(&f, 10, 0, 0, NET, 3, 4);
+	state(&f, 11, 1, 0, NET, 1, 4);
+	s = wdfx_analyze(&f, &n);
+	root = one_root(s, n);
+	assert_int_equal(root->rank, 1);
+	assert_int_equal(root->state, PSA_STATE_WAITING_DEVICE_TRIGGER);
+	assert_non_null(strstr(root->detail, "exec 0"));
+	r0 = find(s, n, 0, NET);
+	assert_false(r0->root_cause);
+	assert_ptr_equal(&s[r0->root], root);
+	wdfx_fini(&f);
+}
+
+/* The same trace read twice: every event arrives twice in a row on its thread. The model
+ * counts each once and says how many repeated. */
+static void test_model__a_trace_read_twice_is_counted_once(void **state_)
+{
+	struct psa_model_totals tot;
+	struct wdfx f;
+	size_t n;
+
+	wdfx_init(&f, 0);
+	for (int copy = 0; copy < 2; copy++)
+		ev(&f, copy ? 0 : 1, PSA_EV_encproxy_task_enqueue, 0, TASK(10, 0, 0, NET), NULL);
+	for (int copy = 0; copy < 2; copy++)
+		ev(&f, copy ? 0 : 1, PSA_EV_encproxy_task_state, 0, TASK(10, 0, 0, NET), "old",
+		   (int64_t)0, "new", (int64_t)4, "status", (int64_t)0, NULL);
+	wdfx_analyze(&f, &n);
+	psa_model_totals(f.m, &tot);
+	assert_int_equal(tot.tasks, 1);
+	assert_int_equal(tot.tasks_done, 1);
+	assert_int_equal(tot.our_events, 2);
+	assert_int_equal(tot.duplicates, 2);
+	assert_int_equal(n, 0);
+	wdfx_fini(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_watchdog__healthy_trace_reports_no_stall),
 		cmocka_unit_test(test_watchdog__device_stall_is_the_root_cause_of_its_neighbour),
-		cmocka_unit_test(test_watchdog__lost_events_make_the_conclusion_uncertain),
+		cmocka_unit_test(test_watchdog__lost_events_make_only_what_rests_on_them_uncertain),
 		cmocka_unit_test(test_watchdog__a_send_completed_but_never_received_is_a_lost_message),
 		cmocka_unit_test(test_watchdog__an_error_status_is_a_root_cause),
 		cmocka_unit_test(test_watchdog__a_silent_worker_is_a_root_cause),
 		cmocka_unit_test(test_watchdog__a_quiet_worker_at_the_default_level_is_not_stalled),
 		cmocka_unit_test(test_watchdog__a_slow_state_counts_only_with_a_threshold),
 		cmocka_unit_test(test_model__task_intervals_and_totals),
+		cmocka_unit_test(test_watchdog__slow_progress_past_the_timeout_is_the_root_cause),
+		cmocka_unit_test(test_watchdog__a_warning_level_trace_names_only_what_it_shows),
+		cmocka_unit_test(test_watchdog__a_lossy_healthy_trace_is_not_a_stall),
+		cmocka_unit_test(test_watchdog__threshold_findings_chain_to_the_late_rank),
+		cmocka_unit_test(test_model__a_trace_read_twice_is_counted_once),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,15 +15,6 @@ bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 need_lttng
 cd "$tmp"
 
-# py FILE... <<PY: run python checks with j[0], j[1], ... = the JSON documents in the files.
-py() {
-	python3 -c '
-import json, sys
-j = [json.load(open(p)) for p in sys.argv[1:]]
-exec(sys.stdin.read())
-' "$@"
-}
-
 # The timeline of DIR against the run's own counters in RUN_JSON (tasks enqueued = rows seen,
 # B1 / B3 calls = the driver's seam_start / seam_stop, DONE tasks = 2 per completed exec (at
 # least that many on a failed run), network rows = seam_start on a healthy one).
@@ -157,6 +148,16 @@ else
 		fail "Ctrl-C: no 'interrupted' line"
 	if lttng list 2>/dev/null | grep -q "proxyscope-$pid-"; then
 		fail "Ctrl-C: the session proxyscope-$pid-* is still there"
+	fi
+	# the timelines are still written, and say the run was interrupted
+	if [ -s intr/timeline.json ] && [ -s intr/timeline.html ]; then
+		py intr/timeline.json <<'EOF' || fail "Ctrl-C: timeline.json is not marked interrupted"
+assert j[0]["otherData"]["interrupted"] is True
+assert any(e.get("cat") == "verdict" and "interrupted" in e["name"] for e in j[0]["traceEvents"])
+EOF
+		grep -q '"interrupted":true' intr/timeline.html || fail "Ctrl-C: timeline.html is not marked interrupted"
+	else
+		fail "Ctrl-C: the timelines were not written"
 	fi
 	status=0
 	"$bin" watchdog intr >"$out" 2>"$err" || status=$?

@@ -105,6 +105,13 @@ struct psa_task {
 	bool failed;                /* the consumer saw an error status */
 	bool watchdog;              /* the consumer's watchdog fired on it */
 	uint64_t watchdog_ts;
+	uint32_t watchdog_state;    /* the run state the consumer saw when it fired */
+	uint64_t watchdog_waited_ns; /* how long the consumer had waited then */
+	uint64_t poll_first_ts, poll_last_ts; /* the consumer's status polls of it (DEBUG) */
+	uint32_t poll_state;        /* the run state its last poll saw */
+
+	uint64_t progress_ts;       /* first entered PROGRESSING (0: never) */
+	uint64_t first_post_ts;     /* its first encnet:post (0: none): made by its first B2 */
 
 	struct psa_seam_stat seam[PSA_SEAM_NR];
 	int last_seam;              /* enum psa_seam of the last call, -1 none */
@@ -254,10 +261,21 @@ struct psa_model_totals {
 	uint64_t discarded_events, discarded_packets;
 	uint32_t discards;            /* discard records */
 	uint32_t procs, workers, groups;
-	uint32_t levels_seen;         /* bit per catalogue level seen: detects a DEBUG session */
+	uint32_t levels_seen;         /* bit (1 << ENC_TP_LEVEL_*) per catalogue level seen */
 	bool debug_events;            /* per-poll events are present */
+	uint64_t duplicates;          /* events dropped as exact repeats of their thread's previous
+				       * one: the same trace read twice */
+	uint32_t timeout_ms_max;      /* the consumer timeout its watchdog events name (0: none) */
 };
 void psa_model_totals(const struct psa_model *m, struct psa_model_totals *out);
+
+/* Whether the trace holds events of level INFO (or more verbose): the state changes, seam
+ * calls and ops the watchdog's causes rest on. Without them only the consumer's watchdog
+ * timeouts and the failures are in it (recorded at --loglevel warning or err). */
+static inline bool psa_totals_have_info(const struct psa_model_totals *t)
+{
+	return (t->levels_seen >> ENC_TP_LEVEL_INFO) != 0;
+}
 
 /* After finish: the tasks never DONE, sorted by (proc, rank, exec, kind). */
 const struct psa_task *const *psa_model_live_tasks(const struct psa_model *m, size_t *n);

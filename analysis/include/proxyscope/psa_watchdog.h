@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <proxyscope/psa_integrity.h>
 #include <proxyscope/psa_model.h>
 
 /* psa_stall.rank of a dead process none of whose ranks the trace shows */
@@ -28,6 +29,9 @@ enum psa_cause {
 	PSA_CAUSE_TASK_ERROR,        /* root: the seam (or barrier) returned an error */
 	PSA_CAUSE_MESSAGE_LOST,      /* root: the peer's send completed, this receive never did */
 	PSA_CAUSE_WORKER_STALLED,    /* root: the task's worker made no step for a long time */
+	PSA_CAUSE_SLOW_PROGRESS,     /* root: its seam progress (B2) calls held its worker longer
+				      * than the rest of its wait (measured at DEBUG, or from its
+				      * first B2 at INFO) */
 	PSA_CAUSE_PROCESS_DIED,      /* root: a process died (its events stop with no teardown,
 				      * and the others saw it); the stall stands for the process.
 				      * Not root: an open task of that process */
@@ -35,13 +39,27 @@ enum psa_cause {
 	PSA_CAUSE_BARRIER_WAIT,      /* the barrier waits for ranks that have not arrived */
 	PSA_CAUSE_GATE_WAIT,         /* a barrier task waits on the same trigger as its exec's
 				      * network task */
-	PSA_CAUSE_SLOW_STATE,        /* finished, but one state lasted longer than the threshold */
+	PSA_CAUSE_SLOW_STATE,        /* finished, but one state lasted longer than the threshold:
+				      * root when it waited for its own device's trigger, else
+				      * chained to the peer it waited on */
 	PSA_CAUSE_UNKNOWN,           /* stuck, and the trace does not say why */
 	PSA_CAUSE_NR
 };
 const char *psa_cause_str(enum psa_cause c); /* "device_no_trigger", ... (the JSON names) */
 
 #define PSA_WAITING_MAX 16
+
+/* Why a conclusion is not certain. */
+enum psa_unsure {
+	PSA_UNSURE_NONE,
+	PSA_UNSURE_LOST,      /* the tracer lost events inside the window it rests on */
+	PSA_UNSURE_TRUNCATED, /* the trace starts after the task did (a snapshot) */
+	PSA_UNSURE_LEVEL,     /* the events it would rest on are not recorded at the trace's level */
+	PSA_UNSURE_CHAIN,     /* its chain leads to an uncertain root */
+	PSA_UNSURE_DAMAGED,   /* a stream of its trace is missing, emptied or cut short */
+	PSA_UNSURE_NR
+};
+const char *psa_unsure_str(enum psa_unsure u); /* "lost_events", ... (the JSON names) */
 
 struct psa_stall {
 	unsigned proc;           /* psa_proc id */
@@ -56,7 +74,8 @@ struct psa_stall {
 	int status;
 	enum psa_cause cause;
 	bool root_cause;
-	bool uncertain;          /* lost events overlap the window this conclusion rests on */
+	bool uncertain;          /* = unsure != PSA_UNSURE_NONE */
+	enum psa_unsure unsure;  /* why this conclusion is uncertain */
 	int root;                /* index of the root stall this one leads to, -1 none/itself */
 	uint32_t waiting_on[PSA_WAITING_MAX];
 	uint32_t waiting_on_n;
@@ -88,6 +107,12 @@ void psa_watchdog_destroy(struct psa_watchdog *w);
 /* The observer that records finished tasks over the threshold; add it to the model. */
 void psa_watchdog_observer(struct psa_watchdog *w, struct psa_observer *obs);
 
+/* What psa_integrity_check found on disk (kept by the caller until the watchdog is destroyed):
+ * with a stream missing or cut short, no conclusion is certain and a task nothing shows stuck
+ * is not a stall. Call before psa_watchdog_analyze. */
+void psa_watchdog_set_integrity(struct psa_watchdog *w, const struct psa_integrity *in);
+const struct psa_integrity *psa_watchdog_integrity(const struct psa_watchdog *w);
+
 /* After psa_model_finish: build the stalls and follow the chains. Returns 0 or -ENOMEM. */
 int psa_watchdog_analyze(struct psa_watchdog *w, const struct psa_model *m);
 
@@ -96,8 +121,37 @@ const struct psa_stall *psa_watchdog_stalls(const struct psa_watchdog *w, size_t
  * their DONE was most likely among the lost events. */
 size_t psa_watchdog_ignored(const struct psa_watchdog *w);
 
+/* Live tasks whose fate the trace cannot tell: events were lost after their last event and
+ * nothing shows them stuck (no consumer watchdog, no failure). Not stalls. */
+size_t psa_watchdog_unknown(const struct psa_watchdog *w);
+
 /* Whether any stall was found (the command's exit status is 1 then). */
 bool psa_watchdog_found(const struct psa_watchdog *w);
+
+/*
+ * The verdict, which decides the exit status of the report commands:
+ *   OK            no stall, and the trace holds what it takes to say so
+ *   STALL         a stall or failure the trace shows (exit 1)
+ *   INCONCLUSIVE  no stall shown, but the trace cannot rule one out: the fate of some tasks
+ *                 rests on lost events, or the trace holds no event a stall would leave at
+ *                 its level (exit 3)
+ */
+enum psa_verdict { PSA_VERDICT_OK, PSA_VERDICT_STALL, PSA_VERDICT_INCONCLUSIVE };
+enum psa_verdict psa_watchdog_verdict(const struct psa_watchdog *w);
+const char *psa_verdict_str(enum psa_verdict v); /* "ok", "stall", "inconclusive" */
+
+/* What the trace can tell at its level (psa_model_totals.levels_seen), for the report. */
+enum psa_level_view {
+	PSA_LEVEL_FULL,         /* INFO or DEBUG events: the whole verdict */
+	PSA_LEVEL_WARNING_ONLY, /* WARNING and ERR only: timeouts and failures, not their causes */
+	PSA_LEVEL_ERR_ONLY,     /* ERR only: failures; a timeout (WARNING) would not show */
+};
+enum psa_level_view psa_watchdog_level_view(const struct psa_watchdog *w);
+
+/* The root cause lines of the verdict ("rank 1 exec 2 NETWORK task 3: the device ...") for
+ * the exports' banners: @i-th root (0 ..), or false past the last. */
+bool psa_watchdog_root_line(const struct psa_watchdog *w, size_t i, const struct psa_stall **s,
+			    char *buf, size_t len);
 
 /* The human report: root causes first (one line each), then the evidence per stall. */
 void psa_watchdog_print(const struct psa_watchdog *w, const struct psa_model *m, FILE *out);
