@@ -30,6 +30,7 @@
 #include "run_procs.h"
 #include "run_hosts.h"
 #include "hosts.h"
+#include "hosts_trace.h"
 #include "run_trace.h"
 
 enum {
@@ -178,6 +179,8 @@ struct run_cli {
 	const char *child; /* --_child I,FD: run process I of a --procs run, result to FD */
 	const char *xchild; /* --_xchild DIR: a process of a --hosts run, result into DIR */
 	uint32_t hosts;    /* --hosts H; 0: this host only */
+	const char *trace_dir;     /* a recorded --hosts run: the relay daemon's output tree */
+	enum lt_level trace_level;
 	bool no_trace;
 	bool json;
 	bool quiet;
@@ -383,6 +386,7 @@ static struct run_hosts g_rh; /* the processes of a --hosts run */
 /* A --hosts run: the processes on simulated hosts, started by mpirun. */
 static int run_hosts_workload(struct run_cli *c, int argc, char **argv, struct enc_wl_result *res)
 {
+	struct run_hosts_trace t = { .output = c->trace_dir, .level = c->trace_level };
 	static char job[ENC_WL_JOB_MAX];
 	int rc;
 
@@ -390,7 +394,7 @@ static int run_hosts_workload(struct run_cli *c, int argc, char **argv, struct e
 		snprintf(job, sizeof(job), "run-%ld-%ld", (long)getpid(), (long)time(NULL));
 		c->args.job = job;
 	}
-	rc = run_hosts_run(&c->args, c->hosts, argc, argv, &g_rh, res);
+	rc = run_hosts_run(&c->args, c->hosts, c->trace_dir ? &t : NULL, argc, argv, &g_rh, res);
 	return rc == -EPERM ? -EACCES : rc;
 }
 
@@ -445,9 +449,6 @@ static int hosts_args(struct run_cli *c)
 	if (geteuid() != 0)
 		return cli_usage_error("run", "--hosts: simulated hosts need root (network, UTS "
 				       "and mount namespaces)");
-	if (!c->no_trace)
-		return cli_usage_error("run", "--hosts: a run across hosts is not recorded yet: "
-				       "add --no-trace");
 	if (!c->args.backend || strcmp(c->args.backend, "ofi") || !c->args.provider ||
 	    strncmp(c->args.provider, "tcp", 3))
 		return cli_usage_error("run", "--hosts: needs --backend ofi --provider tcp");
@@ -552,7 +553,8 @@ static int run_output(const struct run_cli *c, const struct enc_wl_result *res,
 	print_result(c, res, rp, &j);
 	if (rt) {
 		struct run_report_opts ropts = { .json = c->json, .quiet = c->quiet, .j = &j,
-						 .vpids = rp->vpids, .vpids_n = rp->n };
+						 .vpids = rp->vpids, .vpids_n = rp->n,
+						 .every_proc = c->hosts != 0 };
 
 		fflush(stdout);
 		if (run_trace_report(rt, &ropts) != CLI_EXIT_OK)
@@ -563,6 +565,25 @@ static int run_output(const struct run_cli *c, const struct enc_wl_result *res,
 		cli_json_finish(&j);
 	}
 	return code;
+}
+
+/* A recorded --hosts run: the tools, and DIR for the relay daemon (hosts_trace.h). */
+static int hosts_trace_prepare(struct run_cli *c, struct run_trace *rt,
+			       const struct run_trace_opts *topts)
+{
+	char err[LT_ERR_MAX];
+	int rc;
+
+	if (hosts_trace_check(err, sizeof(err))) {
+		cli_error("%s; or run without recording: proxyscope run --no-trace", err);
+		return CLI_EXIT_USAGE;
+	}
+	rc = run_trace_prepare(rt, topts);
+	if (rc)
+		return rc;
+	c->trace_dir = rt->s.output;
+	c->trace_level = topts->level;
+	return 0;
 }
 
 int cmd_run(int argc, char **argv)
@@ -584,14 +605,14 @@ int cmd_run(int argc, char **argv)
 	if (c.child)
 		return run_child(&c);
 	if (c.xchild)
-		return run_hosts_child(&c.args, c.xchild);
+		return run_hosts_child(&c.args, c.xchild, !c.no_trace);
 	rc = run_check(&c, &level);
 	if (rc >= 0)
 		return rc;
 	if (!c.no_trace) {
 		struct run_trace_opts topts = { .output = c.output, .level = level };
 
-		rc = run_trace_begin(&rt, &topts);
+		rc = c.hosts ? hosts_trace_prepare(&c, &rt, &topts) : run_trace_begin(&rt, &topts);
 		if (rc)
 			return rc;
 		trace = &rt;

@@ -155,30 +155,38 @@ int host_enter(const struct host *host)
  * single-threaded caller, and a child of a sanitized (ThreadSanitizer) build is not one - its
  * runtime starts a thread in every forked child.
  */
+void host_nsenter(const struct host *host, struct host_nsenter *ns)
+{
+	snprintf(ns->target, sizeof(ns->target), "%d", (int)host->holder);
+	snprintf(ns->wd, sizeof(ns->wd), "--wd=");
+	if (getcwd(ns->wd + 5, sizeof(ns->wd) - 5) == NULL)
+		snprintf(ns->wd, sizeof(ns->wd), "--wd=/");
+	ns->argv[0] = "nsenter";
+	ns->argv[1] = "-t";
+	ns->argv[2] = ns->target;
+	ns->argv[3] = "-n";
+	ns->argv[4] = "-u";
+	ns->argv[5] = "-m";
+	ns->argv[6] = ns->wd;
+	ns->argv[7] = "--";
+	ns->argv[HOSTS_NSENTER_ARGC] = NULL;
+}
+
 int host_spawn(const struct host *host, char *const argv[], const char *stdin_path, pid_t *out)
 {
-	char target[16], wd[PATH_MAX + 8] = "--wd=/";
+	struct host_nsenter ns;
 	size_t n = 0;
 	char **v;
 	pid_t pid;
 
 	while (argv[n])
 		n++;
-	v = calloc(n + 9, sizeof(*v));
+	v = calloc(n + HOSTS_NSENTER_ARGC + 1, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	snprintf(target, sizeof(target), "%d", (int)host->holder);
-	if (getcwd(wd + 5, sizeof(wd) - 5) == NULL)
-		snprintf(wd, sizeof(wd), "--wd=/");
-	v[0] = "nsenter";
-	v[1] = "-t";
-	v[2] = target;
-	v[3] = "-n";
-	v[4] = "-u";
-	v[5] = "-m";
-	v[6] = wd;
-	v[7] = "--";
-	memcpy(&v[8], argv, (n + 1) * sizeof(*v));
+	host_nsenter(host, &ns);
+	memcpy(v, ns.argv, HOSTS_NSENTER_ARGC * sizeof(*v));
+	memcpy(&v[HOSTS_NSENTER_ARGC], argv, (n + 1) * sizeof(*v));
 	pid = fork();
 	if (pid < 0) {
 		int e = -errno;

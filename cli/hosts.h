@@ -85,6 +85,19 @@ void hosts_destroy(struct hosts *h);
 int host_enter(const struct host *host);
 
 /*
+ * The command prefix that runs a command on @host, as host_spawn does: `nsenter -t HOLDER -n -u
+ * -m --wd=CWD --` in @ns->argv (NULL-terminated), for a caller that execs on its own (the lttng
+ * client of a host's session, lttng_ctl.h).
+ */
+#define HOSTS_NSENTER_ARGC 8
+struct host_nsenter {
+	char target[16];
+	char wd[PATH_MAX + 8];
+	char *argv[HOSTS_NSENTER_ARGC + 1];
+};
+void host_nsenter(const struct host *host, struct host_nsenter *ns);
+
+/*
  * Start @argv (PATH searched) on @host with the environment of this process and its working
  * directory, through nsenter(1); its pid in *@pid.
  * @stdin_path: NULL to inherit stdin, else a file opened as stdin. Returns 0 or -errno.

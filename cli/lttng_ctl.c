@@ -286,17 +286,24 @@ void lt_sessiond_release(struct lt_session *s)
 	}
 }
 
-/* Run "lttng ARGS..." as run_argv does; on failure fill @err with the subcommand and output. */
-static int __attribute__((sentinel)) step(char *err, size_t errlen, const char *arg, ...)
+/*
+ * Run "lttng ARGS..." for session @s (under s->wrap) as run_argv does; on failure fill @err with
+ * the subcommand and output.
+ */
+static int __attribute__((sentinel)) step(const struct lt_session *s, char *err, size_t errlen,
+					  const char *arg, ...)
 {
-	char *argv[MAX_ARGS] = { "lttng" };
+	char *argv[MAX_ARGS + 16];
 	char out[LT_ERR_MAX];
-	size_t n = 1;
+	size_t n = 0;
 	va_list ap;
 	int rc;
 
+	for (size_t i = 0; s->wrap && s->wrap[i] && n < 16; i++)
+		argv[n++] = s->wrap[i];
+	argv[n++] = "lttng";
 	va_start(ap, arg);
-	for (const char *a = arg; a && n < MAX_ARGS - 1; a = va_arg(ap, const char *))
+	for (const char *a = arg; a && n < MAX_ARGS + 15; a = va_arg(ap, const char *))
 		argv[n++] = (char *)a;
 	va_end(ap);
 	argv[n] = NULL;
@@ -319,38 +326,45 @@ int lt_session_begin(struct lt_session *s, char *err, size_t errlen)
 	snprintf(opt_output, sizeof(opt_output), "--output=%s", s->output);
 	snprintf(opt_level, sizeof(opt_level), "--loglevel=%s", level_lttng[s->level]);
 
-	rc = s->snapshot ? step(err, errlen, "create", s->name, "--snapshot", opt_output, NULL)
-			 : step(err, errlen, "create", s->name, opt_output, NULL);
+	if (s->url) { /* streaming to a relay daemon (a job across hosts) */
+		char opt_url[PATH_MAX + 16];
+
+		snprintf(opt_url, sizeof(opt_url), "--set-url=%s", s->url);
+		rc = step(s, err, errlen, "create", s->name, opt_url, NULL);
+	} else {
+		rc = s->snapshot ? step(s, err, errlen, "create", s->name, "--snapshot", opt_output, NULL)
+				 : step(s, err, errlen, "create", s->name, opt_output, NULL);
+	}
 	if (rc)
 		return -EIO;
 	s->created = true;
 	/* DEBUG records every poll (hundreds of thousands of events a second): bigger buffers. */
-	rc = step(err, errlen, "enable-channel", "-u", "-s", s->name,
+	rc = step(s, err, errlen, "enable-channel", "-u", "-s", s->name,
 		  s->level == LT_LEVEL_DEBUG ? "--subbuf-size=4M" : "--subbuf-size=1M", "--num-subbuf=8",
 		  s->snapshot ? "--overwrite" : "--discard", CHANNEL, NULL);
 	if (!rc && s->event)
-		rc = step(err, errlen, "enable-event", "-u", "-s", s->name, "-c", CHANNEL,
+		rc = step(s, err, errlen, "enable-event", "-u", "-s", s->name, "-c", CHANNEL,
 			  s->event, opt_level, NULL);
 	for (size_t i = 0; !rc && !s->event && i < sizeof(providers) / sizeof(providers[0]); i++) {
 		snprintf(pattern, sizeof(pattern), "%s:*", providers[i]);
-		rc = step(err, errlen, "enable-event", "-u", "-s", s->name, "-c",
+		rc = step(s, err, errlen, "enable-event", "-u", "-s", s->name, "-c",
 			     CHANNEL, pattern, opt_level, NULL);
 	}
 	if (!rc)
-		rc = step(err, errlen, "add-context", "-u", "-s", s->name, "-c",
+		rc = step(s, err, errlen, "add-context", "-u", "-s", s->name, "-c",
 			     CHANNEL, "-t", "vpid", "-t", "vtid", "-t", "procname", NULL);
 	if (!rc && s->snapshot) {
 		/* The driver's watchdog event itself dumps the flight recorder, once. */
 		snprintf(trig, sizeof(trig), "--name=%s-watchdog", s->name);
 		snprintf(act, sizeof(act), "--action=snapshot-session");
-		rc = step(err, errlen, "add-trigger", trig,
+		rc = step(s, err, errlen, "add-trigger", trig,
 			     "--condition=event-rule-matches", "--type=user",
 			     "--name=" ENC_EV_NAME(encproxy, watchdog_timeout), act, s->name,
 			     "--rate-policy=once-after:1", NULL);
 		s->trigger = !rc;
 	}
 	if (!rc) {
-		rc = step(err, errlen, "start", s->name, NULL);
+		rc = step(s, err, errlen, "start", s->name, NULL);
 		s->started = !rc;
 	}
 	if (rc) {
@@ -380,7 +394,7 @@ int lt_wait_registered(pid_t pid, unsigned timeout_ms)
 
 int lt_session_snapshot(struct lt_session *s, char *err, size_t errlen)
 {
-	return step(err, errlen, "snapshot", "record", "-s", s->name, NULL) ? -EIO : 0;
+	return step(s, err, errlen, "snapshot", "record", "-s", s->name, NULL) ? -EIO : 0;
 }
 
 int lt_session_end(struct lt_session *s, char *err, size_t errlen)
@@ -388,16 +402,16 @@ int lt_session_end(struct lt_session *s, char *err, size_t errlen)
 	char trig[160];
 	int first = 0;
 
-	if (s->started && step(err, errlen, "stop", s->name, NULL))
+	if (s->started && step(s, err, errlen, "stop", s->name, NULL))
 		first = -EIO;
 	s->started = false;
 	if (s->trigger) {
 		snprintf(trig, sizeof(trig), "%s-watchdog", s->name);
-		if (step(err, errlen, "remove-trigger", trig, NULL) && !first)
+		if (step(s, err, errlen, "remove-trigger", trig, NULL) && !first)
 			first = -EIO;
 		s->trigger = false;
 	}
-	if (s->created && step(err, errlen, "destroy", s->name, NULL) && !first)
+	if (s->created && step(s, err, errlen, "destroy", s->name, NULL) && !first)
 		first = -EIO;
 	s->created = false;
 	return first;

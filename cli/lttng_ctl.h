@@ -29,6 +29,10 @@ struct lt_session {
 	enum lt_level level;
 	const char *event;       /* NULL: every event of the project's providers at level; else
 				    only this one (benchmarks: what a narrower session costs) */
+	const char *url;         /* NULL: write to output; else stream to this relay daemon,
+				    "net://HOST:CTRL:DATA" (`lttng create --set-url`) */
+	char *const *wrap;       /* NULL, or a command prefix every lttng client call of this
+				    session runs under (nsenter into a simulated host, hosts.h) */
 	bool created;            /* `lttng create` succeeded: destroy owed */
 	bool started;            /* `lttng start` succeeded: stop owed */
 	bool trigger;            /* the watchdog snapshot trigger is installed */
@@ -60,7 +64,7 @@ int lt_sessiond_ensure(struct lt_session *s, char *err, size_t errlen);
 void lt_sessiond_release(struct lt_session *s);
 
 /*
- * Create the session writing to s->output, enable the project's providers (or only s->event)
+ * Create the session writing to s->output (or streaming to s->url), enable the project's providers (or only s->event)
  * at s->level, add the vpid, vtid and procname contexts, install the watchdog snapshot trigger
  * in snapshot mode, and start. On failure everything done so far is undone.
  */

@@ -18,9 +18,11 @@
 
 #include <proxyscope/launcher.h>
 #include <proxyscope/log.h>
+#include <proxyscope/trace.h>
 
 #include "cli_util.h"
 #include "hosts.h"
+#include "hosts_trace.h"
 
 /* What a process leaves in the results directory: who it was, then its result. */
 struct xchild_result {
@@ -31,8 +33,26 @@ struct xchild_result {
 };
 
 #define XCHILD_MAGIC 0x78726573u /* "xres" */
+#define REGISTER_TIMEOUT_MS 10000
 
-int run_hosts_child(struct enc_wl_args *args, const char *dir)
+/*
+ * The probes, and this process on its host's session daemon's list: its session records from
+ * the first event on. Without them the run goes on (its result still counts); the report then
+ * lacks this process, and says which ones it has.
+ */
+static void child_trace(uint32_t proc)
+{
+	int rc = enc_trace_load();
+
+	if (rc)
+		cli_error("process %" PRIu32 ": the tracepoint probes are not loaded (%s): nothing "
+			  "of it is recorded", proc, strerror(-rc));
+	else if (lt_wait_registered(getpid(), REGISTER_TIMEOUT_MS))
+		cli_error("process %" PRIu32 ": not registered with its host's lttng-sessiond "
+			  "within %u ms: its first events may be missing", proc, REGISTER_TIMEOUT_MS);
+}
+
+int run_hosts_child(struct enc_wl_args *args, const char *dir, bool traced)
 {
 	struct xchild_result r = { .magic = XCHILD_MAGIC };
 	char path[PATH_MAX], tmp[PATH_MAX + 8];
@@ -49,6 +69,8 @@ int run_hosts_child(struct enc_wl_args *args, const char *dir)
 	args->procs = l.size;
 	args->local_proc = l.local_rank;
 	args->local_procs = l.local_size;
+	if (traced)
+		child_trace(l.rank);
 	enc_log_set_hook(enc_log_stderr, NULL, ENC_LOG_WARN);
 	rc = enc_wl_run(args, &r.res);
 	if (rc)
@@ -144,10 +166,39 @@ static void results_read(const struct hosts *h, struct run_hosts *rh, struct enc
 	}
 }
 
-int run_hosts_run(const struct enc_wl_args *args, uint32_t hosts, int argc, char **argv,
+/* Recording: the relay daemon and the hosts' sessions; 0, or -errno after an "error:" line. */
+static int trace_begin(struct hosts_trace *t, struct hosts *h, const struct run_hosts_trace *trace)
+{
+	char err[HOSTS_ERR_MAX];
+	int rc;
+
+	if (!trace)
+		return 0;
+	rc = hosts_trace_begin(t, h, trace->output, trace->level, err, sizeof(err));
+	if (rc)
+		cli_error("cannot record across hosts: %s", err);
+	return rc;
+}
+
+static int trace_end(struct hosts_trace *t, const struct run_hosts_trace *trace)
+{
+	char err[LT_ERR_MAX];
+	int rc;
+
+	if (!trace)
+		return 0;
+	rc = hosts_trace_end(t, err, sizeof(err));
+	if (rc)
+		cli_error("recording across hosts: %s", err);
+	return rc;
+}
+
+int run_hosts_run(const struct enc_wl_args *args, uint32_t hosts,
+		  const struct run_hosts_trace *trace, int argc, char **argv,
 		  struct run_hosts *rh, struct enc_wl_result *res)
 {
-	struct hosts_opts o = { .n = hosts, .sessiond = false };
+	struct hosts_opts o = { .n = hosts, .sessiond = trace != NULL };
+	struct hosts_trace t;
 	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
 	char err[HOSTS_ERR_MAX], exe[PATH_MAX], np[16], ppr[32];
 	struct hosts *h;
@@ -180,6 +231,11 @@ int run_hosts_run(const struct enc_wl_args *args, uint32_t hosts, int argc, char
 		hosts_destroy(h);
 		goto out_signals;
 	}
+	rc = trace_begin(&t, h, trace);
+	if (rc) {
+		hosts_destroy(h);
+		goto out_signals;
+	}
 	v = launcher_argv(h, args, hosts, argc, argv, exe, np, ppr);
 	rc = v ? host_spawn(&h->collector, v, "/dev/null", &pid) : -ENOMEM;
 	free(v);
@@ -189,6 +245,8 @@ int run_hosts_run(const struct enc_wl_args *args, uint32_t hosts, int argc, char
 		rh->launcher_status = launcher_wait(pid);
 		results_read(h, rh, res);
 	}
+	if (trace_end(&t, trace) && !rc)
+		rc = -EIO;
 	hosts_destroy(h);
 out_signals:
 	sigaction(SIGINT, &old_int, NULL);

@@ -10,6 +10,11 @@
  * (proxyscope/launcher.h). Every process exits 0 once its result is written, whatever the
  * result: mpirun ends the whole job when one process fails, and the others' results would be
  * lost. Ctrl-C is passed to mpirun, and the hosts are torn down on every path.
+ *
+ * Recorded (not --no-trace): every host gets its session daemon and a session streaming to a
+ * relay daemon on the collector (hosts_trace.h), started before mpirun and ended after it; a
+ * process loads the probes and waits until its host's daemon lists it before its first rank
+ * runs. The relay daemon's output tree is the run's trace directory: one trace per host.
  */
 #ifndef PROXYSCOPE_CLI_RUN_HOSTS_H
 #define PROXYSCOPE_CLI_RUN_HOSTS_H
@@ -19,6 +24,8 @@
 #include <stdio.h>
 
 #include <proxyscope/workload.h>
+
+#include "lttng_ctl.h"
 
 #define RUN_XCHILD_OPT "_xchild"
 
@@ -31,18 +38,26 @@ struct run_hosts {
 	int launcher_status;                    /* mpirun's exit status (128+N: signal N) */
 };
 
+struct run_hosts_trace {
+	const char *output;  /* absolute: the relay daemon's output tree (it creates it) */
+	enum lt_level level;
+};
+
 /*
  * Build @hosts hosts, run @args->procs processes of `@argv` (argv[0] = "run") on them, merge
- * their results into @res. Returns 0, or -errno when the hosts or the launcher could not start
- * (with a reason on stderr); -EPERM when not root.
+ * their results into @res; recorded into @trace->output unless @trace is NULL. Returns 0, or
+ * -errno when the hosts, the recording or the launcher could not start (with a reason on
+ * stderr); -EPERM when not root.
  */
-int run_hosts_run(const struct enc_wl_args *args, uint32_t hosts, int argc, char **argv,
+int run_hosts_run(const struct enc_wl_args *args, uint32_t hosts,
+		  const struct run_hosts_trace *trace, int argc, char **argv,
 		  struct run_hosts *rh, struct enc_wl_result *res);
 
 /* A line per process that left no result, naming its host when known. */
 void run_hosts_print(const struct run_hosts *rh, FILE *out);
 
-/* In a process started by mpirun: run this process's ranks, leave the result in @dir. */
-int run_hosts_child(struct enc_wl_args *args, const char *dir);
+/* In a process started by mpirun: run this process's ranks (recorded by its host's session
+ * when @traced), leave the result in @dir. */
+int run_hosts_child(struct enc_wl_args *args, const char *dir, bool traced);
 
 #endif /* PROXYSCOPE_CLI_RUN_HOSTS_H */
