@@ -39,8 +39,6 @@ usage() { # expected-text args...
 	"$bin" run "$@" >"$tmp/out" 2>"$tmp/err"
 	[ $? -eq 2 ] && grep -q "^error: .*$want" "$tmp/err"
 }
-check "--hosts records no trace yet" usage "add --no-trace" --hosts 2 --procs 4 --ranks 8 \
-	--backend ofi --provider tcp
 check "--hosts needs tcp" usage "needs --backend ofi --provider tcp" --hosts 2 --procs 4 \
 	--ranks 8 --no-trace
 check "--procs a multiple of --hosts" usage "multiple of the hosts" --hosts 2 --procs 3 \
