@@ -25,6 +25,7 @@ void psa_model_finish(struct psa_model *m)
 	if (m->finished_called)
 		return;
 	m->finished_called = true;
+	m->live.n = 0; /* what psa_model_live_refresh may have listed */
 	for (size_t i = 0; psa_hashmap_next(&m->tasks, &i, &k, &v);) {
 		struct psa_task *t = v;
 
@@ -54,6 +55,27 @@ void psa_model_finish(struct psa_model *m)
 			if (m->obs[o].worker_end)
 				m->obs[o].worker_end(m->obs[o].arg, w);
 	}
+}
+
+int psa_model_live_refresh(struct psa_model *m)
+{
+	uint64_t k;
+	void *v;
+
+	if (m->finished_called)
+		return 0;
+	m->live.n = 0;
+	for (size_t i = 0; psa_hashmap_next(&m->tasks, &i, &k, &v);) {
+		struct psa_task *t = v;
+
+		if (t->status || t->failed)
+			psa__task_failed_peer(m, t);
+		if (PSA_VEC_PUSH(m->live, t))
+			return -1;
+	}
+	if (m->live.n)
+		qsort(m->live.v, m->live.n, sizeof(*m->live.v), live_cmp);
+	return 0;
 }
 
 void psa_model_totals(const struct psa_model *m, struct psa_model_totals *out)

@@ -30,6 +30,16 @@
  */
 static pthread_mutex_t bt_objects_lock = PTHREAD_MUTEX_INITIALIZER;
 
+void psa__ctf_objects_lock(void)
+{
+	pthread_mutex_lock(&bt_objects_lock);
+}
+
+void psa__ctf_objects_unlock(void)
+{
+	pthread_mutex_unlock(&bt_objects_lock);
+}
+
 /*
  * One lane per online CPU, at most LANES_MAX, at most one per port. PROXYSCOPE_READ_LANES=N
  * overrides the CPU count (benchmarks compare 1 lane with several).
@@ -139,9 +149,9 @@ static int merge(struct psa_ctf_lane *lanes, unsigned n, const struct psa_sink *
 	}
 }
 
-static int read_dirs(const struct psa_trace_dirs *dirs, const struct psa_sink *sink,
-		     struct psa_read_stats *stats, void (*progress)(uint64_t, void *), void *arg,
-		     char *err, size_t errlen)
+int psa__ctf_read_dirs(const struct psa_trace_dirs *dirs, const struct psa_sink *sink,
+		       struct psa_read_stats *stats, void (*progress)(uint64_t, void *), void *arg,
+		       char *err, size_t errlen)
 {
 	struct psa_ctf_lane lanes[LANES_MAX];
 	struct psa_ctf_plugins plugins;
@@ -154,6 +164,8 @@ static int read_dirs(const struct psa_trace_dirs *dirs, const struct psa_sink *s
 	if (!rc)
 		rc = build(lanes, &n, dirs, &plugins, err, errlen);
 	pthread_mutex_unlock(&bt_objects_lock);
+	if (dirs->opening)
+		dirs->opening(dirs->opening_arg, -1);
 	if (rc)
 		goto out_lanes;
 	for (unsigned i = 0; i < n; i++) {
@@ -192,6 +204,9 @@ int psa_read_ctf(const char *const *paths, size_t paths_n, const struct psa_sink
 {
 	struct psa_read_stats stats_local;
 	struct psa_trace_dirs dirs;
+	const char *check = getenv("PROXYSCOPE_CTF_CHECK");
+	bool no_check = check && !strcmp(check, "0");
+	bool *hide = NULL;
 	int rc = 0;
 
 	if (!stats)
@@ -206,9 +221,54 @@ int psa_read_ctf(const char *const *paths, size_t paths_n, const struct psa_sink
 	psa__trace_dirs_init(&dirs);
 	for (size_t i = 0; i < paths_n && !rc; i++)
 		rc = psa__trace_dirs_find(&dirs, paths[i], err, errlen);
+	if (!rc && !(hide = calloc(dirs.n ? dirs.n : 1, sizeof(*hide)))) {
+		psa__errf(err, errlen, "out of memory");
+		rc = -ENOMEM;
+	}
+	/* PROXYSCOPE_CTF_CHECK=0 hands the traces to babeltrace2 unchecked: what the tests of the
+	 * isolation (an abort, a hang inside babeltrace2) need */
+	for (size_t i = 0; i < dirs.n && !rc && !no_check; i++) {
+		struct psa_ctf_check c;
+
+		rc = psa__ctf_check_trace(dirs.dir[i], &c, err, errlen);
+		hide[i] = c.hide_index;
+	}
 	if (!rc) {
+		rc = psa__ctf_read_isolated(&dirs, hide, sink, stats, progress, progress_arg, err,
+					    errlen);
 		stats->traces = (unsigned)dirs.n;
-		rc = read_dirs(&dirs, sink, stats, progress, progress_arg, err, errlen);
+	}
+	free(hide);
+	psa__trace_dirs_fini(&dirs);
+	return rc;
+}
+
+int psa_ctf_trace_facts(const char *const *paths, size_t paths_n,
+			void (*each)(void *arg, const struct psa_trace_facts *f), void *arg,
+			char *err, size_t errlen)
+{
+	struct psa_trace_dirs dirs;
+	int rc = 0;
+
+	if (err && errlen)
+		err[0] = '\0';
+	psa__trace_dirs_init(&dirs);
+	for (size_t i = 0; i < paths_n && !rc; i++)
+		rc = psa__trace_dirs_find(&dirs, paths[i], err, errlen);
+	for (size_t i = 0; i < dirs.n && !rc; i++) {
+		struct psa_ctf_check c;
+
+		rc = psa__ctf_check_trace(dirs.dir[i], &c, err, errlen);
+		if (!rc && each) {
+			struct psa_trace_facts f = { .dir = dirs.dir[i], .streams = c.streams,
+						     .streams_empty = c.streams_empty,
+						     .streams_cut = c.streams_cut,
+						     .index_ignored = c.hide_index,
+						     .has_uuid = c.has_uuid };
+
+			memcpy(f.uuid, c.uuid, sizeof(f.uuid));
+			each(arg, &f);
+		}
 	}
 	psa__trace_dirs_fini(&dirs);
 	return rc;

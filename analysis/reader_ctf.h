@@ -6,7 +6,10 @@
  *                       errors reduced to one line;
  *   reader_ctf_sink.c   the lane's sink: messages → items (struct psa_event / psa_discard);
  *   reader_ctf_queue.c  the lane's queue of item batches to the caller's thread;
- *   reader_ctf.c        psa_read_ctf: lanes in threads, merged by time on the caller's thread.
+ *   reader_ctf.c        psa_read_ctf: lanes in threads, merged by time on the caller's thread;
+ *   reader_ctf_check.c  what babeltrace2 2.0.4 hangs or aborts on, checked before it reads;
+ *   reader_ctf_proc.c   the lanes run in a child process watched by the caller's;
+ *   reader_ctf_shadow.c a trace read without its index (a private directory of links).
  *
  * Threads: libbabeltrace2 objects are not thread-safe (plain reference counts), so every graph
  * is built and destroyed on the caller's thread, and a lane's thread only runs its own graph
@@ -19,6 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <babeltrace2/babeltrace.h>
 
@@ -30,6 +34,11 @@ struct psa_trace_dirs {
 	char **real; /* realpath(), to read a directory only once */
 	size_t n;
 	size_t cap;
+	bool too_deep; /* the search met directories below FIND_DEPTH_MAX and left them */
+	/* set by the reader's process (reader_ctf_proc.c) */
+	char **open; /* what babeltrace2 opens (NULL, or NULL entries: dir) */
+	void (*opening)(void *arg, long trace); /* trace (an index) being opened; -1: all opened */
+	void *opening_arg;
 };
 
 void psa__trace_dirs_init(struct psa_trace_dirs *l);
@@ -42,10 +51,69 @@ void psa__trace_dirs_fini(struct psa_trace_dirs *l);
  */
 int psa__trace_dirs_find(struct psa_trace_dirs *l, const char *path, char *err, size_t errlen);
 
+/* Depth of the search below a path given (LTTng's deepest layout is 5: snapshot-x/ust/uid/0/64-bit). */
+#define PSA_FIND_DEPTH_MAX 16
+
+/* What psa__ctf_check_trace found that babeltrace2 may still read. */
+struct psa_ctf_check {
+	bool hide_index;             /* an index file disagrees with its stream file */
+	char index_why[PSA_ERR_MAX]; /* which, and how */
+	unsigned streams;            /* data stream files */
+	unsigned streams_empty;      /* of them, empty */
+	unsigned streams_cut;        /* of them, shorter than their index says (packets lost at the end) */
+	bool has_uuid;               /* the metadata names the trace's UUID */
+	uint8_t uuid[16];
+};
+
+/*
+ * Check trace directory @dir for what babeltrace2 2.0.4 hangs or aborts on (reader_ctf_check.c).
+ * Returns 0 (see @c), or a negative errno with the one-line reason naming the file in @err.
+ */
+int psa__ctf_check_trace(const char *dir, struct psa_ctf_check *c, char *err, size_t errlen);
+
+/*
+ * Read @dirs in this process (reader_ctf.c): the lanes, merged by time into @sink, with
+ * @stats and @progress as psa_read_ctf's.
+ */
+int psa__ctf_read_dirs(const struct psa_trace_dirs *dirs, const struct psa_sink *sink,
+		       struct psa_read_stats *stats, void (*progress)(uint64_t, void *), void *arg,
+		       char *err, size_t errlen);
+
+/*
+ * The lock over libbabeltrace2 objects shared between graphs (reader_ctf.c): held across the
+ * fork of the reader's child, so the child never starts with it held by another thread.
+ */
+void psa__ctf_objects_lock(void);
+void psa__ctf_objects_unlock(void);
+
+/*
+ * Read @dirs in a child process (reader_ctf_proc.c), so that an abort or a hang inside
+ * babeltrace2 ends in an error naming the trace: @hide_index[i] asks for trace i to be read
+ * without its index.
+ */
+int psa__ctf_read_isolated(struct psa_trace_dirs *dirs, const bool *hide_index,
+			   const struct psa_sink *sink, struct psa_read_stats *stats,
+			   void (*progress)(uint64_t, void *), void *arg, char *err, size_t errlen);
+
+/*
+ * Traces read without their index (reader_ctf_shadow.c). In the reader's child: make @root
+ * (@rootlen bytes) under $TMPDIR with a directory of links per trace i where @hide[i], set
+ * dirs->open[i] to it; 0 or a negative errno with the reason in @err. _on_term is its signal
+ * handler (removes what was made, then _exit), _remove_made removes it, _unname puts the
+ * traces' own directories back into a babeltrace2 message. In the parent: _remove(@root).
+ */
+int psa__shadow_make(char *root, size_t rootlen, struct psa_trace_dirs *dirs, const bool *hide,
+		     char *err, size_t errlen);
+void psa__shadow_on_term(int sig);
+void psa__shadow_remove_made(void);
+void psa__shadow_unname(const struct psa_trace_dirs *dirs, char *err, size_t errlen);
+void psa__shadow_remove(const char *root);
+
 /* What a lane hands to the caller's thread: an event or a discard, with its merge key. */
 struct psa_ctf_item {
 	uint64_t ts; /* the event's time; a discard's beginning (what the muxer orders it by) */
 	bool is_discard;
+	bool is_beacon;     /* live: the relay's inactivity beacon, no event before ts remains */
 	uint64_t raw_count; /* a discard's count as babeltrace2 gave it (see sane_count()) */
 	union {
 		struct psa_event ev;
@@ -100,6 +168,27 @@ const struct psa_ctf_item *psa__queue_peek(struct psa_ctf_queue *q);
 void psa__queue_pop(struct psa_ctf_queue *q);
 /* Consumer: stop the producer (its slot calls return NULL from now on). */
 void psa__queue_cancel(struct psa_ctf_queue *q);
+/* Producer (live reader): publish the batch being filled, if it holds anything. */
+void psa__queue_flush(struct psa_ctf_queue *q);
+/* Consumer (live reader): psa__queue_peek that gives up at @deadline (CLOCK_REALTIME, as
+ * pthread_cond_timedwait wants); NULL with *@ended true once the producer has ended. */
+const struct psa_ctf_item *psa__queue_peek_until(struct psa_ctf_queue *q,
+						 const struct timespec *deadline, bool *ended);
+
+/* @ms from now on CLOCK_REALTIME (what pthread_cond_timedwait takes): the live reader's waits. */
+static inline struct timespec psa__deadline_in(unsigned ms)
+{
+	struct timespec d;
+
+	clock_gettime(CLOCK_REALTIME, &d);
+	d.tv_sec += ms / 1000;
+	d.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (d.tv_nsec >= 1000000000L) {
+		d.tv_sec++;
+		d.tv_nsec -= 1000000000L;
+	}
+	return d;
+}
 
 struct psa_ctf_class; /* what the sink resolved once per bt_event_class */
 
@@ -170,6 +259,10 @@ int psa__ctf_lane_add_sources(struct psa_ctf_lane *l, const struct psa_ctf_plugi
 			      char *err, size_t errlen);
 int psa__ctf_lane_connect(struct psa_ctf_lane *l, const struct psa_ctf_plugins *p, char *err,
 			  size_t errlen);
+/* A simple sink's status for what bt_message_iterator_next returned (OK: go on). */
+bt_graph_simple_sink_component_consume_func_status
+psa__ctf_consume_status(bt_message_iterator_next_status st);
+
 /* The lane's thread: runs the graph, sets rc/err, ends the queue. */
 void *psa__ctf_lane_run(void *arg);
 void psa__ctf_lane_destroy(struct psa_ctf_lane *l);

@@ -2,9 +2,11 @@
  * Finding trace directories: source.ctf.fs takes the directory that holds `metadata` and does
  * not recurse, while LTTng writes DIR/ust/uid/<uid>/64-bit/ (per-user buffers),
  * DIR/ust/pid/<name>-<pid>-<date>/ (per-process) and DIR/snapshot-*<n>/ust/... (snapshots). So
- * every directory under a path that holds a regular `metadata` file is a trace; the search
- * does not descend into a trace (LTTng nests none) nor follow symbolic links below the path
- * (no loops), and reads each directory once even when two paths reach it.
+ * every directory under a path that holds a regular `metadata` file is a trace. The search
+ * follows symbolic links (a link to a trace directory is a trace, as babeltrace2 sees it) but
+ * walks each directory once (no loops), does not descend into a trace (LTTng nests none), stops
+ * PSA_FIND_DEPTH_MAX levels below the path (and says so when it finds nothing), and reads each
+ * trace once even when two paths reach it.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -19,8 +21,12 @@
 #include "event_internal.h"
 #include "reader_ctf.h"
 
-/* LTTng's deepest layout is DIR/snapshot-x/ust/uid/0/64-bit: 5 levels. */
-#define FIND_DEPTH_MAX 16
+/* The directories walked, by (device, inode): each once. */
+struct walked {
+	dev_t *dev;
+	ino_t *ino;
+	size_t n, cap;
+};
 
 void psa__trace_dirs_init(struct psa_trace_dirs *l)
 {
@@ -32,9 +38,12 @@ void psa__trace_dirs_fini(struct psa_trace_dirs *l)
 	for (size_t i = 0; i < l->n; i++) {
 		free(l->dir[i]);
 		free(l->real[i]);
+		if (l->open)
+			free(l->open[i]);
 	}
 	free(l->dir);
 	free(l->real);
+	free(l->open);
 	memset(l, 0, sizeof(*l));
 }
 
@@ -92,7 +101,35 @@ static int cmp_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The subdirectories of @dir (no symbolic links), sorted so traces come in a stable order. */
+/* Whether @dir was walked already; if not, it is now. -ENOMEM, 1 (walked) or 0. */
+static int walked_see(struct walked *w, const char *dir)
+{
+	struct stat st;
+
+	if (stat(dir, &st) != 0)
+		return 1; /* gone: nothing to walk */
+	for (size_t i = 0; i < w->n; i++)
+		if (w->dev[i] == st.st_dev && w->ino[i] == st.st_ino)
+			return 1;
+	if (w->n == w->cap) {
+		size_t cap = w->cap ? 2 * w->cap : 32;
+		dev_t *d = realloc(w->dev, cap * sizeof(*d));
+		ino_t *i;
+
+		if (!d)
+			return -ENOMEM;
+		w->dev = d;
+		if (!(i = realloc(w->ino, cap * sizeof(*i))))
+			return -ENOMEM;
+		w->ino = i;
+		w->cap = cap;
+	}
+	w->dev[w->n] = st.st_dev;
+	w->ino[w->n++] = st.st_ino;
+	return 0;
+}
+
+/* The subdirectories of @dir (symbolic links to directories too), sorted: a stable order. */
 static int list_subdirs(const char *dir, char ***out, size_t *out_n)
 {
 	DIR *d = opendir(dir);
@@ -110,11 +147,10 @@ static int list_subdirs(const char *dir, char ***out, size_t *out_n)
 
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
-		if (de->d_type == DT_UNKNOWN) {
+		if (de->d_type == DT_UNKNOWN || de->d_type == DT_LNK) {
 			struct stat st;
 
-			is_dir = fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-				 S_ISDIR(st.st_mode);
+			is_dir = fstatat(dirfd(d), de->d_name, &st, 0) == 0 && S_ISDIR(st.st_mode);
 		}
 		if (!is_dir)
 			continue;
@@ -149,13 +185,18 @@ static int list_subdirs(const char *dir, char ***out, size_t *out_n)
 	return 0;
 }
 
-static int walk(struct psa_trace_dirs *l, const char *dir, unsigned depth, size_t *found,
-		char *err, size_t errlen)
+static int walk(struct psa_trace_dirs *l, struct walked *w, const char *dir, unsigned depth,
+		size_t *found, char *err, size_t errlen)
 {
 	char **subs;
 	size_t subs_n;
-	int rc;
+	int rc = walked_see(w, dir);
 
+	if (rc) {
+		if (rc < 0)
+			psa__errf(err, errlen, "out of memory");
+		return rc < 0 ? rc : 0;
+	}
 	if (has_metadata(dir)) {
 		(*found)++;
 		rc = add_dir(l, dir);
@@ -163,12 +204,17 @@ static int walk(struct psa_trace_dirs *l, const char *dir, unsigned depth, size_
 			psa__errf(err, errlen, "cannot read '%s': %s", dir, strerror(-rc));
 		return rc;
 	}
-	if (depth >= FIND_DEPTH_MAX)
-		return 0;
 	rc = list_subdirs(dir, &subs, &subs_n);
 	if (rc) {
 		psa__errf(err, errlen, "cannot open '%s': %s", dir, strerror(-rc));
 		return rc;
+	}
+	if (depth >= PSA_FIND_DEPTH_MAX) {
+		l->too_deep |= subs_n > 0;
+		while (subs_n)
+			free(subs[--subs_n]);
+		free(subs);
+		return 0;
 	}
 	for (size_t i = 0; i < subs_n; i++) {
 		char path[PATH_MAX];
@@ -181,7 +227,7 @@ static int walk(struct psa_trace_dirs *l, const char *dir, unsigned depth, size_
 					  strerror(ENAMETOOLONG));
 				rc = -ENAMETOOLONG;
 			} else {
-				rc = walk(l, path, depth + 1, found, err, errlen);
+				rc = walk(l, w, path, depth + 1, found, err, errlen);
 			}
 		}
 		free(subs[i]);
@@ -192,6 +238,7 @@ static int walk(struct psa_trace_dirs *l, const char *dir, unsigned depth, size_
 
 int psa__trace_dirs_find(struct psa_trace_dirs *l, const char *path, char *err, size_t errlen)
 {
+	struct walked w = { NULL, NULL, 0, 0 };
 	size_t found = 0;
 	struct stat st;
 	int rc;
@@ -230,13 +277,38 @@ int psa__trace_dirs_find(struct psa_trace_dirs *l, const char *path, char *err, 
 		psa__errf(err, errlen, "'%s' is not a trace: not a directory", path);
 		return -ENOTDIR;
 	}
-	rc = walk(l, path, 0, &found, err, errlen);
+	l->too_deep = false;
+	rc = walk(l, &w, path, 0, &found, err, errlen);
+	free(w.dev);
+	free(w.ino);
 	if (rc)
 		return rc;
+	if (found == 0 && l->too_deep) {
+		psa__errf(err, errlen, "'%s' is not a trace: no CTF trace (no 'metadata' file) within "
+			  "%d directory levels under it, and deeper ones are not searched", path,
+			  PSA_FIND_DEPTH_MAX);
+		return -EINVAL;
+	}
 	if (found == 0) {
 		psa__errf(err, errlen, "'%s' is not a trace: no CTF trace under it (no 'metadata' file)",
 			  path);
 		return -EINVAL;
 	}
 	return 0;
+}
+
+int psa_ctf_find(const char *path, void (*each)(void *arg, const char *dir), void *arg, char *err,
+		 size_t errlen)
+{
+	struct psa_trace_dirs l;
+	int rc;
+
+	if (err && errlen)
+		err[0] = '\0';
+	psa__trace_dirs_init(&l);
+	rc = psa__trace_dirs_find(&l, path, err, errlen);
+	for (size_t i = 0; !rc && each && i < l.n; i++)
+		each(arg, l.real[i]);
+	psa__trace_dirs_fini(&l);
+	return rc;
 }

@@ -133,16 +133,12 @@ static void take_error(const struct psa_trace_dirs *dirs, long dir_hint, bool de
 		bt_error_release(e);
 }
 
-static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_message_iterator *it,
-								       void *data)
+bt_graph_simple_sink_component_consume_func_status
+psa__ctf_consume_status(bt_message_iterator_next_status st)
 {
-	struct psa_ctf_sink *s = data;
-	bt_message_array_const msgs;
-	uint64_t count, i;
-
-	switch (bt_message_iterator_next(it, &msgs, &count)) {
+	switch (st) {
 	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
-		break;
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
 	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
 		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END;
 	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
@@ -152,6 +148,19 @@ static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_messag
 	default:
 		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
 	}
+}
+
+static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_message_iterator *it,
+								       void *data)
+{
+	struct psa_ctf_sink *s = data;
+	bt_message_array_const msgs;
+	bt_message_iterator_next_status st;
+	uint64_t count, i;
+
+	st = bt_message_iterator_next(it, &msgs, &count);
+	if (st != BT_MESSAGE_ITERATOR_NEXT_STATUS_OK)
+		return psa__ctf_consume_status(st);
 	for (i = 0; i < count && !s->failed; i++) {
 		psa__ctf_sink_message(s, msgs[i]);
 		bt_message_put_ref(msgs[i]);
@@ -209,7 +218,8 @@ static int add_source(struct psa_ctf_lane *l, const bt_component_class_source *f
 	/* the trace's name gives its directory back (psa_discard.trace: where a loss happened) */
 	snprintf(trace_name, sizeof(trace_name), PSA_CTF_TRACE_NAME "%zu", i);
 	if (bt_value_map_insert_empty_array_entry(params, "inputs", &inputs) ||
-	    bt_value_array_append_string_element(inputs, l->dirs->dir[i]) ||
+	    bt_value_array_append_string_element(inputs, l->dirs->open && l->dirs->open[i]
+							 ? l->dirs->open[i] : l->dirs->dir[i]) ||
 	    bt_value_map_insert_string_entry(params, "trace-name", trace_name))
 		goto out_nomem;
 	snprintf(name, sizeof(name), SRC_PREFIX "%zu", i);
@@ -246,7 +256,11 @@ int psa__ctf_lane_add_sources(struct psa_ctf_lane *l, const struct psa_ctf_plugi
 	}
 	l->ports_total = 0;
 	for (size_t i = 0; i < l->dirs->n; i++) {
-		int rc = add_source(l, p->fs, i, err, errlen);
+		int rc;
+
+		if (l->dirs->opening)
+			l->dirs->opening(l->dirs->opening_arg, (long)i);
+		rc = add_source(l, p->fs, i, err, errlen);
 
 		if (rc)
 			return rc;

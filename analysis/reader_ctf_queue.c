@@ -125,3 +125,39 @@ void psa__queue_cancel(struct psa_ctf_queue *q)
 	pthread_cond_broadcast(&q->cond);
 	pthread_mutex_unlock(&q->mtx);
 }
+
+/* The live reader's two additions: it publishes a partial batch when the source has nothing
+ * more for now, and its consumer waits for items with a deadline (it also has a clock to
+ * watch). */
+void psa__queue_flush(struct psa_ctf_queue *q)
+{
+	if (q->prod && q->prod->n)
+		publish(q);
+}
+
+const struct psa_ctf_item *psa__queue_peek_until(struct psa_ctf_queue *q,
+						 const struct timespec *deadline, bool *ended)
+{
+	*ended = false;
+	if (q->cons && q->cons_pos < q->cons->n)
+		return &q->cons->item[q->cons_pos];
+	pthread_mutex_lock(&q->mtx);
+	if (q->cons) {
+		q->free[q->free_n++] = q->cons;
+		q->cons = NULL;
+		pthread_cond_broadcast(&q->cond);
+	}
+	while (!q->full_n && !q->done)
+		if (pthread_cond_timedwait(&q->cond, &q->mtx, deadline) == ETIMEDOUT)
+			break;
+	if (q->full_n) {
+		q->cons = q->full[q->full_head];
+		q->full_head = (q->full_head + 1) % PSA_CTF_BATCHES;
+		q->full_n--;
+		q->cons_pos = 0;
+	} else {
+		*ended = q->done;
+	}
+	pthread_mutex_unlock(&q->mtx);
+	return q->cons ? &q->cons->item[0] : NULL;
+}

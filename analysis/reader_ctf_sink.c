@@ -290,6 +290,7 @@ static int on_event(struct psa_ctf_sink *s, const bt_message *msg)
 	if (!(it = slot(s)))
 		return s->failed;
 	it->is_discard = false;
+	it->is_beacon = false;
 	ev = &it->u.ev;
 	ev->type = c->type;
 	ev->present = 0;
@@ -398,6 +399,7 @@ static int on_discard(struct psa_ctf_sink *s, const bt_message *msg, bool packet
 	if (!it)
 		return s->failed;
 	it->is_discard = true;
+	it->is_beacon = false;
 	d = &it->u.d;
 	memset(d, 0, sizeof(*d));
 	d->packets = packets;

@@ -19,6 +19,9 @@
 #include "event_internal.h"
 
 #define BUF_INIT (256u * 1024u)
+/* A babeltrace2 line is a few hundred bytes, more with big arrays of another provider; past
+ * this it is not its output (/dev/zero, a file without a newline): memory stays bounded. */
+#define LINE_MAX_BYTES (16u << 20)
 #define NS_PER_HOUR (UINT64_C(3600) * UINT64_C(1000000000))
 #define NS_PER_DAY (24 * NS_PER_HOUR)
 
@@ -29,6 +32,8 @@ struct text_reader {
 	uint64_t day;      /* ns added to time-of-day stamps (whole days past the first) */
 	uint64_t last_tod; /* the previous event's time of day */
 	bool have_tod;
+	uint64_t last_ts;  /* the previous event's time (babeltrace2 prints them in time order) */
+	bool have_ts;
 	struct psa_event ev;
 	struct psa_discard d;
 	char *pending;     /* the start of an event line cut by a warning */
@@ -126,6 +131,11 @@ static int line(struct text_reader *r, const char *p, size_t len, char *err, siz
 		size_t n = r->pending_n;
 
 		r->pending_n = 0;
+		if (n + len > LINE_MAX_BYTES) {
+			psa__errf(err, errlen, "%s:%llu: a line longer than %u bytes: not babeltrace2 "
+				  "output", r->name, (unsigned long long)r->stats->lines, LINE_MAX_BYTES);
+			return -EINVAL;
+		}
 		if (pending_reserve(r, n + len))
 			goto out_nomem;
 		memcpy(r->pending + n, p, len);
@@ -146,6 +156,20 @@ static int line(struct text_reader *r, const char *p, size_t len, char *err, siz
 	case 1:
 		if (clock == PSA_TEXT_CLOCK_TOD)
 			r->ev.ts_ns = unwrap_event(r, r->ev.ts_ns);
+		if (clock != PSA_TEXT_CLOCK_NONE) {
+			/*
+			 * babeltrace2 prints events in time order and the model relies on it: an
+			 * earlier one (edited text, two outputs pasted together) is counted and
+			 * kept at the previous event's time, so no duration turns negative.
+			 */
+			if (r->have_ts && r->ev.ts_ns < r->last_ts) {
+				if (!r->stats->backwards++)
+					r->stats->backwards_line = r->stats->lines;
+				r->ev.ts_ns = r->last_ts;
+			}
+			r->have_ts = true;
+			r->last_ts = r->ev.ts_ns;
+		}
 		r->stats->events++;
 		if (r->ev.type == PSA_EV_UNKNOWN)
 			r->stats->unknown_events++;
@@ -205,6 +229,13 @@ int psa_read_text(FILE *f, const char *name, const struct psa_sink *sink,
 			start = 0;
 		}
 		scan = fill;
+		if (fill >= LINE_MAX_BYTES) {
+			r.stats->lines++;
+			psa__errf(err, errlen, "%s:%llu: a line longer than %u bytes: not babeltrace2 "
+				  "output", r.name, (unsigned long long)r.stats->lines, LINE_MAX_BYTES);
+			rc = -EINVAL;
+			break;
+		}
 		if (fill == cap) {
 			char *bigger = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
 

@@ -54,9 +54,52 @@ static void store(struct psa_event *ev, const char *name, size_t nlen, int64_t v
 	}
 }
 
+/*
+ * A number a field of ours cannot hold, which clamping would turn into a plausible wrong value:
+ * more than 64 bits; negative in an unsigned field; above 2^63-1 in an id or a duration (the
+ * model keeps int64_t: two huge task ids would become one task). The reason, or NULL.
+ */
+#define PSA_RANGE_NEG(name) "value out of range: " #name " is negative (an unsigned field)",
+#define PSA_RANGE_OVER(name) "value out of range: " #name " does not fit in 64 bits",
+#define PSA_RANGE_BIG(name) "value out of range: " #name " is above 2^63-1",
+static const char *const range_neg[PSA_F_NR] = { PSA_FIELDS(PSA_RANGE_NEG) };
+static const char *const range_over[PSA_F_NR] = { PSA_FIELDS(PSA_RANGE_OVER) };
+static const char *const range_big[PSA_F_NR] = { PSA_FIELDS(PSA_RANGE_BIG) };
+
+static const char *out_of_range(const char *name, size_t nlen, const struct psa_scan_num *n)
+{
+	int f = psa__field_lookup_n(name, nlen);
+
+	if (f < 0)
+		return NULL;
+	if (n->over)
+		return range_over[f];
+	switch (f) {
+	case PSA_F_rc: /* the signed fields (int32_t in the tracepoints) */
+	case PSA_F_status:
+	case PSA_F_err:
+	case PSA_F_prov_errno:
+	case PSA_F_pid:
+		return n->mag > (uint64_t)INT64_MAX + n->neg ? range_over[f] : NULL;
+	case PSA_F_task_id:
+	case PSA_F_exec_id:
+	case PSA_F_duration_ns:
+	case PSA_F_wait_ns:
+	case PSA_F_waited_ns:
+	case PSA_F_latency_ns:
+		if (!n->neg && n->mag > (uint64_t)INT64_MAX)
+			return range_big[f];
+		break;
+	default:
+		break;
+	}
+	return n->neg && n->mag ? range_neg[f] : NULL;
+}
+
 static bool parse_value(struct cur *c, struct psa_event *ev, const char *name, size_t nlen)
 {
 	const char *v = c->p;
+	struct psa_scan_num num;
 	int64_t val;
 
 	switch (peek(c)) {
@@ -80,8 +123,13 @@ static bool parse_value(struct cur *c, struct psa_event *ev, const char *name, s
 	c->p = psa__scan_token_end(c);
 	if (c->p == v)
 		return fail(c, "expected a value");
-	if (psa__scan_int(v, c->p, &val))
-		store(ev, name, nlen, val);
+	if (psa__scan_num(v, c->p, &num)) {
+		const char *why = out_of_range(name, nlen, &num);
+
+		if (why)
+			return fail(c, why);
+		store(ev, name, nlen, num.v);
+	}
 	else if (c->p - v == 4 && memcmp(v, "true", 4) == 0)
 		store(ev, name, nlen, 1);
 	else if (c->p - v == 5 && memcmp(v, "false", 5) == 0)

@@ -18,8 +18,8 @@ static int digit_value(char ch)
 	return 99;
 }
 
-/* At most @max digits in @base; saturates at UINT64_MAX. Returns how many it ate. */
-size_t psa__scan_digits(struct cur *c, unsigned base, size_t max, uint64_t *out)
+/* At most @max digits in @base; saturates at UINT64_MAX (*@over). Returns how many it ate. */
+static size_t scan_digits(struct cur *c, unsigned base, size_t max, uint64_t *out, bool *over)
 {
 	uint64_t v = 0;
 	size_t n = 0;
@@ -38,17 +38,23 @@ size_t psa__scan_digits(struct cur *c, unsigned base, size_t max, uint64_t *out)
 		n++;
 	}
 	*out = saturated ? UINT64_MAX : v;
+	*over = saturated;
 	return n;
 }
 
-/* The whole of [p, end) as an integer as babeltrace2 prints one: decimal, -, 0x, 0b, 0 octal. */
-bool psa__scan_int(const char *p, const char *end, int64_t *out)
+size_t psa__scan_digits(struct cur *c, unsigned base, size_t max, uint64_t *out)
+{
+	bool over;
+
+	return scan_digits(c, base, max, out, &over);
+}
+
+bool psa__scan_num(const char *p, const char *end, struct psa_scan_num *n)
 {
 	struct cur t = { p, end, NULL };
-	bool neg = eat(&t, '-');
 	unsigned base = 10;
-	uint64_t u;
 
+	n->neg = eat(&t, '-');
 	if (t.end - t.p >= 2 && t.p[0] == '0' && (t.p[1] == 'x' || t.p[1] == 'X')) {
 		base = 16;
 		t.p += 2;
@@ -59,12 +65,23 @@ bool psa__scan_int(const char *p, const char *end, int64_t *out)
 		base = 8;
 		t.p += 1;
 	}
-	if (psa__scan_digits(&t, base, SIZE_MAX, &u) == 0 || t.p != t.end)
+	if (scan_digits(&t, base, SIZE_MAX, &n->mag, &n->over) == 0 || t.p != t.end)
 		return false;
-	if (neg)
-		*out = u >= (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)u;
+	if (n->neg)
+		n->v = n->mag >= (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)n->mag;
 	else
-		*out = u > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)u;
+		n->v = n->mag > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)n->mag;
+	return true;
+}
+
+/* The whole of [p, end) as an integer as babeltrace2 prints one: decimal, -, 0x, 0b, 0 octal. */
+bool psa__scan_int(const char *p, const char *end, int64_t *out)
+{
+	struct psa_scan_num n;
+
+	if (!psa__scan_num(p, end, &n))
+		return false;
+	*out = n.v;
 	return true;
 }
 

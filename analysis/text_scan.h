@@ -68,6 +68,15 @@ size_t psa__scan_digits(struct cur *c, unsigned base, size_t max, uint64_t *out)
 /* The whole of [p, end) as an integer as babeltrace2 prints one: decimal, -, 0x, 0b, 0 octal;
  * clamped to the int64_t range. */
 bool psa__scan_int(const char *p, const char *end, int64_t *out);
+/* The same number, with what clamping would hide: its sign and magnitude, and whether the
+ * magnitude overflowed 64 bits. */
+struct psa_scan_num {
+	int64_t v;    /* as psa__scan_int */
+	uint64_t mag; /* saturated at UINT64_MAX */
+	bool neg;
+	bool over;    /* more than 64 bits */
+};
+bool psa__scan_num(const char *p, const char *end, struct psa_scan_num *n);
 /* The end of a bare value (number, true, <none>, nan, ...): a separator or a closing bracket. */
 const char *psa__scan_token_end(const struct cur *c);
 /* A quoted string with babeltrace2's C escapes, unescaped into @dst (truncated) if not NULL. */

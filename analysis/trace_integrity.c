@@ -7,12 +7,15 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <proxyscope/psa_integrity.h>
 
@@ -73,28 +76,40 @@ static int issue_add(struct walk *w, enum psa_integrity_kind kind, const char *t
 	return 0;
 }
 
-/* The packets an index lists, and the bytes they span. False when it is not an index. */
+/*
+ * The packets an index lists, and the bytes they span. False when it is not an index: not a
+ * regular file (a FIFO would block the open), or packets that do not follow each other from
+ * byte 0 - a corrupt index, which the reader ignores (babeltrace2 re-indexes the stream), is
+ * no evidence that its stream stops early.
+ */
 static bool index_extent(const char *path, uint64_t *packets, uint64_t *bytes)
 {
 	unsigned char head[16], entry[128];
-	FILE *f = fopen(path, "rb");
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
 	uint32_t len;
 	bool ok = false;
+	FILE *f;
 
 	*packets = *bytes = 0;
-	if (!f)
+	if (fd < 0)
 		return false;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !(f = fdopen(fd, "rb"))) {
+		close(fd);
+		return false;
+	}
 	if (fread(head, 1, sizeof(head), f) != sizeof(head) || be32(head) != INDEX_MAGIC)
 		goto out;
 	len = be32(head + 12);
 	if (len < 24 || len > sizeof(entry))
 		goto out;
 	while (fread(entry, 1, len, f) == len) {
-		uint64_t end = be64(entry) + be64(entry + 8) / 8; /* offset + packet size (bits) */
+		uint64_t off = be64(entry), size = be64(entry + 8) / 8; /* offset, size in bits */
 
+		if (off != *bytes || !size || size > UINT64_MAX - off)
+			goto out;
 		(*packets)++;
-		if (end > *bytes)
-			*bytes = end;
+		*bytes = off + size;
 	}
 	ok = true;
 out:
@@ -212,8 +227,9 @@ static int on_file(const char *path, const struct stat *st, int type, struct FTW
 {
 	char dir[512];
 
-	(void)st;
-	if (type != FTW_F || strcmp(path + ftw->base, "metadata") || (size_t)ftw->base >= sizeof(dir))
+	/* a regular file only: opening a FIFO called metadata would block */
+	if (type != FTW_F || !S_ISREG(st->st_mode) || strcmp(path + ftw->base, "metadata") ||
+	    (size_t)ftw->base >= sizeof(dir))
 		return 0;
 	memcpy(dir, path, (size_t)ftw->base);
 	dir[ftw->base ? ftw->base - 1 : 0] = '\0';

@@ -336,14 +336,15 @@ static int add_live(struct psa_watchdog *w, const struct psa_model *m, const str
 	return 0;
 }
 
-int psa_watchdog_analyze(struct psa_watchdog *w, const struct psa_model *m)
+/* The verdict at trace time @end: the last event's for a trace, "now" for a live stream. */
+static int analyze_at(struct psa_watchdog *w, const struct psa_model *m, uint64_t end)
 {
 	struct psa_model_totals tot;
 	size_t live_n;
 	const struct psa_task *const *live = psa_model_live_tasks(m, &live_n);
 
 	psa_model_totals(m, &tot);
-	w->trace_end = tot.last_ts;
+	w->trace_end = end;
 	w->level = level_view(&tot);
 	w->lossy = tot.discarded_events || tot.discarded_packets || tot.discards;
 	w->poll_stuck_ns = tot.timeout_ms_max ? (uint64_t)tot.timeout_ms_max * 1000000u
@@ -365,6 +366,42 @@ int psa_watchdog_analyze(struct psa_watchdog *w, const struct psa_model *m)
 	for (size_t i = 0; damaged(w) && i < w->n; i++)
 		psa__stall_unsure(&w->stalls[i], PSA_UNSURE_DAMAGED);
 	return psa__watchdog_chain(w, m, 0);
+}
+
+int psa_watchdog_analyze(struct psa_watchdog *w, const struct psa_model *m)
+{
+	struct psa_model_totals tot;
+
+	psa_model_totals(m, &tot);
+	return analyze_at(w, m, tot.last_ts);
+}
+
+int psa_watchdog_analyze_live(const struct psa_watchdog *w, struct psa_model *m, uint64_t now,
+			      struct psa_watchdog **out)
+{
+	struct psa_watchdog_opts o = w->opts;
+	struct psa_watchdog *v;
+	int rc;
+
+	o.threshold_ns = 0; /* the finished tasks over it are @w's (its observer's) */
+	if (psa_model_live_refresh(m) || psa_watchdog_create(&o, &v))
+		return -ENOMEM;
+	if (w->failed_n) {
+		v->failed = malloc(w->failed_n * sizeof(*v->failed));
+		if (!v->failed) {
+			psa_watchdog_destroy(v);
+			return -ENOMEM;
+		}
+		memcpy(v->failed, w->failed, w->failed_n * sizeof(*v->failed));
+		v->failed_n = v->failed_cap = w->failed_n;
+	}
+	rc = analyze_at(v, m, now);
+	if (rc) {
+		psa_watchdog_destroy(v);
+		return rc;
+	}
+	*out = v;
+	return 0;
 }
 
 bool psa_watchdog_root_line(const struct psa_watchdog *w, size_t i, const struct psa_stall **out,

@@ -17,7 +17,7 @@ static const char *on_host(const struct psa_stall *s, bool many, char *buf, size
 	return buf;
 }
 
-static void task_label(const struct psa_stall *s, bool many, char *buf, size_t len)
+static void stall_label(const struct psa_stall *s, bool many, char *buf, size_t len)
 {
 	char on[PSA_HOST_MAX + 8];
 
@@ -32,6 +32,11 @@ static void task_label(const struct psa_stall *s, bool many, char *buf, size_t l
 	}
 	snprintf(buf, len, "rank %u exec %" PRIu64 " %s task %" PRIu64, s->rank, s->exec_id,
 		 psa_kind_str(s->kind), s->task_id);
+}
+
+void psa_stall_label(const struct psa_stall *s, char *buf, size_t len)
+{
+	stall_label(s, false, buf, len);
 }
 
 static const char *unsure_text(enum psa_unsure u)
@@ -61,23 +66,31 @@ static const char *unsure_tag(enum psa_unsure u, char *buf, size_t len)
 	return buf;
 }
 
+void psa_stall_root_line(const struct psa_stall *s, char *buf, size_t len)
+{
+	char tag[96];
+
+	if (s->rank == PSA_RANK_NONE)
+		snprintf(buf, len, "root cause: the process pid %u on %s: %s%s", s->vpid, s->host,
+			 s->detail, unsure_tag(s->unsure, tag, sizeof(tag)));
+	else if (s->process)
+		snprintf(buf, len, "root cause: rank %u (pid %u on %s, gid %u): %s%s", s->rank,
+			 s->vpid, s->host, s->gid, s->detail, unsure_tag(s->unsure, tag, sizeof(tag)));
+	else
+		snprintf(buf, len, "root cause: rank %u exec %" PRIu64 " (pid %u on %s, gid %u): %s%s",
+			 s->rank, s->exec_id, s->vpid, s->host, s->gid, s->detail,
+			 unsure_tag(s->unsure, tag, sizeof(tag)));
+}
+
 static void print_root(const struct psa_watchdog *w, size_t r, bool many, FILE *out)
 {
 	const struct psa_stall *s = &w->stalls[r];
-	char label[96 + PSA_HOST_MAX], tag[96];
+	char label[96 + PSA_HOST_MAX], line[512];
 	unsigned blocked = 0;
 
-	task_label(s, many, label, sizeof(label));
-	if (s->rank == PSA_RANK_NONE)
-		fprintf(out, "root cause: the process pid %u on %s: %s%s\n", s->vpid, s->host, s->detail,
-			unsure_tag(s->unsure, tag, sizeof(tag)));
-	else if (s->process)
-		fprintf(out, "root cause: rank %u (pid %u on %s, gid %u): %s%s\n", s->rank, s->vpid,
-			s->host, s->gid, s->detail, unsure_tag(s->unsure, tag, sizeof(tag)));
-	else
-		fprintf(out, "root cause: rank %u exec %" PRIu64 " (pid %u on %s, gid %u): %s%s\n",
-			s->rank, s->exec_id, s->vpid, s->host, s->gid, s->detail,
-			unsure_tag(s->unsure, tag, sizeof(tag)));
+	stall_label(s, many, label, sizeof(label));
+	psa_stall_root_line(s, line, sizeof(line));
+	fprintf(out, "%s\n", line);
 	if (!s->process)
 		fprintf(out, "    %s, %s for %.3f s%s\n", label, psa_state_str(s->state),
 			(double)s->duration_ns / 1e9,
@@ -89,7 +102,7 @@ static void print_root(const struct psa_watchdog *w, size_t r, bool many, FILE *
 			continue;
 		if (!blocked++)
 			fprintf(out, "    blocks:");
-		task_label(o, many, label, sizeof(label));
+		stall_label(o, many, label, sizeof(label));
 		fprintf(out, "%s %s", blocked > 1 ? "," : "", label);
 	}
 	if (blocked)
@@ -101,7 +114,7 @@ static void print_evidence(const struct psa_stall *s, const struct psa_watchdog 
 {
 	char label[96 + PSA_HOST_MAX], on[PSA_HOST_MAX + 8];
 
-	task_label(s, many, label, sizeof(label));
+	stall_label(s, many, label, sizeof(label));
 	if (s->process)
 		fprintf(out, "  %s, gid %u: silent for the last %.3f s of the trace\n", label, s->gid,
 			(double)s->duration_ns / 1e9);
@@ -128,7 +141,7 @@ static void print_evidence(const struct psa_stall *s, const struct psa_watchdog 
 				s->trigger_last[k] == 0xFFFFFFFFu ? " (never written)" : "");
 	if (!s->waiting_on_n && !s->failed && s->root >= 0) {
 		/* no edge but a root: a task of a process that died */
-		task_label(&w->stalls[s->root], many, label, sizeof(label));
+		stall_label(&w->stalls[s->root], many, label, sizeof(label));
 		fprintf(out, "      root cause: %s\n", label);
 	} else if (s->waiting_on_n || s->root >= 0) {
 		fprintf(out, "      %s", s->failed ? "failed" : "waiting");
@@ -137,7 +150,7 @@ static void print_evidence(const struct psa_stall *s, const struct psa_watchdog 
 		for (uint32_t k = 0; k < s->waiting_on_n; k++)
 			fprintf(out, "%s %u", k ? "," : "", s->waiting_on[k]);
 		if (s->root >= 0) {
-			task_label(&w->stalls[s->root], many, label, sizeof(label));
+			stall_label(&w->stalls[s->root], many, label, sizeof(label));
 			fprintf(out, " -> root cause: %s", label);
 		} else if (!s->root_cause) {
 			fprintf(out, " -> no root cause found in the trace");

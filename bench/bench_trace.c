@@ -7,6 +7,8 @@
  *   (c) a session at the default level (INFO)
  *   (d) a DEBUG session (every poll recorded)
  *   (e) an INFO session recording only encproxy:task_state (the run-state changes)
+ *   (f) an INFO live session (a relay daemon of its own, live timer 100 ms) watched by
+ *       `proxyscope watch` attached to it: what watching a job live costs it
  *
  * and the cost of one event at its best (trace_event_loop.c): the same tracepoint fired back to
  * back, with and without a session, from which it prints the ratio (c) would have if each of
@@ -24,6 +26,9 @@
  * giving the cost per event. Goals (from the issue): (b)/(a) <= 1.01, (c)/(a) <= 1.03.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <time.h>
 #include <limits.h>
 #include <sched.h>
 #include <stdint.h>
@@ -39,14 +44,16 @@
 
 #ifndef BENCH_NOTRACE
 #include "bench.h"
+#include "live_relayd.h"
 #include "lttng_ctl.h"
 #include "trace_event_loop.h"
 #include <proxyscope/trace_events.h>
 #endif
 
-#define VARIANTS 5
+#define VARIANTS 6
 #define V_INFO 2   /* the INFO session: the goal's variant */
 #define V_STATES 4 /* an INFO session recording only encproxy:task_state */
+#define V_LIVE 5   /* an INFO live session with `proxyscope watch` attached */
 #define REPS_MAX 31
 #define NO_PIN (-1)
 /* Events of the event-cost loop: its whole recording fits the session's buffers (8 x 1 MiB). */
@@ -206,9 +213,82 @@ static struct sample run_traced(const char *exe, const struct opts *o, struct lt
 	return smp;
 }
 
+/* (f): the viewer, `proxyscope watch URL`, attached until the session ends (at most 20 s more). */
+static pid_t viewer_start(const char *url)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		if (null >= 0) {
+			dup2(null, STDOUT_FILENO);
+			dup2(null, STDERR_FILENO);
+		}
+		execl(PROXYSCOPE_BIN, "proxyscope", "watch", url, (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+static void viewer_wait(pid_t pid)
+{
+	struct timespec tick = { 0, 50 * 1000 * 1000 };
+	int status;
+
+	for (int i = 0; i < 400; i++) {
+		if (waitpid(pid, &status, WNOHANG) != 0)
+			return;
+		nanosleep(&tick, NULL);
+	}
+	fprintf(stderr, "bench_trace: the live viewer did not end with its session\n");
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+}
+
+/* (f): the same as run_traced, the session live to a relay daemon, a viewer attached. */
+static struct sample run_live(const char *exe, const struct opts *o, struct lt_session *s,
+			      uint64_t *recorded, uint64_t *discarded)
+{
+	char err[LT_ERR_MAX], dir[] = "/tmp/bench-trace-XXXXXX", url[512], host[256] = "";
+	struct sample smp = { 0, 0, 0 };
+	struct live_relayd r;
+	pid_t viewer;
+
+	if (!mkdtemp(dir))
+		return smp;
+	rmdir(dir); /* the relay daemon creates it */
+	if (live_relayd_start(&r, dir, err, sizeof(err))) {
+		fprintf(stderr, "bench_trace: %s\n", err);
+		return smp;
+	}
+	s->live_url = r.session_url;
+	s->live_timer_us = 100000;
+	s->level = LT_LEVEL_INFO;
+	if (lt_session_begin(s, err, sizeof(err))) {
+		fprintf(stderr, "bench_trace: %s\n", err);
+		s->live_url = NULL;
+		live_relayd_stop(&r);
+		return smp;
+	}
+	gethostname(host, sizeof(host) - 1);
+	snprintf(url, sizeof(url), "%s/host/%s/%s", r.relay_url, host, s->name);
+	viewer = viewer_start(url);
+	smp = run_child(exe, o);
+	if (lt_session_end(s, err, sizeof(err)))
+		fprintf(stderr, "bench_trace: %s\n", err);
+	if (viewer > 0)
+		viewer_wait(viewer);
+	s->live_url = NULL;
+	live_relayd_stop(&r);
+	count_events(dir, recorded, discarded);
+	rm_rf(dir);
+	return smp;
+}
+
 static const char *const variant_names[VARIANTS] = { "compiled_out", "no_session",
 						       "session_info", "session_debug",
-						       "session_states" };
+						       "session_states", "session_live" };
 
 /* What one variant measured over the repetitions. */
 struct variant {
@@ -227,6 +307,11 @@ static struct sample run_variant(int v, const char *self, const char *notrace,
 		return run_child(notrace, o);
 	case 1:
 		return run_child(self, o);
+	case V_LIVE:
+		smp = run_live(self, o, s, &rec, &disc);
+		out->recorded += rec;
+		out->discarded += disc;
+		return smp;
 	default:
 		s->event = v == V_STATES ? ENC_EV_NAME(encproxy, task_state) : NULL;
 		smp = run_traced(self, o, s, v == 3 ? LT_LEVEL_DEBUG : LT_LEVEL_INFO, &rec, &disc);
@@ -431,7 +516,8 @@ static int usage(FILE *f, int code)
 	fprintf(f, "usage: bench_trace [--quick] [--ops M] [--reps N] [--ranks R] [--cpu C|none]\n"
 		   "Prints BENCH lines: the workload's wall and CPU time with tracing compiled out,\n"
 		   "compiled in without a session, under an INFO session, a DEBUG session and an\n"
-		   "INFO session recording only encproxy:task_state, each as a ratio to compiled out;\n"
+		   "INFO session recording only encproxy:task_state, and an INFO live session watched\n"
+		   "by `proxyscope watch`, each as a ratio to compiled out;\n"
 		   "then the cost of one event fired back to back. Defaults: --ops 3000 --reps 9 --ranks 2, the runs\n"
 		   "pinned to the last CPU (--cpu none: not pinned); --quick: --ops 500 --reps 3.\n"
 		   "Any other LTTng session on the machine records these runs too: run it alone\n"

@@ -18,10 +18,19 @@ void cli_json_init(struct cli_json *j, FILE *f)
 	j->depth = 0;
 	j->first[0] = true;
 	j->after_key = false;
+	j->compact = false;
+}
+
+void cli_json_init_compact(struct cli_json *j, FILE *f)
+{
+	cli_json_init(j, f);
+	j->compact = true;
 }
 
 static void indent(struct cli_json *j)
 {
+	if (j->compact)
+		return;
 	fputc('\n', j->f);
 	for (int i = 0; i < j->depth; i++)
 		fputs("  ", j->f);
@@ -49,7 +58,7 @@ void cli_json_key(struct cli_json *j, const char *key)
 	j->first[j->depth] = false;
 	indent(j);
 	cli_json_write_string(j->f, key);
-	fputs(": ", j->f);
+	fputs(j->compact ? ":" : ": ", j->f);
 	j->after_key = true;
 }
 

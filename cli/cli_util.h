@@ -92,6 +92,10 @@ void cli_format_size(uint64_t bytes, char *buf, size_t len);
 /* "2s", "300ms", "1.5s", "100us": the shortest exact rendering of @ns (falls back to "Nns"). */
 void cli_format_duration(uint64_t ns, char *buf, size_t len);
 
+/* Is @cmd something execvp() can run (a path, or a name found in PATH)? Fills @err like the
+ * shell would say it. */
+bool cli_cmd_runnable(const char *cmd, char *err, size_t errlen);
+
 /* --- JSON ------------------------------------------------------------------------------------ */
 
 #define CLI_JSON_DEPTH_MAX 16
@@ -106,9 +110,12 @@ struct cli_json {
 	int depth;
 	bool first[CLI_JSON_DEPTH_MAX]; /* no member written yet at this depth */
 	bool after_key;                 /* a key was just written: the value follows on its line */
+	bool compact;                   /* one line, no spaces (JSON Lines) */
 };
 
 void cli_json_init(struct cli_json *j, FILE *f);
+/* The same writer without newlines or indentation: one document per line (JSON Lines). */
+void cli_json_init_compact(struct cli_json *j, FILE *f);
 void cli_json_key(struct cli_json *j, const char *key);
 void cli_json_begin_object(struct cli_json *j);
 void cli_json_end_object(struct cli_json *j);

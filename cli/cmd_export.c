@@ -4,14 +4,22 @@
  * the watchdog's verdict (its root causes marked).
  *
  * Design choice: one streaming pass - the reader feeds the model, the model feeds the exporter,
- * the exporter writes - into FILE.tmp, renamed to FILE only once everything is written and
- * flushed, so a failure (bad input half-way, a full disk) never leaves a half-written FILE.
- * Every input problem is found before the output is created where it can be (a path that does
- * not exist, mixing text and CTF input); the rest (a corrupt trace, text that is not
- * babeltrace2 output, no proxyscope event) removes FILE.tmp and exits 2.
+ * the exporter writes. A regular FILE (new or not, symbolic links followed to the file they
+ * name) is written as a temporary file made exclusively with a unique name in FILE's directory
+ * and renamed over FILE only once everything is written and flushed, so a failure (bad input
+ * half-way, a full disk) or Ctrl-C never leaves a half-written FILE nor a temporary file. An
+ * existing FIFO or character device (/dev/stdout, /dev/null, a terminal) is written into, never
+ * replaced. An output that is one of the inputs, or inside an input trace, is refused. Every
+ * input problem is found before the output is created where it can be (a path that does not
+ * exist, mixing text and CTF input); the rest (a corrupt trace, text that is not babeltrace2
+ * output, no proxyscope event) removes the temporary file and exits 2.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdio_ext.h>
 #include <stdlib.h>
@@ -25,6 +33,8 @@
 
 #include "cli_util.h"
 #include "cmd.h"
+#include "export_output.h"
+#include "report_input.h"
 
 enum { OPT_FORMAT = 1, OPT_OUTPUT, OPT_JSON, OPT_HELP };
 
@@ -51,8 +61,10 @@ static const char export_usage[] =
 	"             the timeline, the root causes in a banner, opening on the stall\n"
 	"\n"
 	"    --format FORMAT     chrome, csv or html (required)\n"
-	"    -o, --output FILE   the file to write (required; - for standard output). It is\n"
-	"                        written as FILE.tmp and renamed once complete\n"
+	"    -o, --output FILE   the file to write (required; - for standard output). A regular\n"
+	"                        file is written beside it under a unique temporary name and\n"
+	"                        renamed once complete; a FIFO or a character device\n"
+	"                        (/dev/stdout) is written into. FILE may not be an input\n"
 	"    --json              print a JSON summary on stdout instead of the summary line\n"
 	"    -h, --help          show this help\n"
 	"\n"
@@ -74,6 +86,7 @@ struct export_cli {
 	const char **traces; /* argv entries */
 	size_t traces_n;
 	bool text;           /* the one trace is babeltrace2 text */
+	bool to_stdout;      /* the export goes to standard output: no summary line */
 };
 
 /* A trace argument is babeltrace2 text unless it is a directory or a CTF metadata file. */
@@ -202,15 +215,17 @@ static int read_traces(const struct export_cli *c, struct psa_model *m, struct p
 	psa_model_sink(m, &sink);
 	if (c->text) {
 		const char *path = c->traces[0];
-		FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+		FILE *f = strcmp(path, "-") ? report_open_text(path, err, sizeof(err)) : stdin;
 
 		if (!f) {
-			cli_error("cannot open '%s': %s", path, strerror(errno));
+			cli_error("%s", err);
 			return CLI_EXIT_USAGE;
 		}
 		rc = psa_read_text(f, path, &sink, rs, err, sizeof(err));
 		if (f != stdin)
 			fclose(f);
+		if (!rc)
+			report_warn_text(path, rs);
 	} else {
 		bool tty = isatty(STDERR_FILENO);
 
@@ -232,7 +247,7 @@ static void summary(const struct export_cli *c, const struct psa_model *m)
 
 	psa_model_totals(m, &t);
 	if (!c->json) {
-		if (strcmp(c->output, "-"))
+		if (!c->to_stdout)
 			printf("%s: %s timeline of %" PRIu64 " tasks (%" PRIu64 " unfinished) in %" PRIu32
 			       " process%s, from %" PRIu64 " events\n",
 			       c->output, fmt, t.tasks, t.tasks - t.tasks_done, t.procs,
@@ -314,7 +329,9 @@ static int export_run(const struct export_cli *c, FILE *out, const char *out_nam
 	rc = psa_export_finish(e, m);
 	if (rc == -EIO) {
 		/* the failed flush's errno (ENOSPC, EPIPE, ...) when it set one */
-		cli_error("cannot write '%s': %s", out_name, strerror(errno ? errno : EIO));
+		cli_error("cannot write '%s': %s", out_name,
+			  strerror(export_out_write_errno() ? export_out_write_errno() :
+				   errno ? errno : EIO));
 		rc = CLI_EXIT_FAILURE;
 	} else if (rc) {
 		cli_error("export failed: %s", strerror(-rc));
@@ -329,46 +346,9 @@ out_destroy:
 	return rc;
 }
 
-/* Export into FILE.tmp, then rename it to FILE. */
-static int export_to_file(const struct export_cli *c, struct psa_model *m)
-{
-	size_t len = strlen(c->output) + 5;
-	char *tmp = malloc(len);
-	FILE *out;
-	int rc;
-
-	if (!tmp) {
-		cli_error("out of memory");
-		return CLI_EXIT_FAILURE;
-	}
-	snprintf(tmp, len, "%s.tmp", c->output);
-	out = fopen(tmp, "w");
-	if (!out) {
-		cli_error("cannot create '%s': %s", tmp, strerror(errno));
-		free(tmp);
-		return CLI_EXIT_FAILURE;
-	}
-	rc = export_run(c, out, tmp, m);
-	if (!rc && (fsync(fileno(out)) != 0 && errno != EINVAL)) {
-		cli_error("cannot write '%s': %s", tmp, strerror(errno));
-		rc = CLI_EXIT_FAILURE;
-	}
-	if (fclose(out) != 0 && !rc) {
-		cli_error("cannot write '%s': %s", tmp, strerror(errno));
-		rc = CLI_EXIT_FAILURE;
-	}
-	if (!rc && rename(tmp, c->output) != 0) {
-		cli_error("cannot rename '%s' to '%s': %s", tmp, c->output, strerror(errno));
-		rc = CLI_EXIT_FAILURE;
-	}
-	if (rc)
-		unlink(tmp);
-	free(tmp);
-	return rc;
-}
-
 int cmd_export(int argc, char **argv)
 {
+	struct export_out target;
 	struct export_cli c;
 	struct psa_model *m;
 	int rc;
@@ -381,15 +361,27 @@ int cmd_export(int argc, char **argv)
 		rc = CLI_EXIT_FAILURE;
 		goto out_free;
 	}
-	if (strcmp(c.output, "-")) {
-		rc = export_to_file(&c, m);
-	} else {
-		rc = export_run(&c, stdout, "standard output", m);
-		if (rc) {
-			/* already reported: drop what is left so main's flush does not say it again */
-			__fpurge(stdout);
-			clearerr(stdout);
-		}
+	rc = export_out_resolve(&target, c.output, c.traces, c.traces_n, c.text);
+	if (rc) {
+		psa_model_destroy(m);
+		goto out_free;
+	}
+	c.to_stdout = target.kind == EXPORT_OUT_STDOUT;
+	if (c.to_stdout && c.json) {
+		psa_model_destroy(m);
+		rc = cli_usage_error("export", "--json prints on standard output: it cannot go with "
+				     "-o %s", c.output);
+		goto out_free;
+	}
+	rc = export_out_open(&target);
+	if (!rc) {
+		rc = export_run(&c, target.f, c.to_stdout ? "standard output" : c.output, m);
+		rc = export_out_close(&target, rc);
+	}
+	if (rc && c.to_stdout) {
+		/* already reported: drop what is left so main's flush does not say it again */
+		__fpurge(stdout);
+		clearerr(stdout);
 	}
 	if (!rc)
 		summary(&c, m);

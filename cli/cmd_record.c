@@ -60,30 +60,6 @@ static void on_signal(int sig)
 	g_interrupted = sig;
 }
 
-/* Is @cmd something execvp() can run? Fills @err like the shell would say it. */
-static bool cmd_runnable(const char *cmd, char *err, size_t errlen)
-{
-	const char *path = getenv("PATH");
-	char buf[PATH_MAX];
-
-	if (strchr(cmd, '/')) {
-		if (access(cmd, X_OK) == 0)
-			return true;
-		snprintf(err, errlen, "cannot run '%s': %s", cmd, strerror(errno));
-		return false;
-	}
-	for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
-		size_t len = strcspn(p, ":");
-
-		snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, p, cmd);
-		if (len && access(buf, X_OK) == 0)
-			return true;
-		p += len + (p[len] == ':');
-	}
-	snprintf(err, errlen, "cannot run '%s': command not found", cmd);
-	return false;
-}
-
 /* Run CMD and wait; Ctrl-C and SIGTERM reach CMD (same process group) but not us. */
 static int run_command(char **argv)
 {
@@ -166,7 +142,7 @@ int cmd_record(int argc, char **argv)
 		strftime(defdir, sizeof(defdir), "proxyscope-trace-%Y%m%d-%H%M%S", localtime(&t));
 		output = defdir;
 	}
-	if (lt_tools_check(err, sizeof(err)) || !cmd_runnable(argv[split + 1], err, sizeof(err)) ||
+	if (lt_tools_check(err, sizeof(err)) || !cli_cmd_runnable(argv[split + 1], err, sizeof(err)) ||
 	    lt_output_prepare(output, s.output, sizeof(s.output), err, sizeof(err))) {
 		cli_error("%s", err);
 		return CLI_EXIT_USAGE;

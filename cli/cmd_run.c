@@ -56,6 +56,8 @@ enum {
 	OPT_OUTPUT,
 	OPT_NO_TRACE,
 	OPT_LOGLEVEL,
+	OPT_WATCH,
+	OPT_WATCH_THRESHOLD,
 	OPT_HELP,
 	OPT_HOSTS,
 	OPT_XCHILD,
@@ -86,6 +88,8 @@ static const struct cli_opt run_opts[] = {
 	{ "output", 'o', true, OPT_OUTPUT },
 	{ "no-trace", 0, false, OPT_NO_TRACE },
 	{ "loglevel", 0, true, OPT_LOGLEVEL },
+	{ "watch", 0, false, OPT_WATCH },
+	{ "watch-threshold", 0, true, OPT_WATCH_THRESHOLD },
 	{ "help", 'h', false, OPT_HELP },
 	{ NULL, 0, false, 0 },
 };
@@ -114,6 +118,12 @@ static const char run_usage[] =
 	"                          and the per-exec details (drain, recycle, worker idle, ...)\n"
 	"    --no-trace            run the workload without recording (no LTTng needed); only\n"
 	"                          the workload's own result is printed\n"
+	"    --watch               watch the run live while it runs (a live session through a\n"
+	"                          relay daemon of its own, as `proxyscope watch`): a finding as\n"
+	"                          soon as a task stays in one state longer than the threshold\n"
+	"                          (on stdout; as JSON Lines on stderr with --json); the report\n"
+	"                          at the end as without it\n"
+	"    --watch-threshold DURATION  for --watch (default 1s)\n"
 	"\n"
 	"Workload:\n"
 	"    --ranks R             rank threads, 1..128 (default 4)\n"
@@ -184,6 +194,8 @@ struct run_cli {
 	const char *trace_dir;     /* a recorded --hosts run: the relay daemon's output tree */
 	enum lt_level trace_level;
 	bool no_trace;
+	bool watch;
+	uint64_t watch_threshold_ns; /* 0: --watch's default */
 	bool json;
 	bool quiet;
 	bool help;
@@ -214,6 +226,11 @@ static int opt_value(struct run_cli *c, int id, const char *opt, const char *v)
 	switch (id) {
 	case OPT_RANKS:
 		return u32_value(opt, v, 1, ENC_WL_MAX_RANKS, &c->args.ranks);
+	case OPT_WATCH_THRESHOLD:
+		if (cli_parse_duration(v, 1000, 1000000, 3600ull * 1000000000ull,
+				       &c->watch_threshold_ns, err, sizeof(err)))
+			return value_error(opt, err);
+		return 0;
 	case OPT_RANKS_PER_PROXY:
 		return u32_value(opt, v, 1, ENC_WL_MAX_RANKS, &c->args.ranks_per_proxy);
 	case OPT_STREAMS:
@@ -314,6 +331,9 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 		case OPT_NO_TRACE:
 			c->no_trace = true;
 			break;
+		case OPT_WATCH:
+			c->watch = true;
+			break;
 		case OPT_HELP: /* like git: -h wins over whatever follows it */
 			c->help = true;
 			return -1;
@@ -335,8 +355,12 @@ static int trace_args(const struct run_cli *c, enum lt_level *level)
 			return cli_usage_error("run", "--output: there is no trace with --no-trace");
 		if (c->level)
 			return cli_usage_error("run", "--loglevel: there is no trace with --no-trace");
+		if (c->watch)
+			return cli_usage_error("run", "--watch: there is nothing to watch with --no-trace");
 		return -1;
 	}
+	if (c->watch_threshold_ns && !c->watch)
+		return cli_usage_error("run", "--watch-threshold: only with --watch");
 	if (c->level && lt_level_parse(c->level, level))
 		return cli_usage_error("run", "--loglevel: '%s' is not a level (err, warning, info, "
 				       "debug)", c->level);
@@ -612,7 +636,13 @@ int cmd_run(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	if (!c.no_trace) {
-		struct run_trace_opts topts = { .output = c.output, .level = level };
+		struct run_trace_opts topts = {
+			.output = c.output,
+			.level = level,
+			.watch = c.watch,
+			.watch_threshold_ns = c.watch_threshold_ns ? c.watch_threshold_ns : 1000000000ull,
+			.watch_json = c.json,
+		};
 
 		rc = c.hosts ? hosts_trace_prepare(&c, &rt, &topts) : run_trace_begin(&rt, &topts);
 		if (rc)

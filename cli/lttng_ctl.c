@@ -326,7 +326,13 @@ int lt_session_begin(struct lt_session *s, char *err, size_t errlen)
 	snprintf(opt_output, sizeof(opt_output), "--output=%s", s->output);
 	snprintf(opt_level, sizeof(opt_level), "--loglevel=%s", level_lttng[s->level]);
 
-	if (s->url) { /* streaming to a relay daemon (a job across hosts) */
+	if (s->live_url) { /* watch: a live session streaming to a relay daemon */
+		char opt_live[32], opt_url[PATH_MAX + 16];
+
+		snprintf(opt_live, sizeof(opt_live), "--live=%u", s->live_timer_us);
+		snprintf(opt_url, sizeof(opt_url), "--set-url=%s", s->live_url);
+		rc = step(s, err, errlen, "create", s->name, opt_live, opt_url, NULL);
+	} else if (s->url) { /* streaming to a relay daemon (a job across hosts) */
 		char opt_url[PATH_MAX + 16];
 
 		snprintf(opt_url, sizeof(opt_url), "--set-url=%s", s->url);

@@ -29,6 +29,9 @@ struct lt_session {
 	enum lt_level level;
 	const char *event;       /* NULL: every event of the project's providers at level; else
 				    only this one (benchmarks: what a narrower session costs) */
+	const char *live_url;    /* live session (`proxyscope watch`): the relay daemon's
+				    "net://HOST:CTRL:DATA"; NULL: write to output */
+	unsigned live_timer_us;  /* its live timer (how often the relay daemon gets data) */
 	const char *url;         /* NULL: write to output; else stream to this relay daemon,
 				    "net://HOST:CTRL:DATA" (`lttng create --set-url`) */
 	char *const *wrap;       /* NULL, or a command prefix every lttng client call of this

@@ -23,6 +23,7 @@ const int enc_trace_autoload = 0;
 const struct cmd cli_commands[] = {
 	{ "record", cmd_record, "Trace a command with the project's tracepoints (LTTng)" },
 	{ "run", cmd_run, "Run the ring-exchange workload, record it and report the result" },
+	{ "watch", cmd_watch, "Follow a live session and name a stall while it still hangs" },
 	{ "report", cmd_report, "Overview, latency summary and stall root causes of a trace" },
 	{ "timeline", cmd_timeline, "One row per task of a trace: latency, time per state, seam calls" },
 	{ "stats", cmd_stats, "p50/p90/p99/max of a trace's state durations, seam calls, latency" },

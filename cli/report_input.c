@@ -9,7 +9,7 @@
  * is one stream (babeltrace2 already merged its traces), so the two are never mixed.
  */
 #include <errno.h>
-#include <ftw.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +22,9 @@
 #include "report_input.h"
 
 #define PROGRESS_DELAY_MS 500
+#define NO_EVENTS_HINT                                                                  \
+	"a trace recorded at --loglevel warning or err holds only the consumers' timeouts " \
+	"and the failures: a healthy run leaves none"
 #define TEXT_PROGRESS_EVERY 65536
 
 int report_ctx_init(struct report_ctx *c, unsigned parts, const struct psa_timeline_filter *filter,
@@ -168,21 +171,21 @@ void report_cmd_done(struct report_args *a, struct report_ctx *c)
 
 /* --- classifying the arguments ------------------------------------------------------------- */
 
-static bool g_found_metadata; /* nftw's callback has no argument; the CLI is single-threaded */
-
-static int find_metadata(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+static const char *file_kind(mode_t mode)
 {
-	(void)st;
-	if (flag == FTW_F && !strcmp(path + ftw->base, "metadata")) {
-		g_found_metadata = true;
-		return FTW_STOP;
-	}
-	return FTW_CONTINUE;
+	return S_ISFIFO(mode) ? "a FIFO" : S_ISCHR(mode) ? "a character device" :
+	       S_ISBLK(mode) ? "a block device" : S_ISSOCK(mode) ? "a socket" : "a special file";
 }
 
-/* Is @path text (true) or CTF (false)? Returns 0, or CLI_EXIT_USAGE after an "error:" line. */
+/*
+ * Is @path text (true) or CTF (false)? Returns 0, or CLI_EXIT_USAGE after an "error:" line.
+ * A directory (or a symbolic link to one) must hold a trace as the reader finds them; a text
+ * input must be a regular file or `-`: a FIFO would block the read forever and a device such
+ * as /dev/zero never ends (stdin may still be a pipe).
+ */
 static int classify(const char *path, bool *text)
 {
+	char err[PSA_ERR_MAX];
 	struct stat st;
 
 	if (!strcmp(path, "-")) {
@@ -194,17 +197,16 @@ static int classify(const char *path, bool *text)
 		return CLI_EXIT_USAGE;
 	}
 	if (S_ISDIR(st.st_mode)) {
-		g_found_metadata = false;
-		nftw(path, find_metadata, 16, FTW_PHYS | FTW_ACTIONRETVAL);
-		if (!g_found_metadata) {
-			cli_error("'%s' is not a trace (no metadata under it)", path);
+		if (psa_ctf_find(path, NULL, NULL, err, sizeof(err))) {
+			cli_error("%s", err);
 			return CLI_EXIT_USAGE;
 		}
 		*text = false;
 		return 0;
 	}
-	if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !S_ISCHR(st.st_mode)) {
-		cli_error("'%s' is not a trace (neither a directory nor a file)", path);
+	if (!S_ISREG(st.st_mode)) {
+		cli_error("'%s' is not a trace: %s, not a directory or a regular file", path,
+			  file_kind(st.st_mode));
 		return CLI_EXIT_USAGE;
 	}
 	if (access(path, R_OK)) {
@@ -262,6 +264,31 @@ static void ctf_progress(uint64_t events, void *arg)
 	atomic_store_explicit(&f->progress, events, memory_order_relaxed);
 }
 
+FILE *report_open_text(const char *path, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct stat st;
+	FILE *f;
+
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "'%s' is not a trace: %s, not a directory or a regular file",
+			 path, file_kind(st.st_mode));
+		close(fd);
+		return NULL;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	f = fdopen(fd, "r");
+	if (!f) {
+		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		close(fd);
+	}
+	return f;
+}
+
 static int read_text(struct report_ctx *c, const char *path, struct feed *f,
 		     const struct psa_sink *sink, char *err, size_t errlen)
 {
@@ -269,11 +296,9 @@ static int read_text(struct report_ctx *c, const char *path, struct feed *f,
 	int rc;
 
 	if (strcmp(path, "-")) {
-		in = fopen(path, "r");
-		if (!in) {
-			snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		in = report_open_text(path, err, errlen);
+		if (!in)
 			return -ENOENT;
-		}
 	}
 	f->count_progress = true;
 	rc = psa_read_text(in, path, sink, &c->in.rs, err, errlen);
@@ -297,7 +322,8 @@ static void text_error(const char *name, uint64_t line, const char *err)
 	len = strlen(prefix);
 	if (!strncmp(err, prefix, len))
 		why = err + len;
-	if (!strncmp(why, "not babeltrace2", 15) || !strncmp(why, "babeltrace2 ", 12))
+	if (!strncmp(why, "not babeltrace2", 15) || !strncmp(why, "babeltrace2 ", 12) ||
+	    !strncmp(why, "value out of range", 18) || !strncmp(why, "a line longer", 13))
 		cli_error("%s%s", prefix, why);
 	else
 		cli_error("%snot babeltrace2 output: %s", prefix, why[0] ? why : "parse error");
@@ -373,6 +399,7 @@ int report_ctx_read(struct report_ctx *c, char *const *paths, size_t n,
 		return CLI_EXIT_USAGE;
 	}
 	describe(&c->in, paths, n);
+	report_warn_text(paths[0], &c->in.rs);
 
 	psa_model_finish(c->m);
 	psa_model_totals(c->m, &tot);
@@ -381,19 +408,23 @@ int report_ctx_read(struct report_ctx *c, char *const *paths, size_t n,
 		return CLI_EXIT_FAILURE;
 	}
 	if (!tot.our_events) {
+		/*
+		 * One "error:" line, as for every bad input: the damage that explains the missing
+		 * events when a damaged stream does (the first of them), else the hint.
+		 */
 		char line[1400];
 
-		for (size_t i = 0; i < c->integrity.n; i++) {
-			psa_integrity_issue_str(&c->integrity.v[i], line, sizeof(line));
-			fprintf(stderr, "damaged: %s\n", line);
+		if (c->integrity.n) {
+			psa_integrity_issue_str(&c->integrity.v[0], line, sizeof(line));
+			cli_error("no proxyscope events in '%s'%s (damaged: %s%s)", paths[0],
+				  n > 1 ? " nor in the other paths" : "", line,
+				  c->integrity.n > 1 ? "; and more" : "");
+		} else if (n > 1) {
+			cli_error("no proxyscope events in '%s' (nor in the %zu other path%s; %s)",
+				  paths[0], n - 1, n > 2 ? "s" : "", NO_EVENTS_HINT);
+		} else {
+			cli_error("no proxyscope events in '%s' (%s)", paths[0], NO_EVENTS_HINT);
 		}
-		if (n > 1)
-			cli_error("no proxyscope events in '%s' (nor in the %zu other path%s)", paths[0],
-				  n - 1, n > 2 ? "s" : "");
-		else
-			cli_error("no proxyscope events in '%s'", paths[0]);
-		fprintf(stderr, "hint: a trace recorded at --loglevel warning or err holds only the "
-				"consumers' timeouts and the failures; a healthy run leaves none\n");
 		return CLI_EXIT_USAGE;
 	}
 	if (c->wd)
@@ -417,4 +448,15 @@ void report_warn_discards(const struct psa_model *m)
 		"(%" PRIu32 " report%s): conclusions resting on those windows are marked uncertain\n",
 		tot.discarded_events, tot.discarded_events == 1 ? "" : "s", tot.discarded_packets,
 		tot.discarded_packets == 1 ? "" : "s", tot.discards, tot.discards == 1 ? "" : "s");
+}
+
+void report_warn_text(const char *name, const struct psa_read_stats *rs)
+{
+	if (!rs->backwards)
+		return;
+	fprintf(stderr, "warning: %s:%" PRIu64 ": %" PRIu64 " event%s earlier than the event "
+		"before %s (babeltrace2 prints them in time order): kept at that event's time, "
+		"durations around %s are uncertain\n", name, rs->backwards_line, rs->backwards,
+		rs->backwards == 1 ? " is" : "s are", rs->backwards == 1 ? "it" : "them",
+		rs->backwards == 1 ? "it" : "them");
 }

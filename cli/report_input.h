@@ -91,6 +91,12 @@ int report_ctx_read(struct report_ctx *c, char *const *paths, size_t n,
 
 void report_ctx_fini(struct report_ctx *c);
 
+/*
+ * Open babeltrace2 text file @path for reading: a regular file only (opened without blocking on
+ * a FIFO). NULL with the one-line reason in @err.
+ */
+FILE *report_open_text(const char *path, char *err, size_t errlen);
+
 /* --- a report command's arguments ------------------------------------------------------------ */
 
 /* The options of the commands that run the watchdog (report, watchdog): --threshold, --json, -h. */
@@ -167,6 +173,9 @@ static inline int report_exit_status(const struct psa_watchdog *w)
 		return CLI_EXIT_OK;
 	}
 }
+
+/* "warning: NAME:LINE: N events earlier than ..." on stderr when text went back in time. */
+void report_warn_text(const char *name, const struct psa_read_stats *rs);
 
 /* "warning: the tracer lost ..." on stderr when events or packets were discarded. */
 void report_warn_discards(const struct psa_model *m);

@@ -364,7 +364,8 @@ static void u32_array(struct cli_json *j, const char *key, const uint32_t *v, si
 	cli_json_end_array(j);
 }
 
-static void stall_json(struct cli_json *j, const struct psa_stall *st, const struct psa_stall *all)
+void report_json_stall_members(struct cli_json *j, const struct psa_stall *st,
+			       const struct psa_stall *all)
 {
 	uint32_t streams[PSA_STREAMS_MAX];
 	size_t ns = 0;
@@ -372,7 +373,6 @@ static void stall_json(struct cli_json *j, const struct psa_stall *st, const str
 	for (uint32_t s = 0; s < PSA_STREAMS_MAX; s++)
 		if (st->streams_pending & (1u << s))
 			streams[ns++] = s;
-	cli_json_begin_object(j);
 	opt_u64_member(j, "rank", st->rank != PSA_RANK_NONE, st->rank);
 	u64_member(j, "gid", st->gid);
 	u64_member(j, "exec_id", st->exec_id);
@@ -392,7 +392,7 @@ static void stall_json(struct cli_json *j, const struct psa_stall *st, const str
 	else
 		cli_json_null(j);
 	cli_json_key(j, "root_task_id");
-	if (st->root >= 0)
+	if (st->root >= 0 && all)
 		cli_json_u64(j, all[st->root].task_id);
 	else if (st->root_cause)
 		cli_json_u64(j, st->task_id);
@@ -427,6 +427,12 @@ static void stall_json(struct cli_json *j, const struct psa_stall *st, const str
 	bool_member(j, "done", st->done);
 	bool_member(j, "watchdog_fired", st->watchdog_fired);
 	i64_member(j, "status", st->status);
+}
+
+static void stall_json(struct cli_json *j, const struct psa_stall *st, const struct psa_stall *all)
+{
+	cli_json_begin_object(j);
+	report_json_stall_members(j, st, all);
 	cli_json_end_object(j);
 }
 

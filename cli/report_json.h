@@ -33,6 +33,11 @@ void report_json_stats(struct cli_json *j, const struct psa_stats *s, bool per_r
 void report_json_timeline(struct cli_json *j, const struct report_ctx *c,
 			  const struct psa_timeline_filter *f);
 
+/* The members of one stall of "watchdog"."stalls" (into an object the caller has open); @all:
+ * the verdict's stalls, for root_task_id (NULL: the stall stands alone). */
+void report_json_stall_members(struct cli_json *j, const struct psa_stall *st,
+			       const struct psa_stall *all);
+
 /* "watchdog": whether a stall was found, the threshold, the root causes and every stall. */
 void report_json_watchdog(struct cli_json *j, const struct report_ctx *c, uint64_t threshold_ns);
 

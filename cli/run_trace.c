@@ -101,6 +101,18 @@ static int output_prepare(struct run_trace *rt, const char *output, char *err, s
 	return rc;
 }
 
+/* --watch: the run's session streams live to a relay daemon of ours writing into DIR. */
+static int watch_relayd(struct run_trace *rt, char *err, size_t errlen)
+{
+	int rc = live_relayd_start(&rt->relayd, rt->s.output, err, errlen);
+
+	if (rc)
+		return rc;
+	rt->s.live_url = rt->relayd.session_url;
+	rt->s.live_timer_us = 100000;
+	return 0;
+}
+
 int run_trace_begin(struct run_trace *rt, const struct run_trace_opts *opts)
 {
 	char err[LT_ERR_MAX];
@@ -124,13 +136,19 @@ int run_trace_begin(struct run_trace *rt, const struct run_trace_opts *opts)
 		cli_error("%s", err);
 		return CLI_EXIT_USAGE;
 	}
+	if (opts->watch && watch_relayd(rt, err, sizeof(err))) {
+		cli_error("%s", err);
+		return CLI_EXIT_USAGE;
+	}
 	if (lt_sessiond_ensure(&rt->s, err, sizeof(err))) {
 		cli_error("%s", err);
+		live_relayd_stop(&rt->relayd);
 		return CLI_EXIT_USAGE;
 	}
 	if (lt_session_begin(&rt->s, err, sizeof(err))) {
 		cli_error("%s", err);
 		lt_sessiond_release(&rt->s);
+		live_relayd_stop(&rt->relayd);
 		return CLI_EXIT_USAGE;
 	}
 	rt->active = true;
@@ -143,6 +161,16 @@ int run_trace_begin(struct run_trace *rt, const struct run_trace_opts *opts)
 	sigset_run(&set);
 	pthread_sigmask(SIG_BLOCK, &set, &rt->old_mask);
 	rt->sig_started = pthread_create(&rt->sig_thread, NULL, sig_main, rt) == 0;
+	if (opts->watch) {
+		char url[512], host[256] = "";
+
+		if (rt->s.sessiond_pid > 0) /* ours: its consumers do the live flushes */
+			live_boost_sessiond(rt->s.sessiond_pid);
+		gethostname(host, sizeof(host) - 1);
+		snprintf(url, sizeof(url), "%s/host/%s/%s", rt->relayd.relay_url, host, rt->s.name);
+		if (run_watch_start(url, opts->watch_threshold_ns, opts->watch_json, &rt->watch))
+			cli_error("cannot start the watch; the run goes on, unwatched");
+	}
 	return 0;
 }
 
@@ -175,6 +203,9 @@ int run_trace_end(struct run_trace *rt)
 		rt->active = false;
 	}
 	pthread_mutex_unlock(&rt->mtx);
+	run_watch_stop(rt->watch); /* the session is over: the stream drains and ends */
+	rt->watch = NULL;
+	live_relayd_stop(&rt->relayd);
 	if (rt->sig_started) {
 		pthread_kill(rt->sig_thread, SIGUSR2);
 		pthread_join(rt->sig_thread, NULL);

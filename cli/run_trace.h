@@ -20,11 +20,16 @@
 #include <stdbool.h>
 
 #include "cli_util.h"
+#include "live_relayd.h"
 #include "lttng_ctl.h"
+#include "run_watch.h"
 
 struct run_trace_opts {
 	const char *output;  /* DIR; NULL: a new ./proxyscope-run-YYYYMMDD-HHMMSS */
 	enum lt_level level; /* the providers' log level */
+	bool watch;          /* --watch: a live session, watched while the run runs */
+	uint64_t watch_threshold_ns;
+	bool watch_json;     /* its findings as JSON Lines on stderr */
 };
 
 struct run_trace {
@@ -34,6 +39,8 @@ struct run_trace {
 	pthread_t sig_thread;
 	bool sig_started;
 	sigset_t old_mask;
+	struct live_relayd relayd; /* --watch: the relay daemon the live session streams to */
+	struct run_watch *watch;   /* --watch: the watch thread */
 };
 
 /* Returns 0, or CLI_EXIT_USAGE after an "error:" line (LTTng missing, DIR unusable, ...). */

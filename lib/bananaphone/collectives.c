@@ -7,14 +7,13 @@
  * any, with one FUTEX_WAKE (futex.c). An all-gather is "commit my record, arrive, read every
  * slot"; a broadcast is the same with the leader's slot only.
  *
- * Why not a central counter, a tree or a dissemination barrier (all measured on a 2-CPU
- * machine): when the ranks fit the CPUs and spin, a shared counter and generation word cost
- * several cache-line transfers in a row per collective, while a rank here waits for one line
- * per peer, which brings the peer's record along. When they do not fit, every waiter sleeps,
- * and the cost is the context switches: one per rank, whatever the shape. Trees and
- * dissemination add wake-ups in a chain (each a syscall and a switch, and waking a halted
- * vCPU costs tens of microseconds); one wake-all of a central doorbell was the fastest at 4
- * and 8 ranks.
+ * Why not a central counter, a tree or a dissemination barrier: when the ranks fit the CPUs
+ * and spin, a shared counter and generation word cost several cache-line transfers in a row
+ * per collective, while a rank here waits for one line per peer, which brings the peer's
+ * record along. When they do not fit, every waiter sleeps, and the cost is the context
+ * switches: one per rank, whatever the shape. Trees and dissemination add wake-ups in a chain
+ * (each a syscall and a switch, and waking a halted vCPU is slow), where one wake-all of a
+ * central doorbell wakes everyone at once (docs/ARCHITECTURE.md, "Decisions measured").
  *
  * A failure (fail.c) wakes every waiter and makes every later call return at once.
  */

@@ -34,6 +34,28 @@ static struct bp_shm_slot *slot_of(struct bp_bus *bus, uint32_t rank, uint32_t s
 	return (struct bp_shm_slot *)(bus->slots + i * bus->slot_stride);
 }
 
+/*
+ * The seqlock's fences. ThreadSanitizer does not model fences and GCC says so (-Wtsan) for
+ * every one it sees; the ring lives in memory shared across processes, which TSan cannot see
+ * anyway, so the warning is silenced here and only here.
+ */
+#if defined(__SANITIZE_THREAD__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wtsan"
+#endif
+static inline void fence_release(void)
+{
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+}
+
+static inline void fence_acquire(void)
+{
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+}
+#if defined(__SANITIZE_THREAD__)
+#pragma GCC diagnostic pop
+#endif
+
 /* Sequence words are compared for equality only, so their wrap-around is harmless. */
 static uint32_t committed(uint32_t seq)
 {
@@ -48,7 +70,7 @@ void bp__ring_publish(struct bp_bus *bus, uint32_t seq, const void *data)
 	__atomic_store_n(&slot->seq, committed(seq) - 1, __ATOMIC_RELAXED);
 	/* Ensure the odd seq (record being written) is ordered before any byte of the record
 	 * (release fence: the seqlock writer's half; a reader that sees a byte sees the odd seq). */
-	__atomic_thread_fence(__ATOMIC_RELEASE);
+	fence_release();
 	memcpy(slot->data, data, half);
 	bp__fault(BP_FAULT_RECORD_HALF, seq);
 	memcpy(slot->data + half, (const unsigned char *)data + half, bus->record_size - half);
@@ -71,7 +93,7 @@ int bp__ring_read(struct bp_bus *bus, uint32_t rank, uint32_t seq, void *out)
 	memcpy(out, slot->data, bus->record_size);
 	/* Ensure the copy is complete before the seq is read again (acquire fence): an unchanged
 	 * word proves no writer touched the slot during the copy. */
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	fence_acquire();
 	after = __atomic_load_n(&slot->seq, __ATOMIC_RELAXED);
 	return after == before ? 0 : -EBADMSG;
 }

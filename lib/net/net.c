@@ -13,8 +13,10 @@
 #include <proxyscope/net.h>
 #if ENC_WITH_OFI
 #include <proxyscope/net_ofi.h>
+#endif
 
 #include "enc/lock.h"
+#if ENC_WITH_OFI
 #include "net/ofi/ofi.h"
 #endif
 

@@ -4,6 +4,7 @@
  * on/off, is rejected with a message naming the variable.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,77 +74,89 @@ static int parse_bool(const char *name, const char *v, bool *out, char *err, siz
 	return bad(err, errlen, name, v, "expected 0/1, true/false, yes/no or on/off");
 }
 
-int enc_config_from_lookup(struct enc_config *cfg, const char *(*lookup)(const char *name),
-			   char *err, size_t errlen)
+/* How a variable's value is read into its field. */
+enum var_kind {
+	VAR_U32,      /* a uint32_t in [lo, hi] */
+	VAR_BOOL,     /* a bool */
+	VAR_CPU,      /* an int: a CPU in [lo, hi], or -1 for none */
+	VAR_BACKEND,  /* a char array: the name of a registered network backend */
+	VAR_PROVIDER, /* a char array: any name that fits */
+};
+
+struct config_var {
+	const char *name;
+	enum var_kind kind;
+	size_t off;  /* the field in struct enc_config */
+	size_t size; /* its size (the char arrays) */
+	uint32_t lo, hi;
+};
+
+#define FIELD(f) offsetof(struct enc_config, f), sizeof(((struct enc_config *)0)->f)
+
+/* Every variable, in the order they are read (the first bad one is the one reported). */
+static const struct config_var vars[] = {
+	{ "ENC_RANKS_PER_NETWORK_PROXY", VAR_U32, FIELD(ranks_per_network_proxy), 1, 1u << 20 },
+	{ "ENC_ONE_THREAD_PER_CORE", VAR_BOOL, FIELD(one_thread_per_core), 0, 0 },
+	{ "ENC_PROXY_TIMEOUT_MS", VAR_U32, FIELD(proxy_timeout_ms), 1, UINT32_MAX },
+	{ "ENC_PROXY_CONSUME_YIELD_US", VAR_U32, FIELD(consume_yield_us), 0, 1000000 },
+	{ "ENC_PROXY_CONSUME_POLL_US", VAR_U32, FIELD(consume_poll_us), 0, 1000000 },
+	{ "ENC_PROXY_WORKER_LINGER_US", VAR_U32, FIELD(worker_linger_us), 0, 1000000 },
+	{ "ENC_PROXY_DEVICE_WAIT", VAR_BOOL, FIELD(device_wait), 0, 0 },
+	{ "ENC_PROXY_EARLY_COMPLETION", VAR_BOOL, FIELD(early_completion), 0, 0 },
+	{ "ENC_PROXY_CPU", VAR_CPU, FIELD(worker_cpu), 0, 4095 },
+	{ "ENC_NET_BACKEND", VAR_BACKEND, FIELD(net_backend), 0, 0 },
+	{ "ENC_NET_PROVIDER", VAR_PROVIDER, FIELD(net_provider), 0, 0 },
+};
+
+static int parse_name(const struct config_var *d, const char *v, char *field, char *err,
+		      size_t errlen)
 {
-	const char *v;
+	if (strlen(v) >= d->size || (d->kind == VAR_BACKEND && !*v))
+		return bad(err, errlen, d->name, v, d->kind == VAR_BACKEND ?
+			   "expected a backend name" : "expected a provider name");
+	if (d->kind == VAR_BACKEND && !enc_net_ops_find(v))
+		return bad(err, errlen, d->name, v, "no such backend");
+	memcpy(field, v, strlen(v) + 1);
+	return 0;
+}
+
+static int parse_var(const struct config_var *d, const char *v, struct enc_config *cfg,
+		     char *err, size_t errlen)
+{
+	char *field = (char *)cfg + d->off;
 	uint32_t u;
 	int rc;
 
-	if ((v = lookup("ENC_RANKS_PER_NETWORK_PROXY"))) {
-		rc = parse_u32("ENC_RANKS_PER_NETWORK_PROXY", v, 1, 1u << 20, &cfg->ranks_per_network_proxy,
-			       err, errlen);
-		if (rc)
-			return rc;
-	}
-	if ((v = lookup("ENC_ONE_THREAD_PER_CORE"))) {
-		rc = parse_bool("ENC_ONE_THREAD_PER_CORE", v, &cfg->one_thread_per_core, err, errlen);
-		if (rc)
-			return rc;
-	}
-	if ((v = lookup("ENC_PROXY_TIMEOUT_MS"))) {
-		rc = parse_u32("ENC_PROXY_TIMEOUT_MS", v, 1, UINT32_MAX, &cfg->proxy_timeout_ms, err, errlen);
-		if (rc)
-			return rc;
-	}
-	if ((v = lookup("ENC_PROXY_CONSUME_YIELD_US"))) {
-		rc = parse_u32("ENC_PROXY_CONSUME_YIELD_US", v, 0, 1000000, &cfg->consume_yield_us, err,
-			       errlen);
-		if (rc)
-			return rc;
-	}
-	if ((v = lookup("ENC_PROXY_CONSUME_POLL_US"))) {
-		rc = parse_u32("ENC_PROXY_CONSUME_POLL_US", v, 0, 1000000, &cfg->consume_poll_us, err, errlen);
-		if (rc)
-			return rc;
-	}
-	if ((v = lookup("ENC_PROXY_WORKER_LINGER_US"))) {
-		rc = parse_u32("ENC_PROXY_WORKER_LINGER_US", v, 0, 1000000, &cfg->worker_linger_us, err,
-			       errlen);
-		if (rc)
-			return rc;
-	}
-	if ((v = lookup("ENC_PROXY_DEVICE_WAIT"))) {
-		rc = parse_bool("ENC_PROXY_DEVICE_WAIT", v, &cfg->device_wait, err, errlen);
-		if (rc)
-			return rc;
-	}
-	if ((v = lookup("ENC_PROXY_EARLY_COMPLETION"))) {
-		rc = parse_bool("ENC_PROXY_EARLY_COMPLETION", v, &cfg->early_completion, err, errlen);
-		if (rc)
-			return rc;
-	}
-	if ((v = lookup("ENC_PROXY_CPU"))) {
+	switch (d->kind) {
+	case VAR_U32:
+		return parse_u32(d->name, v, d->lo, d->hi, (uint32_t *)field, err, errlen);
+	case VAR_BOOL:
+		return parse_bool(d->name, v, (bool *)field, err, errlen);
+	case VAR_CPU:
 		if (!strcmp(v, "-1")) {
-			cfg->worker_cpu = -1;
-		} else {
-			rc = parse_u32("ENC_PROXY_CPU", v, 0, 4095, &u, err, errlen);
-			if (rc)
-				return rc;
-			cfg->worker_cpu = (int)u;
+			*(int *)field = -1;
+			return 0;
 		}
+		rc = parse_u32(d->name, v, d->lo, d->hi, &u, err, errlen);
+		if (!rc)
+			*(int *)field = (int)u;
+		return rc;
+	case VAR_BACKEND:
+	case VAR_PROVIDER:
+		return parse_name(d, v, field, err, errlen);
 	}
-	if ((v = lookup("ENC_NET_BACKEND"))) {
-		if (!*v || strlen(v) >= sizeof(cfg->net_backend))
-			return bad(err, errlen, "ENC_NET_BACKEND", v, "expected a backend name");
-		if (!enc_net_ops_find(v))
-			return bad(err, errlen, "ENC_NET_BACKEND", v, "no such backend");
-		snprintf(cfg->net_backend, sizeof(cfg->net_backend), "%s", v);
-	}
-	if ((v = lookup("ENC_NET_PROVIDER"))) {
-		if (strlen(v) >= sizeof(cfg->net_provider))
-			return bad(err, errlen, "ENC_NET_PROVIDER", v, "expected a provider name");
-		snprintf(cfg->net_provider, sizeof(cfg->net_provider), "%s", v);
+	return -EINVAL;
+}
+
+int enc_config_from_lookup(struct enc_config *cfg, const char *(*lookup)(const char *name),
+			   char *err, size_t errlen)
+{
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		const char *v = lookup(vars[i].name);
+		int rc = v ? parse_var(&vars[i], v, cfg, err, errlen) : 0;
+
+		if (rc)
+			return rc;
 	}
 	return 0;
 }

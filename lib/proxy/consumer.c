@@ -25,11 +25,10 @@ int enc_proxy_check_status(const struct enc_context *ctx, enum proxy_task_state_
  * Between two status reads of a task not yet done: for the first consume_yield_us, yield; then
  * block until the worker marks the task DONE (it wakes its waiters after each pass), for at
  * most consume_poll_us and never past the watchdog. The seed sleeps consume_poll_us instead: a
- * sleep lasts at least the timer slack (~60 us for a 10 us sleep) and often ends before the task
- * is done; the wake-up ends the wait when it is (bench_ofi, 1 MiB ping-pong: +35-40 % over tcp
- * and shm). The same holds for a consumer pinned to its worker's CPU, where the yield hands
- * the CPU to the worker at once (bench_ofi with each process bound to one CPU: 8 B one-way 80 ->
- * 4.5 us; the pinned bench_trace workload 0.50 -> 0.44 s). consume_poll_us = 0: a busy poll.
+ * sleep lasts at least the timer slack, several times a short poll interval, and often ends
+ * before the task is done, while the wake-up ends the wait when it is. A consumer pinned to its
+ * worker's CPU gains most: the yield hands the worker the CPU at once. consume_poll_us = 0: a
+ * busy poll. (The measurement behind this: docs/ARCHITECTURE.md, "Decisions measured".)
  */
 static void wait_or_yield(const struct enc_context *ctx, struct enc_status_seen *seen,
 			  uint64_t elapsed, uint64_t timeout_ns)

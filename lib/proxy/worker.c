@@ -157,10 +157,9 @@ static void step_all_locked(struct enc_proxy_queue *q, size_t *active_count, siz
 /*
  * At quiescence, before the seed's sleep: yield for up to linger_ns while nothing is appended.
  * The next exec's tasks usually come within microseconds, and waking a sleeping worker costs
- * the producer a futex wake and the worker a wake-up - on this kind of VM, 10-20 us when its
- * CPU had gone idle. Sharing one CPU with its producers, the yield hands them the CPU (the
- * pinned bench_trace workload: 0.50 -> 0.45 s). Called and returns with mtx held; true when
- * work came.
+ * the producer a futex wake and the worker a wake-up, dearer still when its CPU had gone idle.
+ * Sharing one CPU with its producers, the yield hands them the CPU (docs/ARCHITECTURE.md,
+ * "Decisions measured"). Called and returns with mtx held; true when work came.
  */
 static bool linger_locked(struct enc_proxy_queue *q)
 {

@@ -22,18 +22,17 @@
 /* Polls that spin before the device starts sleeping between them. */
 #define ENC_DEV_POLL_SPINS 64
 /*
- * Sleep between two polls once spinning is over. With the thread's timer slack cut to
- * ENC_DEV_TIMER_SLACK_NS a poll lands every ~50 us (measured on a 2-core VM; with the default
- * 50 us slack it was ~90 us).
+ * Sleep between two polls once spinning is over. The thread's timer slack is cut to
+ * ENC_DEV_TIMER_SLACK_NS so that a sleep ends close to when it was asked to, not a whole
+ * default slack later.
  */
 #define ENC_DEV_POLL_SLEEP_US 20
 /*
  * Between the spins and the sleeps: yield for this long. A real device polls its memory at no
  * cost to the host; the simulated one shares the host's CPUs, and a sleeping poll costs a timer
- * interrupt and two switches per poll and sees the count 20-50 us late. Yielding first hands the
- * CPU to the worker that will bump the count (the bench_trace workload, 3000 execs: pinned
- * 0.40 -> 0.21 s, unpinned 0.32-0.56 -> 0.25-0.29 s); the sleeps still bound what a long wait
- * (a late network) costs the host.
+ * interrupt and two switches per poll and sees the count late. Yielding first hands the CPU to
+ * the worker that will bump the count (docs/ARCHITECTURE.md, "Decisions measured"); the sleeps
+ * still bound what a long wait (a late network) costs the host.
  */
 #define ENC_DEV_POLL_YIELD_US 50
 #define ENC_DEV_TIMER_SLACK_NS 1000UL

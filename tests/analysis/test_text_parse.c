@@ -238,16 +238,16 @@ static void test_text_parse__values(void **state)
 	struct parsed p;
 	static const char nested[] =
 		"[1.000000000] h encproxy:task_failed: { a = [ [0] = { b = \"}\\\"]\", c = ( "
-		"\"X\" : container = 9 ) }, [1] = <none> ], task_id = 18446744073709551615, "
-		"rank = -5, gid = 0x7F, exec_id = 0b101, kind = ( <unknown> : container = 7 ), "
+		"\"X\" : container = 9 ) }, [1] = <none> ], task_id = 9223372036854775807, "
+		"rank = 5, gid = 0x7F, exec_id = 0b101, kind = ( <unknown> : container = 7 ), "
 		"old = ( \"A\", \"B\" : container = 3 ), new = ( { \"A\", \"B\" } : container = 4 ), "
 		"status = 017, bytes = 1.5e+10, op = true, peer = { v = 1 }, procname = "
 		"\"a\\\"b\\\\c\\x01\\n\\t\\?\\'\\0x\" }";
 
 	assert_int_equal(parse(nested, &p), 1);
 	assert_int_equal(p.ev.type, PSA_EV_encproxy_task_failed);
-	assert_field(&p.ev, PSA_F_task_id, INT64_MAX); /* clamped */
-	assert_field(&p.ev, PSA_F_rank, -5);
+	assert_field(&p.ev, PSA_F_task_id, INT64_MAX);
+	assert_field(&p.ev, PSA_F_rank, 5);
 	assert_field(&p.ev, PSA_F_gid, 0x7f);
 	assert_field(&p.ev, PSA_F_exec_id, 5);
 	assert_field(&p.ev, PSA_F_kind, 7);
@@ -263,8 +263,39 @@ static void test_text_parse__values(void **state)
 	/* a procname longer than LTTng's 16 characters is cut */
 	assert_int_equal(parse("[1.0] h a:b: { procname = \"0123456789abcdefXYZ\" }", &p), 1);
 	assert_string_equal(p.ev.procname, "0123456789abcdef");
-	assert_int_equal(parse("[1.0] h a:b: { rank = -9223372036854775809 }", &p), 1);
-	assert_field(&p.ev, PSA_F_rank, INT64_MIN);
+	/* a signed field holds a negative number down to INT64_MIN */
+	assert_int_equal(parse("[1.0] h a:b: { rc = -9223372036854775808 }", &p), 1);
+	assert_field(&p.ev, PSA_F_rc, INT64_MIN);
+}
+
+/*
+ * Numbers a field cannot hold are errors naming the field, never clamped into a plausible
+ * wrong value: a negative unsigned field, more than 64 bits, an id or duration above 2^63-1
+ * (two such task ids would have become one task).
+ */
+static void test_text_parse__out_of_range(void **state)
+{
+	static const struct {
+		const char *line, *why;
+	} bad[] = {
+		{ "[1.0] h a:b: { duration_ns = -5 }", "duration_ns is negative" },
+		{ "[1.0] h a:b: { rank = -9223372036854775809 }", "rank is negative" },
+		{ "[1.0] h a:b: { task_id = 18446744073709551616 }", "task_id does not fit in 64 bits" },
+		{ "[1.0] h a:b: { task_id = 18446744073709551615 }", "task_id is above 2^63-1" },
+		{ "[1.0] h a:b: { duration_ns = 18446744073709551000 }", "duration_ns is above 2^63-1" },
+		{ "[1.0] h a:b: { rc = 99999999999999999999 }", "rc does not fit in 64 bits" },
+	};
+	struct parsed p;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(parse(bad[i].line, &p), -EINVAL);
+		if (!strstr(p.err, bad[i].why))
+			fail_msg("'%s': '%s', expected '%s'", bad[i].line, p.err, bad[i].why);
+	}
+	/* a tag or a cookie may use all 64 bits: clamped, as documented */
+	assert_int_equal(parse("[1.0] h a:b: { tag = 18446744073709551615 }", &p), 1);
+	assert_field(&p.ev, PSA_F_tag, INT64_MAX);
 }
 
 static void test_text_parse__discards(void **state)
@@ -580,6 +611,7 @@ int main(void)
 		cmocka_unit_test(test_text_parse__clock_options),
 		cmocka_unit_test(test_text_parse__header_forms),
 		cmocka_unit_test(test_text_parse__values),
+		cmocka_unit_test(test_text_parse__out_of_range),
 		cmocka_unit_test(test_text_parse__discards),
 		cmocka_unit_test(test_text_parse__skipped_lines),
 		cmocka_unit_test(test_text_parse__not_babeltrace2),

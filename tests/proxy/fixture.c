@@ -9,6 +9,7 @@
 #include <proxyscope/device.h>
 #include <proxyscope/log.h>
 
+#include "enc/time.h"
 #include "fake_net.h"
 #include "fixture.h"
 
@@ -81,7 +82,9 @@ int fx_count_proxy_threads(void)
 
 bool fx_wait_until(bool (*pred)(void *), void *arg, unsigned ms)
 {
-	for (unsigned i = 0; i < ms * 10; i++) {
+	uint64_t deadline = enc_now_ns() + (uint64_t)ms * 1000000u;
+
+	while (enc_now_ns() < deadline) {
 		if (pred(arg))
 			return true;
 		usleep(100);

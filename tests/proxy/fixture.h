@@ -15,7 +15,7 @@ void fx_log_clear(void);
 /* Number of threads of this process whose name starts with "proxy-". */
 int fx_count_proxy_threads(void);
 
-/* Poll @pred up to @ms milliseconds. */
+/* Poll @pred (every 100 us) until it holds or @ms milliseconds passed; its last answer. */
 bool fx_wait_until(bool (*pred)(void *), void *arg, unsigned ms);
 
 /* A config using the fake backend (registered on first use). */

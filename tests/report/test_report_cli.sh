@@ -70,8 +70,8 @@ printf '[16:24:46.925012277] (+?.?????????) vm lttng_ust_statedump:start: { cpu_
 
 bad_input "cannot open '$tmp/missing': No such file or directory" report "$tmp/missing"
 bad_input "cannot open '$tmp/missing': No such file or directory" watchdog "$tmp/missing"
-bad_input "'$tmp/empty' is not a trace (no metadata under it)" report "$tmp/empty"
-bad_input "'$tmp/deep' is not a trace (no metadata under it)" timeline "$tmp/deep"
+bad_input "'$tmp/empty' is not a trace: no CTF trace under it" report "$tmp/empty"
+bad_input "'$tmp/deep' is not a trace: no CTF trace under it" timeline "$tmp/deep"
 bad_input "$tmp/hello.txt:1: not babeltrace2" stats "$tmp/hello.txt"
 bad_input "$tmp/line12.txt:12: not babeltrace2" report "$tmp/line12.txt"
 bad_input "no proxyscope events in '$tmp/nothing.txt'" report "$tmp/nothing.txt"

@@ -88,6 +88,21 @@ struct psa_discard {
 	char trace[256];       /* the trace (directory or name) it happened in */
 };
 
+/*
+ * What the CTF reader found about one trace directory before reading it: the integrity facts
+ * a verdict may rest on (an emptied stream, an index that had to be ignored).
+ */
+struct psa_trace_facts {
+	const char *dir;        /* the trace directory, as reached from the path given */
+	unsigned streams;       /* data stream files */
+	unsigned streams_empty; /* of them, empty (0 bytes) */
+	unsigned streams_cut;   /* of them, shorter than their index says: their last packets lost */
+	bool index_ignored;     /* an index file disagreed with its stream: babeltrace2 re-indexed */
+	bool has_uuid;          /* the metadata gives the trace's UUID (two traces with one UUID: a
+				 * copy read twice, or a trace pieced together) */
+	uint8_t uuid[16];
+};
+
 /* Where the readers deliver what they read, in timestamp order (muxed across traces). */
 struct psa_sink {
 	void (*event)(void *arg, const struct psa_event *ev);
@@ -101,6 +116,8 @@ struct psa_read_stats {
 	uint64_t discarded_events;
 	uint64_t discarded_packets;
 	uint64_t lines;           /* text input: lines read */
+	uint64_t backwards;       /* text input: events earlier than the one before (kept at its time) */
+	uint64_t backwards_line;  /* the line of the first one */
 	unsigned traces;          /* CTF input: trace directories read */
 };
 
@@ -117,6 +134,24 @@ struct psa_read_stats {
 int psa_read_ctf(const char *const *paths, size_t paths_n, const struct psa_sink *sink,
 		 struct psa_read_stats *stats, void (*progress)(uint64_t events, void *arg),
 		 void *progress_arg, char *err, size_t errlen);
+
+/*
+ * Find the CTF trace directories under @path as psa_read_ctf does (symbolic links followed,
+ * each directory once, at most 16 levels down) and call @each (when not NULL) with each one's
+ * real path. Returns 0, or a negative errno with psa_read_ctf's one-line reason in @err.
+ */
+int psa_ctf_find(const char *path, void (*each)(void *arg, const char *dir), void *arg, char *err,
+		 size_t errlen);
+
+/*
+ * The integrity facts of every CTF trace under @paths, found as psa_read_ctf finds them and
+ * checked as it checks them before reading (no babeltrace2 involved): @each is called once per
+ * trace directory. Returns 0, or psa_read_ctf's negative errno and one-line reason in @err for a
+ * trace it would refuse.
+ */
+int psa_ctf_trace_facts(const char *const *paths, size_t paths_n,
+			void (*each)(void *arg, const struct psa_trace_facts *f), void *arg,
+			char *err, size_t errlen);
 
 /*
  * Read babeltrace2's default text output (`babeltrace2 TRACE`, with or without

@@ -277,7 +277,16 @@ static inline bool psa_totals_have_info(const struct psa_model_totals *t)
 	return (t->levels_seen >> ENC_TP_LEVEL_INFO) != 0;
 }
 
-/* After finish: the tasks never DONE, sorted by (proc, rank, exec, kind). */
+
+/*
+ * Live input (before finish): list the tasks not DONE so far for psa_model_live_tasks, as
+ * finish would, but without closing anything or calling the observers, so the stream goes on.
+ * Returns 0 or -1 (out of memory).
+ */
+int psa_model_live_refresh(struct psa_model *m);
+
+/* After finish (or psa_model_live_refresh): the tasks never DONE, sorted by (proc, rank, exec,
+ * kind). */
 const struct psa_task *const *psa_model_live_tasks(const struct psa_model *m, size_t *n);
 const struct psa_worker *const *psa_model_workers(const struct psa_model *m, size_t *n);
 const struct psa_group *const *psa_model_groups(const struct psa_model *m, size_t *n);

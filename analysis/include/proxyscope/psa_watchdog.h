@@ -11,6 +11,7 @@
 #define PROXYSCOPE_PSA_WATCHDOG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -116,6 +117,15 @@ const struct psa_integrity *psa_watchdog_integrity(const struct psa_watchdog *w)
 /* After psa_model_finish: build the stalls and follow the chains. Returns 0 or -ENOMEM. */
 int psa_watchdog_analyze(struct psa_watchdog *w, const struct psa_model *m);
 
+/*
+ * Live input: the same verdict on the events seen so far, at trace time @now (the stream's
+ * present), with "not DONE yet" as the open state. @w is the watchdog whose observer is on @m
+ * (it keeps the failed tasks a death may explain); the verdict goes into a new watchdog *@out
+ * (destroy it), so this can be asked again as the stream goes on. Returns 0 or -ENOMEM.
+ */
+int psa_watchdog_analyze_live(const struct psa_watchdog *w, struct psa_model *m, uint64_t now,
+			      struct psa_watchdog **out);
+
 const struct psa_stall *psa_watchdog_stalls(const struct psa_watchdog *w, size_t *n);
 /* Live tasks left out: lost events overlap them and their rank finished a later exec, so
  * their DONE was most likely among the lost events. */
@@ -127,6 +137,12 @@ size_t psa_watchdog_unknown(const struct psa_watchdog *w);
 
 /* Whether any stall was found (the command's exit status is 1 then). */
 bool psa_watchdog_found(const struct psa_watchdog *w);
+
+/* "rank 1 exec 3 network task 7", or "rank 2's process (pid 42)" for a death. */
+void psa_stall_label(const struct psa_stall *s, char *buf, size_t len);
+/* The report's one line for a root cause (without the newline): "root cause: rank 1 (pid 42
+ * on host, gid 0): <detail>" and the uncertainty mark. */
+void psa_stall_root_line(const struct psa_stall *s, char *buf, size_t len);
 
 /*
  * The verdict, which decides the exit status of the report commands:

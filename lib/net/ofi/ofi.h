@@ -81,14 +81,19 @@ struct ofi_ep {
 	size_t name_len;
 };
 
+/* What enc__ofi_ep_open opens. */
+struct ofi_ep_args {
+	const char *provider; /* a libfabric provider name such as "tcp", "shm" or "tcp;ofi_rxm" */
+	bool loopback;        /* every rank is on this host: bind to 127.0.0.1 where it takes one */
+	uint32_t rank;
+	uint32_t nranks;
+};
+
 /*
- * Open @rank's endpoint on @provider (a libfabric provider name such as "tcp", "shm" or
- * "tcp;ofi_rxm"). @loopback: every rank is on this host, bind to 127.0.0.1 where the provider
- * takes an address. Returns 0, -ENODATA (no such provider for RDM tagged messages) or the
- * provider's error; @err gets a one-line reason.
+ * Open @a->rank's endpoint. Returns 0, -ENODATA (no such provider for RDM tagged messages) or
+ * the provider's error; @err gets a one-line reason.
  */
-int enc__ofi_ep_open(struct ofi_ep *e, const char *provider, bool loopback, uint32_t rank,
-		     uint32_t nranks, char *err, size_t errlen);
+int enc__ofi_ep_open(struct ofi_ep *e, const struct ofi_ep_args *a, char *err, size_t errlen);
 
 /* The provider's full name (e.g. "tcp;ofi_rxm"). */
 const char *enc__ofi_ep_prov(const struct ofi_ep *e);

@@ -114,73 +114,66 @@ static int fi_err(int rc)
 	return rc < 0 ? rc : -EIO;
 }
 
-int enc__ofi_ep_open(struct ofi_ep *e, const char *provider, bool loopback, uint32_t rank,
-		     uint32_t nranks, char *err, size_t errlen)
+/* fi_getinfo for @a; -ENODATA (with its reason in @err) when no provider matches. */
+static int ep_getinfo(struct ofi_ep *e, const struct ofi_ep_args *a, char *err, size_t errlen)
 {
-	struct fi_cq_attr cqa = { .format = FI_CQ_FORMAT_TAGGED, .wait_obj = FI_WAIT_NONE,
-				  .size = OFI_CQ_SIZE };
-	struct fi_av_attr ava = { .type = FI_AV_TABLE, .count = nranks };
+	struct fi_info *h = hints_build(a->provider, a->loopback);
 	const char *node = NULL;
 	uint64_t flags = 0;
-	struct fi_info *h;
-	const char *what;
 	int rc;
 
-	memset(e, 0, sizeof(*e));
-	e->rank = rank;
-	e->nranks = nranks;
-	h = hints_build(provider, loopback);
-	if (!h) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	if (h->addr_format == FI_SOCKADDR_IN && loopback) {
+	if (!h)
+		return -FI_ENOMEM;
+	if (h->addr_format == FI_SOCKADDR_IN && a->loopback) {
 		node = "127.0.0.1";
 		flags = FI_SOURCE;
 	}
 	rc = fi_getinfo(OFI_API_VERSION, node, NULL, flags, h, &e->info);
 	fi_freeinfo(h);
-	if (rc == 0 && !loopback)
+	if (rc == 0 && !a->loopback)
 		rc = pick_routable(&e->info);
-	if (rc == -FI_ENODATA) {
+	if (rc == -FI_ENODATA)
 		snprintf(err, errlen, "libfabric has no provider '%s' for RDM tagged messages "
-			 "with manual progress (fi_info -l lists the providers)", provider);
-		return -ENODATA;
-	}
-	if (rc) {
-		what = "fi_getinfo";
-		goto out_err;
-	}
-	e->max_msg = e->info->ep_attr->max_msg_size;
-	what = "fi_fabric";
-	rc = fi_fabric(e->info->fabric_attr, &e->fabric, NULL);
-	if (rc)
-		goto out_err;
-	what = "fi_domain";
-	rc = fi_domain(e->fabric, e->info, &e->domain, NULL);
-	if (rc)
-		goto out_err;
-	what = "fi_cq_open";
-	rc = fi_cq_open(e->domain, &cqa, &e->cq, NULL);
-	if (rc)
-		goto out_err;
-	what = "fi_av_open";
-	rc = fi_av_open(e->domain, &ava, &e->av, NULL);
-	if (rc)
-		goto out_err;
-	what = "fi_endpoint";
-	rc = fi_endpoint(e->domain, e->info, &e->ep, NULL);
-	if (rc)
-		goto out_err;
-	what = "fi_ep_bind(cq)";
-	rc = fi_ep_bind(e->ep, &e->cq->fid, FI_TRANSMIT | FI_RECV);
-	if (rc)
-		goto out_err;
-	what = "fi_ep_bind(av)";
-	rc = fi_ep_bind(e->ep, &e->av->fid, 0);
-	if (rc)
-		goto out_err;
-	if (e->info->addr_format == FI_ADDR_STR && !strncmp(provider, "shm", 3)) {
+			 "with manual progress (fi_info -l lists the providers)", a->provider);
+	return rc;
+}
+
+/* Fabric, domain, completion queue, address vector and the endpoint bound to both. */
+static int ep_objects(struct ofi_ep *e, uint32_t nranks, const char **what)
+{
+	struct fi_cq_attr cqa = { .format = FI_CQ_FORMAT_TAGGED, .wait_obj = FI_WAIT_NONE,
+				  .size = OFI_CQ_SIZE };
+	struct fi_av_attr ava = { .type = FI_AV_TABLE, .count = nranks };
+	int rc;
+
+	*what = "fi_fabric";
+	if ((rc = fi_fabric(e->info->fabric_attr, &e->fabric, NULL)))
+		return rc;
+	*what = "fi_domain";
+	if ((rc = fi_domain(e->fabric, e->info, &e->domain, NULL)))
+		return rc;
+	*what = "fi_cq_open";
+	if ((rc = fi_cq_open(e->domain, &cqa, &e->cq, NULL)))
+		return rc;
+	*what = "fi_av_open";
+	if ((rc = fi_av_open(e->domain, &ava, &e->av, NULL)))
+		return rc;
+	*what = "fi_endpoint";
+	if ((rc = fi_endpoint(e->domain, e->info, &e->ep, NULL)))
+		return rc;
+	*what = "fi_ep_bind(cq)";
+	if ((rc = fi_ep_bind(e->ep, &e->cq->fid, FI_TRANSMIT | FI_RECV)))
+		return rc;
+	*what = "fi_ep_bind(av)";
+	return fi_ep_bind(e->ep, &e->av->fid, 0);
+}
+
+/* Name the endpoint (shm: a name of our own), enable it, and read back its address. */
+static int ep_enable(struct ofi_ep *e, const struct ofi_ep_args *a, const char **what)
+{
+	int rc;
+
+	if (e->info->addr_format == FI_ADDR_STR && !strncmp(a->provider, "shm", 3)) {
 		/*
 		 * shm names its shared region after the pid by default, and a process that was
 		 * killed leaves its region behind: a later process with the same pid then fails
@@ -190,35 +183,50 @@ int enc__ofi_ep_open(struct ofi_ep *e, const char *provider, bool loopback, uint
 		char name[FI_NAME_MAX];
 
 		snprintf(name, sizeof(name), "%s%d-%llx-%u", OFI_SHM_PREFIX, (int)getpid(),
-			 (unsigned long long)shm_stamp(), rank);
-		what = "fi_setname";
-		rc = fi_setname(&e->ep->fid, name, strlen(name) + 1);
-		if (rc)
-			goto out_err;
+			 (unsigned long long)shm_stamp(), a->rank);
+		*what = "fi_setname";
+		if ((rc = fi_setname(&e->ep->fid, name, strlen(name) + 1)))
+			return rc;
 	}
-	what = "fi_enable";
-	rc = fi_enable(e->ep);
-	if (rc)
-		goto out_err;
-	what = "fi_getname";
+	*what = "fi_enable";
+	if ((rc = fi_enable(e->ep)))
+		return rc;
+	*what = "fi_getname";
 	e->name_len = sizeof(e->name);
-	rc = fi_getname(&e->ep->fid, e->name, &e->name_len);
-	if (rc)
-		goto out_err;
-	e->addrs = calloc(nranks, sizeof(*e->addrs));
-	if (!e->addrs) {
-		snprintf(err, errlen, "out of memory");
-		enc__ofi_ep_close(e);
-		return -ENOMEM;
+	return fi_getname(&e->ep->fid, e->name, &e->name_len);
+}
+
+int enc__ofi_ep_open(struct ofi_ep *e, const struct ofi_ep_args *a, char *err, size_t errlen)
+{
+	const char *what = "fi_getinfo";
+	int rc;
+
+	memset(e, 0, sizeof(*e));
+	e->rank = a->rank;
+	e->nranks = a->nranks;
+	err[0] = '\0';
+	rc = ep_getinfo(e, a, err, errlen);
+	if (!rc) {
+		e->max_msg = e->info->ep_attr->max_msg_size;
+		rc = ep_objects(e, a->nranks, &what);
 	}
-	enc_dbg("ofi: rank %u: endpoint on %s (%zu-byte name)", rank, enc__ofi_ep_prov(e),
+	if (!rc)
+		rc = ep_enable(e, a, &what);
+	if (!rc) {
+		what = "calloc";
+		e->addrs = calloc(a->nranks, sizeof(*e->addrs));
+		rc = e->addrs ? 0 : -FI_ENOMEM;
+	}
+	if (rc) {
+		if (!err[0])
+			snprintf(err, errlen, "%s on provider '%s': %s", what, a->provider,
+				 fi_strerror(-rc));
+		enc__ofi_ep_close(e);
+		return fi_err(rc);
+	}
+	enc_dbg("ofi: rank %u: endpoint on %s (%zu-byte name)", a->rank, enc__ofi_ep_prov(e),
 		e->name_len);
 	return 0;
-
-out_err:
-	snprintf(err, errlen, "%s on provider '%s': %s", what, provider, fi_strerror(-rc));
-	enc__ofi_ep_close(e);
-	return fi_err(rc);
 }
 
 int enc__ofi_provider_check(const char *provider, char *err, size_t errlen)

@@ -309,8 +309,9 @@ static int eps_open(struct ofi_job *job, char *reason, size_t len)
 			   job->xhost ? OFI_DEFAULT_PROVIDER_HOSTS : OFI_DEFAULT_PROVIDER;
 
 	for (uint32_t i = 0; i < job->expected; i++) {
-		int rc = enc__ofi_ep_open(&job->eps[i], prov, !job->xhost, job->local[i], job->nranks,
-					  reason, len);
+		struct ofi_ep_args a = { .provider = prov, .loopback = !job->xhost,
+					 .rank = job->local[i], .nranks = job->nranks };
+		int rc = enc__ofi_ep_open(&job->eps[i], &a, reason, len);
 
 		if (rc)
 			return rc;

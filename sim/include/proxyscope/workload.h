@@ -1,5 +1,6 @@
 /*
- * The ring-exchange workload: a harness that drives the real proxy driver the way a runtime does.
+ * The ring-exchange workload (the simulator, libproxyscope_sim.a; not part of libproxyscope): a
+ * harness that drives the real proxy driver the way a runtime does.
  *
  * R ranks run as threads, each with its own simulated device and global comm (K ranks share one
  * proxy worker). For every exec, rank r sends B bytes to (r+1)%R and receives B bytes from

@@ -1,0 +1,70 @@
+/*
+ * The watch loop shared by `proxyscope watch` and `run --watch`: a live reader (psa_live.h)
+ * feeding the live watchdog (psa_watch.h), a finding printed as soon as it is made, a status
+ * line on stderr when it is a terminal, and every wait bounded.
+ *
+ * "Now" while the stream is quiet: findings compare a task's time in its state with the
+ * stream's present, on the trace clock, and the present is the latest trace time the stream
+ * itself vouches for: an event, or the relay daemon's inactivity beacon, which the tracer's
+ * live timer sends for a quiet stream every period after flushing what it holds, so it says no
+ * earlier event is still to come. The wall clock is not added on top: when the machine is
+ * loaded the tracer's flushes and beacons come late (measured here, with a load of 15 on 2
+ * CPUs: the whole stream 4-5 s behind), and a present that ran on with the wall clock then ran
+ * ahead of events still on their way - tasks of 20 ms were reported as stuck for 0.5 s, in a
+ * healthy run, even when the wall clock was only trusted after a beacon and less one timer
+ * period. So a stall is seen about one timer period (plus the transport) after it crosses the
+ * threshold on an idle machine, later on a loaded one, and never before it is true. The wall
+ * clock bounds the waits instead: a reader stuck in one call, the drain at the end.
+ */
+#ifndef PROXYSCOPE_CLI_LIVE_WATCH_H
+#define PROXYSCOPE_CLI_LIVE_WATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <proxyscope/psa_event.h>
+
+struct live_watch_opts {
+	const char *url;           /* the session: net://RELAYD[:PORT]/host/HOST/SESSION */
+	uint64_t threshold_ns;     /* a state lasting longer is a finding */
+	bool json;                 /* JSON Lines on out instead of text */
+	FILE *out;                 /* the findings */
+	bool status;               /* a status line on stderr */
+	const char *end_what;      /* how end notes say the watch ended: "CMD ended" */
+	unsigned stuck_ms;         /* a reader inside one call this long: the relay is gone */
+	unsigned drain_ms;         /* after on_stop: how long the stream may take to end */
+	bool (*should_stop)(void *arg); /* polled: the watched thing ended */
+	void (*on_stop)(void *arg);     /* then called once (it ends the session) */
+	void *arg;
+};
+
+struct live_watch_result {
+	uint64_t findings, open_at_end;
+	uint64_t events, lost;
+	bool stream_ended;         /* the session ended (not the caller, not an error) */
+	bool drained;              /* after on_stop, the stream ended within drain_ms */
+	int rc;                    /* 0, or a negative errno with err: the stream was lost */
+	char err[PSA_ERR_MAX];
+};
+
+/* Watch until the stream ends, should_stop (then drain), or the stream is lost. Returns rc. */
+int live_watch_run(const struct live_watch_opts *o, struct live_watch_result *res);
+
+/* The relay daemon part of a session URL: "net://H[:P]" of "net://H[:P]/host/HOST/SESSION".
+ * Returns 0, -ENOENT when @url names no session (only a relay daemon), -EINVAL when it is not
+ * a net:// URL. */
+int live_relay_of(const char *url, char *out, size_t len);
+
+/*
+ * Wait until session @url has a stream, polling the relay daemon's list. babeltrace2 2.0.4's
+ * live source does not pick up the streams of a session it attached to while it had none
+ * (measured: such a viewer got every event at once when the session was destroyed), and waits
+ * forever for a session that does not exist. Returns 0, 1 when @stop said so first, or a
+ * negative errno with a reason (the session is gone, the relay daemon does not answer).
+ */
+int live_wait_streams(const char *url, bool (*stop)(void *), void *arg, char *err,
+		      size_t errlen);
+
+#endif /* PROXYSCOPE_CLI_LIVE_WATCH_H */
