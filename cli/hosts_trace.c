@@ -27,22 +27,12 @@
 
 int hosts_trace_check(char *err, size_t errlen)
 {
-	const char *path = getenv("PATH");
-	char buf[PATH_MAX];
 	int rc = lt_tools_check(err, errlen);
 
 	if (rc)
 		return rc;
-	for (path = path ? path : "/usr/bin:/bin"; *path;) {
-		size_t len = strcspn(path, ":");
-
-		if (len && len < sizeof(buf) - 16) {
-			snprintf(buf, sizeof(buf), "%.*s/lttng-relayd", (int)len, path);
-			if (access(buf, X_OK) == 0)
-				return 0;
-		}
-		path += len + (path[len] == ':');
-	}
+	if (lt_in_path("lttng-relayd"))
+		return 0;
 	snprintf(err, errlen, "LTTng's relay daemon is not installed: 'lttng-relayd' not found in "
 		 "PATH (apt-get install lttng-tools)");
 	return -ENOENT;

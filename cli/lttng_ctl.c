@@ -124,7 +124,7 @@ static const char *last_line(char *out)
 	return *end ? end : "no output";
 }
 
-static bool in_path(const char *tool)
+bool lt_in_path(const char *tool)
 {
 	const char *path = getenv("PATH");
 	char buf[PATH_MAX];
@@ -149,7 +149,7 @@ int lt_tools_check(char *err, size_t errlen)
 	static const char *const tools[] = { "lttng", "lttng-sessiond" };
 
 	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++)
-		if (!in_path(tools[i])) {
+		if (!lt_in_path(tools[i])) {
 			snprintf(err, errlen, "LTTng is not installed: '%s' not found in PATH "
 				 "(apt-get install lttng-tools)", tools[i]);
 			return -ENOENT;

@@ -54,6 +54,9 @@ const char *lt_level_str(enum lt_level level);
  */
 int lt_output_prepare(const char *dir, char *abs, size_t abslen, char *err, size_t errlen);
 
+/* Whether @tool is an executable in a directory of PATH. */
+bool lt_in_path(const char *tool);
+
 /* 0 when the lttng client and lttng-sessiond are installed, else -ENOENT with a reason. */
 int lt_tools_check(char *err, size_t errlen);
 

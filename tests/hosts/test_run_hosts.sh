@@ -5,16 +5,9 @@
 set -u
 bin=$1
 [ "$(id -u)" -eq 0 ] || { echo "test_run_hosts: needs root; skipped"; exit 77; }
+. "$(dirname "$0")/leftovers.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-check() { # name condition...
-	name=$1; shift
-	if "$@"; then echo "ok: $name"; passed=$((passed + 1));
-	else echo "FAIL: $name"; cat "$tmp/out" "$tmp/err"; failed=$((failed + 1)); fi
-}
-hosts_dirs() { ls -d /tmp/proxyscope-hosts.* 2>/dev/null | sort; }
 
 run_ok() { # hosts pattern
 	h=$1

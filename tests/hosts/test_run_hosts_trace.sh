@@ -18,14 +18,6 @@ command -v lttng-relayd >/dev/null || { echo "test_run_hosts_trace: no lttng-rel
 unset ENC_TRACE
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-check() { # name condition...
-	name=$1; shift
-	if "$@"; then echo "ok: $name"; passed=$((passed + 1));
-	else echo "FAIL: $name"; cat "$tmp/out" "$tmp/err"; failed=$((failed + 1)); fi
-}
-hosts_dirs() { ls -d /tmp/proxyscope-hosts.* 2>/dev/null | sort; }
 
 # The namespaces of the hosts of a run in the background (pid $1), noted while it runs from the
 # holders' pid files in its new runtime directory, into $tmp/inodes.
