@@ -97,6 +97,7 @@ void psa_model_destroy(struct psa_model *m)
 	psa_hashmap_fini(&m->groups);
 	psa_hashmap_fini(&m->net_err_idx);
 	psa_hashmap_fini(&m->net_err_last);
+	psa_hashmap_fini(&m->streams);
 	psa_hashmap_fini(&m->last_event);
 	free(m);
 }
@@ -429,6 +430,22 @@ static void task_event(struct psa_model *m, const struct psa_proc *p, const stru
 	}
 }
 
+void psa_model_set_snapshot(struct psa_model *m)
+{
+	m->snapshot = true;
+}
+
+/* A snapshot's streams: the events come in time order, so a stream's first is its beginning. */
+static void stream_note(struct psa_model *m, const struct psa_event *ev)
+{
+	uint64_t key = psa_key(str_hash(ev->host), (uint64_t)ev->cpu + 1);
+
+	if (psa_hashmap_get(&m->streams, key))
+		return;
+	if (psa_hashmap_put(&m->streams, key, (void *)1) == 0 && ev->ts_ns > m->complete_from)
+		m->complete_from = ev->ts_ns;
+}
+
 /* The catalogue's log level of each event type. */
 static const unsigned char ev_level[PSA_EV_NR] = {
 #define EV_LEVEL(provider, event, level) [PSA_EV_##provider##_##event] = level,
@@ -457,6 +474,8 @@ void psa_model_feed(struct psa_model *m, const struct psa_event *ev)
 		m->totals.first_ts = ev->ts_ns;
 	if (ev->ts_ns > m->totals.last_ts)
 		m->totals.last_ts = ev->ts_ns;
+	if (m->snapshot)
+		stream_note(m, ev);
 	if (ev->type == PSA_EV_encproxy_seam_progress || ev->type == PSA_EV_encproxy_trigger_read ||
 	    ev->type == PSA_EV_encproxy_status_poll)
 		m->totals.debug_events = true;

@@ -49,6 +49,13 @@ struct psa_model {
 
 	struct psa_model_totals totals;
 	bool finished_called;
+
+	/* A flight-recorder snapshot (psa_model_set_snapshot): each stream (a CPU's buffer, per
+	 * trace) begins where its older events were overwritten, so the trace is complete only
+	 * from the first event of the stream that begins last. */
+	bool snapshot;
+	struct psa_hashmap streams;    /* (host hash, cpu) -> (void *)1: seen */
+	uint64_t complete_from;        /* the first event of the last stream to begin */
 };
 
 /* model_task.c */

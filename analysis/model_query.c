@@ -34,6 +34,10 @@ void psa_model_finish(struct psa_model *m)
 				m->obs[o].interval(m->obs[o].arg, t, t->state, t->state_since, end, true);
 		if (t->status || t->failed)
 			psa__task_failed_peer(m, t);
+		/* Its start, or a transition out of this state, could be among a snapshot's
+		 * overwritten events. */
+		if (m->snapshot && (t->truncated || t->state_since < m->complete_from))
+			t->unknown_start = true;
 		if (t->state < PSA_STATE_NR && end > t->state_since &&
 		    end - t->state_since >= t->longest_state_ns) {
 			t->longest_state_ns = end - t->state_since;

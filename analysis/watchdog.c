@@ -154,6 +154,11 @@ size_t psa_watchdog_ignored(const struct psa_watchdog *w)
 	return w->ignored;
 }
 
+size_t psa_watchdog_unknown_start(const struct psa_watchdog *w)
+{
+	return w->unknown_start;
+}
+
 size_t psa_watchdog_unknown(const struct psa_watchdog *w)
 {
 	return w->unknown;
@@ -208,15 +213,15 @@ static enum psa_level_view level_view(const struct psa_model_totals *tot)
 }
 
 /* The consumer's status polls (DEBUG) show the task unfinished for as long as the consumer's
- * timeout (the trace's; when every watchdog event was lost, POLLED_STUCK_NS): what its
- * watchdog event would have said. An exec takes microseconds to milliseconds, a slow one on a
- * loaded machine tens of them; and a task its rank went past is left out before this. */
-#define POLLED_STUCK_NS 250000000ull
-
+ * timeout, which another consumer's watchdog event in the trace gives: what this task's own
+ * watchdog event, lost, would have said. Without any watchdog event the polls prove nothing:
+ * on a loaded machine a healthy exec is polled for hundreds of milliseconds. */
 static bool polled_stuck(const struct psa_watchdog *w, const struct psa_task *t)
 {
+	/* A process that tore down with no watchdog on its side consumed its tasks: the polls
+	 * stopped at a DONE that was lost, however long they ran on a loaded machine. */
 	return t->poll_last_ts - t->poll_first_ts >= w->poll_stuck_ns &&
-	       t->poll_state != PSA_STATE_DONE;
+	       t->poll_state != PSA_STATE_DONE && !t->proc->torn_down;
 }
 
 /*
@@ -299,6 +304,11 @@ static int add_live(struct psa_watchdog *w, const struct psa_model *m, const str
 	struct psa_task view;
 	struct psa_stall *s;
 
+	/* A snapshot's start cut it: how long it has been stuck, and why, is not in it. */
+	if (t->unknown_start) {
+		w->unknown_start++;
+		return 0;
+	}
 	if (psa__watchdog_lost_in(m, t->state_since, end) &&
 	    psa_model_rank_last_done_exec(m, t->job, t->rank, &last_done) && last_done > t->exec_id) {
 		w->ignored++;
@@ -347,8 +357,9 @@ static int analyze_at(struct psa_watchdog *w, const struct psa_model *m, uint64_
 	w->trace_end = end;
 	w->level = level_view(&tot);
 	w->lossy = tot.discarded_events || tot.discarded_packets || tot.discards;
-	w->poll_stuck_ns = tot.timeout_ms_max ? (uint64_t)tot.timeout_ms_max * 1000000u
-					      : POLLED_STUCK_NS;
+	w->poll_stuck_ns = tot.timeout_ms_max ? (uint64_t)tot.timeout_ms_max * 1000000u : UINT64_MAX;
+	for (size_t i = 0; i < w->n; i++) /* the findings of finished tasks, so far */
+		psa__watchdog_threshold_recheck(w, m, &w->stalls[i]);
 	if (psa__watchdog_deaths(w, m) || psa__watchdog_add_failed(w, m))
 		return -ENOMEM;
 	/* The earliest exec shown stuck: a task whose fate was lost matters only near it (an older

@@ -50,13 +50,44 @@ static const char *device_fault_note(const struct psa_model *m, const struct psa
 	return NULL;
 }
 
-static void classify_gate(const struct psa_model *m, const struct psa_task *t, struct psa_stall *s,
-			  uint64_t end)
+/*
+ * The device wrote the trigger but the task never saw it: its worker (one thread) was held by
+ * another task's slow seam call - a rank sharing the worker. It leads to that rank.
+ */
+static bool held_by_neighbour(const struct psa_watchdog *w, const struct psa_model *m,
+			      const struct psa_task *t, struct psa_stall *s)
+{
+	size_t n;
+	const struct psa_task *const *live = psa_model_live_tasks(m, &n);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct psa_task *o = live[i];
+		struct psa_stall probe = { .root = -1, .last_seam = -1 };
+
+		if (o == t || o->proc != t->proc || o->gid != t->gid ||
+		    (t->worker_vtid && o->worker_vtid && o->worker_vtid != t->worker_vtid) ||
+		    !psa__watchdog_slow_progress(w, m, o, &probe, w->trace_end))
+			continue;
+		s->cause = PSA_CAUSE_WAITING_ON_PEER;
+		psa__stall_wait_on(s, o->rank);
+		snprintf(s->detail, sizeof(s->detail),
+			 "the device wrote every trigger word of exec %llu, but the task's worker "
+			 "(gid %u) was held by rank %u's B2 progress call", (unsigned long long)t->exec_id,
+			 t->gid, o->rank);
+		return true;
+	}
+	return false;
+}
+
+static void classify_gate(const struct psa_watchdog *w, const struct psa_model *m,
+			  const struct psa_task *t, struct psa_stall *s, uint64_t end)
 {
 	const char *fault = device_fault_note(m, t);
 	char streams[32];
 
 	s->streams_pending = pending_streams(m, t);
+	if (!s->streams_pending && held_by_neighbour(w, m, t, s))
+		return;
 	if (!s->streams_pending) {
 		s->cause = PSA_CAUSE_UNKNOWN;
 		snprintf(s->detail, sizeof(s->detail),
@@ -225,12 +256,12 @@ void psa__watchdog_classify(struct psa_watchdog *w, const struct psa_model *m,
 		return;
 	}
 	if (t->kind == PSA_KIND_NETWORK && t->state == PSA_STATE_WAITING_DEVICE_TRIGGER) {
-		classify_gate(m, t, s, w->trace_end);
+		classify_gate(w, m, t, s, w->trace_end);
 		return;
 	}
 	if (t->kind == PSA_KIND_BARRIER && t->state == PSA_STATE_INIT) {
 		if (!gate_wait(m, t, s))
-			classify_gate(m, t, s, w->trace_end);
+			classify_gate(w, m, t, s, w->trace_end);
 		return;
 	}
 	if (psa__watchdog_slow_progress(w, m, t, s, w->trace_end) || classify_worker(w, m, t, s))

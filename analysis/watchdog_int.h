@@ -30,6 +30,7 @@ struct psa_watchdog {
 	size_t n, cap;
 	uint64_t trace_end;
 	size_t ignored; /* live tasks most likely finished (see psa_watchdog_ignored) */
+	size_t unknown_start; /* live tasks first seen mid-life (see psa_watchdog_unknown_start) */
 	size_t unknown; /* live tasks whose fate rests on lost events (psa_watchdog_unknown) */
 	enum psa_level_view level;
 	bool lossy;     /* the tracer lost events */
@@ -62,6 +63,8 @@ bool psa__watchdog_slow_progress(const struct psa_watchdog *w, const struct psa_
 				 const struct psa_task *t, struct psa_stall *s, uint64_t end);
 void psa__watchdog_threshold(const struct psa_watchdog *w, const struct psa_task *t,
 			     struct psa_stall *s);
+void psa__watchdog_threshold_recheck(const struct psa_watchdog *w, const struct psa_model *m,
+				     struct psa_stall *s);
 
 /* watchdog_classify.c */
 void psa__watchdog_classify(struct psa_watchdog *w, const struct psa_model *m,

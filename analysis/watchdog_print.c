@@ -240,6 +240,11 @@ void psa_watchdog_print(const struct psa_watchdog *w, const struct psa_model *m,
 
 	print_integrity(w, out);
 	print_level(w, out);
+	if (w->unknown_start)
+		fprintf(out, "watchdog: %zu unfinished task%s left out: state unknown at trace start (a "
+			     "flight-recorder snapshot begins mid-run: their earlier events were "
+			     "overwritten)\n",
+			w->unknown_start, w->unknown_start == 1 ? "" : "s");
 	if (!w->n) {
 		print_no_stall(w, out);
 		return;

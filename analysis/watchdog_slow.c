@@ -109,6 +109,40 @@ static void slow_peers(const struct psa_task *t, struct psa_stall *s)
 			psa__stall_wait_on(s, t->ops[i].peer);
 }
 
+/* The length of @t's longest B2 call the trace shows (see psa_stall.b2_longest_ns). */
+static uint64_t b2_longest(const struct psa_task *t)
+{
+	if (t->seam[PSA_SEAM_PROGRESS].count && t->seam[PSA_SEAM_PROGRESS].total_ns)
+		return t->seam[PSA_SEAM_PROGRESS].max_ns;
+	return t->progress_ts && t->first_post_ts > t->progress_ts ? t->first_post_ts - t->progress_ts
+								   : 0;
+}
+
+/*
+ * After the read: a finished task's finding classified before the model knew the consumer
+ * timeout becomes a slow_progress root when one of its B2 calls took half of it.
+ */
+void psa__watchdog_threshold_recheck(const struct psa_watchdog *w, const struct psa_model *m,
+				     struct psa_stall *s)
+{
+	struct psa_model_totals tot;
+	uint64_t timeout_ns;
+
+	psa_model_totals(m, &tot);
+	timeout_ns = (uint64_t)tot.timeout_ms_max * 1000000u;
+	if (s->root_cause || s->failed || !timeout_ns || s->b2_longest_ns < SLOW_CALL_NS ||
+	    2 * s->b2_longest_ns < timeout_ns)
+		return;
+	(void)w;
+	s->cause = PSA_CAUSE_SLOW_PROGRESS;
+	s->root_cause = true;
+	s->waiting_on_n = 0;
+	snprintf(s->detail, sizeof(s->detail),
+		 "a B2 progress call of it took %.3f s, more than half the consumer timeout (%u ms): "
+		 "the seam held its worker that long, then the task finished",
+		 (double)s->b2_longest_ns * S_PER_NS, tot.timeout_ms_max);
+}
+
 void psa__watchdog_threshold(const struct psa_watchdog *w, const struct psa_task *t,
 			     struct psa_stall *s)
 {
@@ -122,6 +156,7 @@ void psa__watchdog_threshold(const struct psa_watchdog *w, const struct psa_task
 		snprintf(limit, sizeof(limit), "threshold %.3f s", th);
 
 	s->cause = PSA_CAUSE_SLOW_STATE;
+	s->b2_longest_ns = b2_longest(t);
 	if (psa__watchdog_slow_progress(w, NULL, t, s, t->done_ts))
 		return;
 	s->cause = PSA_CAUSE_SLOW_STATE;

@@ -20,19 +20,22 @@
 #include "cli_util.h"
 #include "cmd.h"
 #include "lttng_ctl.h"
+#include "trace_tally.h"
 
-enum { OPT_OUTPUT = 1, OPT_LOGLEVEL, OPT_SNAPSHOT, OPT_HELP };
+enum { OPT_OUTPUT = 1, OPT_LOGLEVEL, OPT_SNAPSHOT, OPT_BUFFER_SIZE, OPT_HELP };
 
 static const struct cli_opt record_opts[] = {
 	{ "output", 'o', true, OPT_OUTPUT },
 	{ "loglevel", 0, true, OPT_LOGLEVEL },
 	{ "snapshot", 0, false, OPT_SNAPSHOT },
+	{ "buffer-size", 0, true, OPT_BUFFER_SIZE },
 	{ "help", 'h', false, OPT_HELP },
 	{ NULL, 0, false, 0 },
 };
 
 static const char record_usage[] =
-	"usage: proxyscope record [-o DIR] [--loglevel LEVEL] [--snapshot] -- CMD [ARGS...]\n"
+	"usage: proxyscope record [-o DIR] [--loglevel LEVEL] [--snapshot] [--buffer-size SIZE]\n"
+	"                         -- CMD [ARGS...]\n"
 	"\n"
 	"Run CMD with the project's tracepoints recorded by LTTng (providers encproxy, encdev),\n"
 	"with the vpid, vtid and procname contexts, and print the trace directory.\n"
@@ -46,10 +49,16 @@ static const char record_usage[] =
 	"                        consumer begin/end, worker idle, device semaphore waits)\n"
 	"    --snapshot          flight recorder: keep only the most recent events in memory and\n"
 	"                        write a snapshot when the driver's watchdog fires and when CMD exits\n"
+	"    --buffer-size SIZE  the tracer's ring buffer per CPU, e.g. 64MiB (default: sized for\n"
+	"                        the level: 8 MiB at info, 32 MiB at debug); when events are\n"
+	"                        lost (the line printed at the end says so), give more; in\n"
+	"                        --snapshot mode, how much history the flight recorder keeps\n"
 	"    -h, --help          show this help\n"
 	"\n"
 	"A running lttng-sessiond is used; when none answers, a private one is started and stopped\n"
 	"afterwards. CMD must load libproxyscope (it loads its tracepoint provider by itself).\n"
+	"After CMD, the events recorded and lost (the loss rate) are printed; when none of the\n"
+	"project's events were recorded, a warning says so.\n"
 	"\n"
 	"Exit status: CMD's (128+N when a signal N ended it); 2 when tracing could not start.\n";
 
@@ -98,11 +107,35 @@ static int run_command(char **argv)
 	return WEXITSTATUS(status);
 }
 
+/* What the trace holds: the events recorded and lost, or the warning that none of ours were. */
+static void record_tally(const struct lt_session *s, const char *cmd, const char *buffers)
+{
+	struct trace_tally t = { .snapshot = s->snapshot };
+	char err[LT_ERR_MAX], snap[PATH_MAX + 256];
+	const char *dir = s->output;
+	int rc;
+
+	/* A flight recorder's snapshots overlap: count the last one, the one to read. */
+	if (s->snapshot && lt_snapshot_latest(s->output, snap, sizeof(snap)) == 0) {
+		dir = snap;
+		printf("snapshot: %s\n", snap);
+	}
+	fflush(stdout); /* before a warning on stderr */
+	rc = trace_tally_read(dir, &t, err, sizeof(err));
+	if (rc == -ENOTSUP)
+		return; /* a build without babeltrace2 cannot read the trace */
+	if (rc)
+		cli_error("cannot count the events of '%s': %s", dir, err);
+	else
+		trace_tally_print(&t, cmd, buffers, stdout);
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct lt_session s = { .level = LT_LEVEL_INFO };
 	const char *output = NULL, *name, *value;
-	char err[LT_ERR_MAX], defdir[64];
+	char err[LT_ERR_MAX], defdir[64], buffers[96];
+	uint64_t buffer_size = 0;
 	struct cli_opts p;
 	int split = argc, id, rc, code;
 
@@ -124,6 +157,11 @@ int cmd_record(int argc, char **argv)
 			break;
 		case OPT_SNAPSHOT:
 			s.snapshot = true;
+			break;
+		case OPT_BUFFER_SIZE:
+			if (cli_parse_size(value, LT_SUBBUF_MIN * LT_NUM_SUBBUF, LT_BUFFER_MAX,
+					   &buffer_size, err, sizeof(err)))
+				return cli_usage_error("record", "%s: %s", name, err);
 			break;
 		case OPT_HELP:
 			fputs(record_usage, stdout);
@@ -147,6 +185,7 @@ int cmd_record(int argc, char **argv)
 		cli_error("%s", err);
 		return CLI_EXIT_USAGE;
 	}
+	lt_buffers_size(&s, s.level, 0, buffer_size);
 	if (lt_sessiond_ensure(&s, err, sizeof(err))) {
 		cli_error("%s", err);
 		return CLI_EXIT_USAGE;
@@ -172,6 +211,8 @@ int cmd_record(int argc, char **argv)
 	if (g_interrupted)
 		fprintf(stderr, "proxyscope: interrupted; the trace recorded so far is kept\n");
 	printf("trace: %s\n", s.output);
+	lt_buffers_str(&s, buffers, sizeof(buffers));
+	record_tally(&s, argv[split + 1], buffers);
 	fflush(stdout);
 	if (rc && code == 0)
 		return CLI_EXIT_FAILURE;

@@ -56,6 +56,8 @@ enum {
 	OPT_OUTPUT,
 	OPT_NO_TRACE,
 	OPT_LOGLEVEL,
+	OPT_BUFFER_SIZE,
+	OPT_SNAPSHOT,
 	OPT_WATCH,
 	OPT_WATCH_THRESHOLD,
 	OPT_HELP,
@@ -88,6 +90,8 @@ static const struct cli_opt run_opts[] = {
 	{ "output", 'o', true, OPT_OUTPUT },
 	{ "no-trace", 0, false, OPT_NO_TRACE },
 	{ "loglevel", 0, true, OPT_LOGLEVEL },
+	{ "buffer-size", 0, true, OPT_BUFFER_SIZE },
+	{ "snapshot", 0, false, OPT_SNAPSHOT },
 	{ "watch", 0, false, OPT_WATCH },
 	{ "watch-threshold", 0, true, OPT_WATCH_THRESHOLD },
 	{ "help", 'h', false, OPT_HELP },
@@ -100,7 +104,7 @@ static const struct cli_opt run_opts[] = {
 #define NS_PER_MS UINT64_C(1000000)
 
 static const char run_usage[] =
-	"usage: proxyscope run [-o DIR] [--no-trace] [<options>]\n"
+	"usage: proxyscope run [-o DIR] [--snapshot] [--no-trace] [<options>]\n"
 	"\n"
 	"Run the ring-exchange workload through the proxy driver, in this process: R ranks (threads)\n"
 	"with simulated devices, K ranks per proxy worker, the in-process loop network backend.\n"
@@ -116,8 +120,18 @@ static const char run_usage[] =
 	"    --loglevel LEVEL      err, warning, info or debug (default info); debug adds the\n"
 	"                          per-poll events (every B2 call, trigger read and status poll)\n"
 	"                          and the per-exec details (drain, recycle, worker idle, ...)\n"
+	"    --buffer-size SIZE    the tracer's ring buffer per CPU (default: sized for the level\n"
+	"                          and the ranks: 64 MiB a rank at info, 128 MiB at debug,\n"
+	"                          shared by the CPUs, at least 8 MiB); the\n"
+	"                          events lost when it fills are counted and printed\n"
+	"    --snapshot            flight recorder: keep only the most recent events in memory\n"
+	"                          (--buffer-size of them per CPU), write a snapshot when the\n"
+	"                          driver's watchdog fires and at the end, and report from the\n"
+	"                          last one; tasks whose first events were overwritten are left\n"
+	"                          out of the watchdog (their state at trace start is unknown)\n"
 	"    --no-trace            run the workload without recording (no LTTng needed); only\n"
-	"                          the workload's own result is printed\n"
+	"                          the workload's own result is printed. Under another session\n"
+	"                          (proxyscope record) the run is recorded by that one\n"
 	"    --watch               watch the run live while it runs (a live session through a\n"
 	"                          relay daemon of its own, as `proxyscope watch`): a finding as\n"
 	"                          soon as a task stays in one state longer than the threshold\n"
@@ -188,12 +202,14 @@ struct run_cli {
 	struct enc_wl_args args;
 	const char *output;
 	const char *level;
+	const char *buffer_size;
 	const char *child; /* --_child I,FD: run process I of a --procs run, result to FD */
 	const char *xchild; /* --_xchild DIR: a process of a --hosts run, result into DIR */
 	uint32_t hosts;    /* --hosts H; 0: this host only */
 	const char *trace_dir;     /* a recorded --hosts run: the relay daemon's output tree */
 	enum lt_level trace_level;
 	bool no_trace;
+	bool snapshot;
 	bool watch;
 	uint64_t watch_threshold_ns; /* 0: --watch's default */
 	bool json;
@@ -328,8 +344,14 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 		case OPT_LOGLEVEL:
 			c->level = value;
 			break;
+		case OPT_BUFFER_SIZE:
+			c->buffer_size = value;
+			break;
 		case OPT_NO_TRACE:
 			c->no_trace = true;
+			break;
+		case OPT_SNAPSHOT:
+			c->snapshot = true;
 			break;
 		case OPT_WATCH:
 			c->watch = true;
@@ -347,23 +369,40 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 }
 
 /* Check the recording options on their own; returns -1 to go on, or the exit code. */
-static int trace_args(const struct run_cli *c, enum lt_level *level)
+static int trace_args(const struct run_cli *c, struct run_trace_opts *t)
 {
-	*level = LT_LEVEL_INFO;
+	char err[CLI_ERR_MAX];
+
+	*t = (struct run_trace_opts){
+		.output = c->output,
+		.level = LT_LEVEL_INFO,
+		.ranks = c->args.ranks,
+		.snapshot = c->snapshot,
+		.watch = c->watch,
+		.watch_threshold_ns = c->watch_threshold_ns ? c->watch_threshold_ns : 1000000000ull,
+		.watch_json = c->json,
+	};
 	if (c->no_trace) {
 		if (c->output)
 			return cli_usage_error("run", "--output: there is no trace with --no-trace");
 		if (c->level)
 			return cli_usage_error("run", "--loglevel: there is no trace with --no-trace");
+		if (c->buffer_size)
+			return cli_usage_error("run", "--buffer-size: there is no trace with --no-trace");
+		if (c->snapshot)
+			return cli_usage_error("run", "--snapshot: there is no trace with --no-trace");
 		if (c->watch)
 			return cli_usage_error("run", "--watch: there is nothing to watch with --no-trace");
 		return -1;
 	}
 	if (c->watch_threshold_ns && !c->watch)
 		return cli_usage_error("run", "--watch-threshold: only with --watch");
-	if (c->level && lt_level_parse(c->level, level))
+	if (c->level && lt_level_parse(c->level, &t->level))
 		return cli_usage_error("run", "--loglevel: '%s' is not a level (err, warning, info, "
 				       "debug)", c->level);
+	if (c->buffer_size && cli_parse_size(c->buffer_size, LT_SUBBUF_MIN * LT_NUM_SUBBUF,
+					     LT_BUFFER_MAX, &t->buffer_size, err, sizeof(err)))
+		return value_error("--buffer-size", err);
 	return -1;
 }
 
@@ -443,7 +482,8 @@ static int run_workload(struct run_cli *c, int argc, char **argv, struct run_pro
 		snprintf(job, sizeof(job), "run-%ld-%ld", (long)getpid(), (long)time(NULL));
 		c->args.job = job;
 	}
-	rc = run_procs_run(&c->args, !c->no_trace, cargc, cargv, rp, res);
+	/* The children load the probes either way (see --no-trace in cmd_run). */
+	rc = run_procs_run(&c->args, true, cargc, cargv, rp, res);
 	free(cargv);
 	return rc;
 }
@@ -475,6 +515,9 @@ static int hosts_args(struct run_cli *c)
 	if (geteuid() != 0)
 		return cli_usage_error("run", "--hosts: simulated hosts need root (network, UTS "
 				       "and mount namespaces)");
+	if (c->watch || c->snapshot || c->buffer_size)
+		return cli_usage_error("run", "--hosts: %s does not work across hosts yet",
+				       c->watch ? "--watch" : c->snapshot ? "--snapshot" : "--buffer-size");
 	if (!c->args.backend || strcmp(c->args.backend, "ofi") || !c->args.provider ||
 	    strncmp(c->args.provider, "tcp", 3))
 		return cli_usage_error("run", "--hosts: needs --backend ofi --provider tcp");
@@ -514,9 +557,9 @@ static int procs_args(struct run_cli *c)
 }
 
 /* Every check that needs no run; returns -1 to go on, or the exit code. */
-static int run_check(struct run_cli *c, enum lt_level *level)
+static int run_check(struct run_cli *c, struct run_trace_opts *t)
 {
-	int rc = trace_args(c, level);
+	int rc = trace_args(c, t);
 
 	if (rc < 0)
 		rc = net_args(c);
@@ -616,7 +659,7 @@ int cmd_run(int argc, char **argv)
 {
 	struct run_trace rt, *trace = NULL;
 	struct enc_wl_result res;
-	enum lt_level level;
+	struct run_trace_opts topts;
 	struct run_procs rp;
 	struct run_cli c;
 	int rc, code;
@@ -632,22 +675,18 @@ int cmd_run(int argc, char **argv)
 		return run_child(&c);
 	if (c.xchild)
 		return run_hosts_child(&c.args, c.xchild, !c.no_trace);
-	rc = run_check(&c, &level);
+	rc = run_check(&c, &topts);
 	if (rc >= 0)
 		return rc;
 	if (!c.no_trace) {
-		struct run_trace_opts topts = {
-			.output = c.output,
-			.level = level,
-			.watch = c.watch,
-			.watch_threshold_ns = c.watch_threshold_ns ? c.watch_threshold_ns : 1000000000ull,
-			.watch_json = c.json,
-		};
-
 		rc = c.hosts ? hosts_trace_prepare(&c, &rt, &topts) : run_trace_begin(&rt, &topts);
 		if (rc)
 			return rc;
 		trace = &rt;
+	} else {
+		/* Not recorded here, but traced like any application: a session around us
+		 * (proxyscope record -- proxyscope run --no-trace) records the run. */
+		enc_trace_load();
 	}
 	rc = run_with_progress(&c, argc, argv, &rp, &res);
 	code = trace && run_trace_end(trace) ? CLI_EXIT_FAILURE : CLI_EXIT_OK;

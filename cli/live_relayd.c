@@ -6,6 +6,7 @@
  * session down first), and it dies with us (PR_SET_PDEATHSIG).
  */
 #include "live_relayd.h"
+#include "cli_util.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -87,6 +88,7 @@ static pid_t spawn(const struct live_relayd *r, const char *output)
 
 		setpgid(0, 0);
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		cli_child_unblock_signals();
 		live_boost(0);
 		if (null >= 0) {
 			dup2(null, STDIN_FILENO);

@@ -8,9 +8,12 @@
  * client and the traced command find it), and it is stopped - only it, by its pid - at the end.
  */
 #include "lttng_ctl.h"
+#include "cli_util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <ftw.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -46,6 +49,81 @@ const char *lt_level_str(enum lt_level level)
 	return (unsigned)level < LT_LEVEL_NR ? level_names[level] : "?";
 }
 
+/*
+ * Tracer buffer bytes per CPU for each rank thread at each level. The loss in discard mode is
+ * the consumer daemon falling behind while the run's threads share the CPUs with it, so the
+ * room needed grows with the threads and with the level's event rate (DEBUG: every poll).
+ */
+static const uint64_t buffer_per_rank[LT_LEVEL_NR] = {
+	UINT64_C(1) << 20, UINT64_C(1) << 20, UINT64_C(64) << 20, UINT64_C(128) << 20,
+};
+#define BUFFER_FLOOR (UINT64_C(8) << 20)   /* per CPU, whatever the run */
+/*
+ * Per CPU when the ranks are unknown (`record`): by level only. Larger sub-buffers there made
+ * babeltrace2 fail now and then on a short recording's stream file ("No stream class with ID
+ * 0", test_trace_record: 2 of 8 runs with 8 x 8 MiB, none of 5 with 8 x 1 MiB).
+ */
+static const uint64_t buffer_unknown_ranks[LT_LEVEL_NR] = {
+	UINT64_C(8) << 20, UINT64_C(8) << 20, UINT64_C(8) << 20, UINT64_C(32) << 20,
+};
+#define BUFFER_MEM_SHARE 8                 /* all CPUs' buffers: at most 1/8 of the memory */
+
+static unsigned online_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > 0 ? (unsigned)n : 1;
+}
+
+void lt_buffers_size(struct lt_session *s, enum lt_level level, unsigned ranks, uint64_t override)
+{
+	unsigned cpus = online_cpus();
+	uint64_t want = override, sub = LT_SUBBUF_MIN;
+
+	if (!want) {
+		long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+		uint64_t cap = LT_BUFFER_MAX;
+
+		unsigned l = (unsigned)level < LT_LEVEL_NR ? level : LT_LEVEL_INFO;
+
+		want = ranks ? buffer_per_rank[l] * ranks / cpus : buffer_unknown_ranks[l];
+		if (want < BUFFER_FLOOR)
+			want = BUFFER_FLOOR;
+		if (pages > 0 && page > 0 &&
+		    (uint64_t)pages * (uint64_t)page / BUFFER_MEM_SHARE / cpus < cap)
+			cap = (uint64_t)pages * (uint64_t)page / BUFFER_MEM_SHARE / cpus;
+		if (want > cap)
+			want = cap;
+	}
+	while (sub * LT_NUM_SUBBUF < want)
+		sub <<= 1;
+	s->subbuf_size = sub;
+	s->num_subbuf = LT_NUM_SUBBUF;
+}
+
+/* The sub-buffer size a session gets (lt_buffers_size's, or the fixed default). */
+static uint64_t subbuf_of(const struct lt_session *s)
+{
+	if (s->subbuf_size)
+		return s->subbuf_size;
+	return s->level == LT_LEVEL_DEBUG ? UINT64_C(4) << 20 : UINT64_C(1) << 20;
+}
+
+void lt_buffers_str(const struct lt_session *s, char *buf, size_t len)
+{
+	uint64_t sub = subbuf_of(s);
+	unsigned cpus = online_cpus();
+
+	if (sub >= UINT64_C(1) << 20)
+		snprintf(buf, len, "%u x %" PRIu64 " MiB per CPU (%u CPU%s)",
+			 s->num_subbuf ? s->num_subbuf : LT_NUM_SUBBUF, sub >> 20, cpus,
+			 cpus == 1 ? "" : "s");
+	else
+		snprintf(buf, len, "%u x %" PRIu64 " KiB per CPU (%u CPU%s)",
+			 s->num_subbuf ? s->num_subbuf : LT_NUM_SUBBUF, sub >> 10, cpus,
+			 cpus == 1 ? "" : "s");
+}
+
 /* Run argv (argv[0] looked up in PATH) with stdout+stderr captured; the exit status or -errno. */
 static int run_argv(char *out, size_t outlen, char *const argv[])
 {
@@ -68,6 +146,7 @@ static int run_argv(char *out, size_t outlen, char *const argv[])
 	if (pid == 0) {
 		dup2(pipefd[1], STDOUT_FILENO);
 		dup2(pipefd[1], STDERR_FILENO);
+		cli_child_unblock_signals();
 		execvp(argv[0], argv);
 		dprintf(STDERR_FILENO, "%s: %s\n", argv[0], strerror(errno));
 		_exit(127);
@@ -317,6 +396,7 @@ int lt_session_begin(struct lt_session *s, char *err, size_t errlen)
 {
 	static const char *const providers[] = ENC_TP_PROVIDERS;
 	char opt_output[PATH_MAX + 16], opt_level[32], pattern[64], trig[160], act[160];
+	char opt_subbuf[48], opt_nsubbuf[32];
 	struct timespec now;
 	int rc;
 
@@ -345,8 +425,10 @@ int lt_session_begin(struct lt_session *s, char *err, size_t errlen)
 		return -EIO;
 	s->created = true;
 	/* DEBUG records every poll (hundreds of thousands of events a second): bigger buffers. */
-	rc = step(s, err, errlen, "enable-channel", "-u", "-s", s->name,
-		  s->level == LT_LEVEL_DEBUG ? "--subbuf-size=4M" : "--subbuf-size=1M", "--num-subbuf=8",
+	snprintf(opt_subbuf, sizeof(opt_subbuf), "--subbuf-size=%" PRIu64, subbuf_of(s));
+	snprintf(opt_nsubbuf, sizeof(opt_nsubbuf), "--num-subbuf=%u",
+		 s->num_subbuf ? s->num_subbuf : LT_NUM_SUBBUF);
+	rc = step(s, err, errlen, "enable-channel", "-u", "-s", s->name, opt_subbuf, opt_nsubbuf,
 		  s->snapshot ? "--overwrite" : "--discard", CHANNEL, NULL);
 	if (!rc && s->event)
 		rc = step(s, err, errlen, "enable-event", "-u", "-s", s->name, "-c", CHANNEL,
@@ -401,6 +483,31 @@ int lt_wait_registered(pid_t pid, unsigned timeout_ms)
 int lt_session_snapshot(struct lt_session *s, char *err, size_t errlen)
 {
 	return step(s, err, errlen, "snapshot", "record", "-s", s->name, NULL) ? -EIO : 0;
+}
+
+int lt_snapshot_latest(const char *dir, char *out, size_t outlen)
+{
+	DIR *d = opendir(dir);
+	long best = -1;
+	struct dirent *e;
+
+	if (!d)
+		return -ENOENT;
+	while ((e = readdir(d))) {
+		const char *dash = strrchr(e->d_name, '-');
+		char *end;
+		long n;
+
+		if (e->d_name[0] == '.' || !dash || !dash[1])
+			continue;
+		n = strtol(dash + 1, &end, 10);
+		if (*end || n <= best)
+			continue;
+		best = n;
+		snprintf(out, outlen, "%s/%s", dir, e->d_name);
+	}
+	closedir(d);
+	return best >= 0 ? 0 : -ENOENT;
 }
 
 int lt_session_end(struct lt_session *s, char *err, size_t errlen)

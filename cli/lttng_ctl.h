@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #define LT_ERR_MAX 512
@@ -29,6 +30,8 @@ struct lt_session {
 	enum lt_level level;
 	const char *event;       /* NULL: every event of the project's providers at level; else
 				    only this one (benchmarks: what a narrower session costs) */
+	uint64_t subbuf_size;    /* the channel's sub-buffers (lt_buffers_size); 0: 1 MiB, or */
+	unsigned num_subbuf;     /* 4 MiB at debug, and 8 of them */
 	const char *live_url;    /* live session (`proxyscope watch`): the relay daemon's
 				    "net://HOST:CTRL:DATA"; NULL: write to output */
 	unsigned live_timer_us;  /* its live timer (how often the relay daemon gets data) */
@@ -42,6 +45,21 @@ struct lt_session {
 	pid_t sessiond_pid;      /* > 0: a session daemon this process started (stop owed) */
 	char home[PATH_MAX];     /* the private LTTNG_HOME of that daemon, removed afterwards */
 };
+
+/*
+ * The tracer's ring buffer per CPU (per-user buffers, one per CPU) for a session at @level
+ * around @ranks threads that fire events (0: unknown, sized for the level alone), or @override
+ * bytes per CPU when not 0: sets s->subbuf_size and s->num_subbuf (LT_NUM_SUBBUF sub-buffers,
+ * each a power of two of at least LT_SUBBUF_MIN). Sized so a busy run's bursts fit while the
+ * consumer daemon shares the CPUs with it, and bounded by a share of the machine's memory.
+ */
+#define LT_NUM_SUBBUF 8
+#define LT_SUBBUF_MIN (UINT64_C(64) << 10)
+#define LT_BUFFER_MAX (UINT64_C(1) << 30) /* per CPU: the --buffer-size bound */
+void lt_buffers_size(struct lt_session *s, enum lt_level level, unsigned ranks, uint64_t override);
+
+/* "8 x 4 MiB per CPU (2 CPUs)": the buffers s will have, for a message. */
+void lt_buffers_str(const struct lt_session *s, char *buf, size_t len);
 
 /* Parse "err", "warning", "info" or "debug". Returns 0 or -EINVAL. */
 int lt_level_parse(const char *s, enum lt_level *out);
@@ -85,6 +103,14 @@ int lt_wait_registered(pid_t pid, unsigned timeout_ms);
 
 /* Record a snapshot (snapshot mode). */
 int lt_session_snapshot(struct lt_session *s, char *err, size_t errlen);
+
+/*
+ * The most recent snapshot under a snapshot session's output @dir: LTTng writes each one into
+ * its own DIR/<name>-<date>-<time>-<N> (N counts from 0), so several snapshots are never read
+ * as one trace (their windows overlap). Its path goes to @out. Returns 0, or -ENOENT when
+ * there is none.
+ */
+int lt_snapshot_latest(const char *dir, char *out, size_t outlen);
 
 /* Stop and destroy the session, remove the trigger. Returns 0 or the first error. */
 int lt_session_end(struct lt_session *s, char *err, size_t errlen);

@@ -8,8 +8,10 @@
  * that every report observes. CTF directories are muxed by time in one reader call; text input
  * is one stream (babeltrace2 already merged its traces), so the two are never mixed.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,6 +180,48 @@ static const char *file_kind(mode_t mode)
 }
 
 /*
+ * Is @name what LTTng calls a snapshot's directory: "<output name>-YYYYMMDD-HHMMSS-N" under a
+ * snapshot session's output, the default output name being "snapshot-<id>"?
+ */
+static bool is_snapshot_name(const char *name)
+{
+	unsigned id, n;
+	char date[9], tod[7];
+
+	return sscanf(name, "snapshot-%u-%8[0-9]-%6[0-9]-%u", &id, date, tod, &n) == 4 &&
+	       strlen(date) == 8 && strlen(tod) == 6;
+}
+
+/* Is @path inside (or itself) a snapshot's directory? */
+static bool in_snapshot_dir(const char *path)
+{
+	char *real = realpath(path, NULL);
+	bool found = false;
+
+	for (const char *p = real; p && (p = strchr(p, '/')) != NULL; p++)
+		found |= is_snapshot_name(p + 1);
+	free(real);
+	return found;
+}
+
+/* The snapshot directories right under @dir (a snapshot session's output). */
+static unsigned snapshots_in(const char *dir, char *one, size_t onelen)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	unsigned n = 0;
+
+	while (d && (e = readdir(d)))
+		if (is_snapshot_name(e->d_name)) {
+			snprintf(one, onelen, "%s/%s", dir, e->d_name);
+			n++;
+		}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/*
  * Is @path text (true) or CTF (false)? Returns 0, or CLI_EXIT_USAGE after an "error:" line.
  * A directory (or a symbolic link to one) must hold a trace as the reader finds them; a text
  * input must be a regular file or `-`: a FIFO would block the read forever and a device such
@@ -185,7 +229,7 @@ static const char *file_kind(mode_t mode)
  */
 static int classify(const char *path, bool *text)
 {
-	char err[PSA_ERR_MAX];
+	char err[PSA_ERR_MAX], one[PATH_MAX + 256];
 	struct stat st;
 
 	if (!strcmp(path, "-")) {
@@ -199,6 +243,12 @@ static int classify(const char *path, bool *text)
 	if (S_ISDIR(st.st_mode)) {
 		if (psa_ctf_find(path, NULL, NULL, err, sizeof(err))) {
 			cli_error("%s", err);
+			return CLI_EXIT_USAGE;
+		}
+		if (snapshots_in(path, one, sizeof(one)) > 1) {
+			/* Read together, their overlapping windows would count events twice. */
+			cli_error("'%s' holds several flight-recorder snapshots: read one of them "
+				  "(e.g. '%s')", path, one);
 			return CLI_EXIT_USAGE;
 		}
 		*text = false;
@@ -368,6 +418,9 @@ int report_ctx_read(struct report_ctx *c, char *const *paths, size_t n,
 		cli_error("give one babeltrace2 text input (babeltrace2 merges several traces itself)");
 		return CLI_EXIT_USAGE;
 	}
+	for (size_t i = 0; i < n && !texts; i++)
+		if (opts->snapshot || in_snapshot_dir(paths[i]))
+			psa_model_set_snapshot(c->m);
 	c->in.text = texts != 0;
 	c->in.first = paths[0];
 	c->in.paths_n = n;
@@ -406,6 +459,10 @@ int report_ctx_read(struct report_ctx *c, char *const *paths, size_t n,
 	if (!c->in.text && psa_integrity_check((const char *const *)paths, n, &c->integrity)) {
 		cli_error("cannot check the traces: out of memory");
 		return CLI_EXIT_FAILURE;
+	}
+	if (!tot.our_events && opts->empty_ok) {
+		c->in.empty = true;
+		return 0;
 	}
 	if (!tot.our_events) {
 		/*

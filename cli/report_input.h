@@ -48,6 +48,10 @@ struct report_read_opts {
 	const uint32_t *only_vpids; /* keep only these processes' events (none: every process) */
 	size_t only_vpids_n;
 	bool quiet;         /* no progress line */
+	bool snapshot;      /* the input is a flight-recorder snapshot (psa_model_set_snapshot);
+			       also assumed for a path inside an LTTng snapshot directory */
+	bool empty_ok;      /* no proxyscope event is not an error: c->in.empty is set, and the
+			       caller says it (a recording command, trace_tally.h) */
 };
 
 /* What was read. */
@@ -58,6 +62,7 @@ struct report_input {
 	struct psa_read_stats rs;  /* the reader's counts */
 	uint64_t filtered;         /* events of other processes left out (only_vpids) */
 	char desc[160];            /* "1 CTF trace under 'dir'", "babeltrace2 text from '-'" */
+	bool empty;                /* no proxyscope event (with empty_ok; nothing was analyzed) */
 };
 
 struct report_ctx {

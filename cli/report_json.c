@@ -475,6 +475,8 @@ void report_json_watchdog(struct cli_json *j, const struct report_ctx *c, uint64
 	u64_member(j, "left_out_finished", psa_watchdog_ignored(c->wd));
 	u64_member(j, "left_out_unknown", psa_watchdog_unknown(c->wd));
 	opt_u64_member(j, "threshold_ns", threshold_ns != 0, threshold_ns);
+	cli_json_key(j, "unknown_start_tasks");
+	cli_json_u64(j, psa_watchdog_unknown_start(c->wd));
 	integrity_json(j, psa_watchdog_integrity(c->wd));
 	cli_json_key(j, "root_causes");
 	cli_json_begin_array(j);

@@ -9,11 +9,15 @@
  * read back filtered on our pid: any other process with the probes loaded records into the
  * session while it is active.
  *
- * Signals: from run_trace_begin to run_trace_end SIGINT and SIGTERM are blocked in every thread
- * (the workload's threads inherit the mask) and taken by one thread with sigwait(), which ends
- * the session, writes the timelines of what was recorded (marked interrupted: a task in flight
- * when the run was stopped is not a stall) and exits; `mtx` makes that teardown and the normal
- * one mutually exclusive.
+ * Signals: from the start of run_trace_begin to run_trace_end SIGINT and SIGTERM are blocked in
+ * every thread (the workload's threads inherit the mask) and taken by one thread with sigwait(),
+ * which ends the session, writes the timelines of what was recorded (marked interrupted: a task
+ * in flight when the run was stopped is not a stall) and exits; `mtx` makes that teardown, the
+ * set-up and the normal teardown mutually exclusive: a signal during the set-up (starting a
+ * session daemon takes seconds) is taken once it is done or failed (a failure undid itself). They
+ * get a handler of ours for that time, because a disposition of SIG_IGN inherited from a shell
+ * (a background job of a script ignores SIGINT) would drop the signal that `kill -INT` sends;
+ * the handler only forwards what reaches a thread that does not block them to the signal thread.
  */
 #include <errno.h>
 #include <ftw.h>
@@ -31,6 +35,7 @@
 
 #include "report_json.h"
 #include "run_trace.h"
+#include "trace_tally.h"
 
 #define REGISTER_TIMEOUT_MS 5000
 
@@ -42,6 +47,13 @@ static void sigset_run(sigset_t *set)
 	sigaddset(set, SIGINT);
 	sigaddset(set, SIGTERM);
 	sigaddset(set, SIGUSR2); /* run_trace_end's "stop waiting" */
+}
+
+static pthread_t g_sig_thread; /* set before the handler is installed, read by it */
+
+static void forward_signal(int sig)
+{
+	pthread_kill(g_sig_thread, sig);
 }
 
 static void *sig_main(void *arg)
@@ -68,6 +80,8 @@ static void *sig_main(void *arg)
 	if (rt->active) {
 		/* A fresh line: the progress line may be on the terminal (its thread is left alone). */
 		fputs("\n", stderr);
+		if (rt->s.snapshot && lt_session_snapshot(&rt->s, err, sizeof(err)))
+			fprintf(stderr, "error: %s\n", err);
 		if (lt_session_end(&rt->s, err, sizeof(err)))
 			fprintf(stderr, "error: %s\n", err);
 		lt_sessiond_release(&rt->s);
@@ -113,14 +127,89 @@ static int watch_relayd(struct run_trace *rt, char *err, size_t errlen)
 	return 0;
 }
 
+#define SETUP_UNREGISTERED (-1)
+
+static int setup_locked(struct run_trace *rt, const struct run_trace_opts *opts);
+
+/* SIGINT and SIGTERM blocked here and in every thread started from now on, taken by sig_main. */
+static int signals_take(struct run_trace *rt)
+{
+	struct sigaction sa = { .sa_handler = forward_signal };
+	sigset_t set;
+
+	sigset_run(&set);
+	pthread_sigmask(SIG_BLOCK, &set, &rt->old_mask);
+	if (pthread_create(&rt->sig_thread, NULL, sig_main, rt)) {
+		pthread_sigmask(SIG_SETMASK, &rt->old_mask, NULL);
+		cli_error("cannot start the signal thread: %s", strerror(errno));
+		return CLI_EXIT_FAILURE;
+	}
+	rt->sig_started = true;
+	g_sig_thread = rt->sig_thread;
+	sigfillset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &rt->old_int);
+	sigaction(SIGTERM, &sa, &rt->old_term);
+	return 0;
+}
+
+/* The signal thread joined, the dispositions and the mask as they were (a pending Ctrl-C lands
+ * now, as it would have without us). */
+static void signals_give_back(struct run_trace *rt)
+{
+	if (!rt->sig_started)
+		return;
+	pthread_kill(rt->sig_thread, SIGUSR2);
+	pthread_join(rt->sig_thread, NULL);
+	rt->sig_started = false;
+	sigaction(SIGINT, &rt->old_int, NULL);
+	sigaction(SIGTERM, &rt->old_term, NULL);
+	pthread_sigmask(SIG_SETMASK, &rt->old_mask, NULL);
+}
+
 int run_trace_begin(struct run_trace *rt, const struct run_trace_opts *opts)
 {
-	char err[LT_ERR_MAX];
-	sigset_t set;
+	int rc;
 
 	memset(rt, 0, sizeof(*rt));
 	pthread_mutex_init(&rt->mtx, NULL);
+	rc = signals_take(rt);
+	if (rc)
+		return rc;
+	pthread_mutex_lock(&rt->mtx);
+	rc = setup_locked(rt, opts);
+	pthread_mutex_unlock(&rt->mtx);
+	if (rc == SETUP_UNREGISTERED) {
+		cli_error("this process did not register with lttng-sessiond within %u ms: nothing "
+			  "would be recorded; run with --no-trace", REGISTER_TIMEOUT_MS);
+		run_trace_end(rt);
+		return CLI_EXIT_USAGE;
+	}
+	if (rc) {
+		signals_give_back(rt);
+		return rc;
+	}
+	if (opts->watch) {
+		char url[512], host[256] = "";
+
+		if (rt->s.sessiond_pid > 0) /* ours: its consumers do the live flushes */
+			live_boost_sessiond(rt->s.sessiond_pid);
+		gethostname(host, sizeof(host) - 1);
+		snprintf(url, sizeof(url), "%s/host/%s/%s", rt->relayd.relay_url, host, rt->s.name);
+		if (run_watch_start(url, opts->watch_threshold_ns, opts->watch_json, &rt->watch))
+			cli_error("cannot start the watch; the run goes on, unwatched");
+	}
+	return 0;
+}
+
+/* The set-up under rt->mtx: 0, SETUP_UNREGISTERED (the session is active: end it), or the exit
+ * code after an "error:" line with nothing left behind. */
+static int setup_locked(struct run_trace *rt, const struct run_trace_opts *opts)
+{
+	char err[LT_ERR_MAX];
+
 	rt->s.level = opts->level;
+	rt->s.snapshot = opts->snapshot;
+	lt_buffers_size(&rt->s, opts->level, opts->ranks, opts->buffer_size);
 	if (lt_tools_check(err, sizeof(err))) {
 		cli_error("%s; or run without recording: proxyscope run --no-trace", err);
 		return CLI_EXIT_USAGE;
@@ -128,8 +217,11 @@ int run_trace_begin(struct run_trace *rt, const struct run_trace_opts *opts)
 	/* The CLI does not load the probes at start-up (proxyscope.c): only a traced run needs
 	 * them, and every other command should stay out of other sessions. */
 	if (enc_trace_load()) {
-		cli_error("the tracepoint probes (libproxyscope-tp.so) are not loaded, so nothing "
-			  "would be recorded (ENC_TRACE=0, or a build without LTTng); run with --no-trace");
+		char why[768];
+
+		enc_trace_load_error(why, sizeof(why));
+		cli_error("nothing would be recorded: the tracepoint probe library "
+			  "(libproxyscope-tp.so) cannot be loaded: %s; run with --no-trace", why);
 		return CLI_EXIT_USAGE;
 	}
 	if (output_prepare(rt, opts->output, err, sizeof(err))) {
@@ -152,26 +244,7 @@ int run_trace_begin(struct run_trace *rt, const struct run_trace_opts *opts)
 		return CLI_EXIT_USAGE;
 	}
 	rt->active = true;
-	if (lt_wait_registered(getpid(), REGISTER_TIMEOUT_MS)) {
-		cli_error("this process did not register with lttng-sessiond within %u ms: nothing "
-			  "would be recorded; run with --no-trace", REGISTER_TIMEOUT_MS);
-		run_trace_end(rt);
-		return CLI_EXIT_USAGE;
-	}
-	sigset_run(&set);
-	pthread_sigmask(SIG_BLOCK, &set, &rt->old_mask);
-	rt->sig_started = pthread_create(&rt->sig_thread, NULL, sig_main, rt) == 0;
-	if (opts->watch) {
-		char url[512], host[256] = "";
-
-		if (rt->s.sessiond_pid > 0) /* ours: its consumers do the live flushes */
-			live_boost_sessiond(rt->s.sessiond_pid);
-		gethostname(host, sizeof(host) - 1);
-		snprintf(url, sizeof(url), "%s/host/%s/%s", rt->relayd.relay_url, host, rt->s.name);
-		if (run_watch_start(url, opts->watch_threshold_ns, opts->watch_json, &rt->watch))
-			cli_error("cannot start the watch; the run goes on, unwatched");
-	}
-	return 0;
+	return lt_wait_registered(getpid(), REGISTER_TIMEOUT_MS) ? SETUP_UNREGISTERED : 0;
 }
 
 int run_trace_prepare(struct run_trace *rt, const struct run_trace_opts *opts)
@@ -194,6 +267,10 @@ int run_trace_end(struct run_trace *rt)
 	int rc = 0;
 
 	pthread_mutex_lock(&rt->mtx);
+	if (rt->active && rt->s.snapshot && lt_session_snapshot(&rt->s, err, sizeof(err))) {
+		cli_error("%s", err);
+		rc = CLI_EXIT_FAILURE;
+	}
 	if (rt->active) {
 		if (lt_session_end(&rt->s, err, sizeof(err))) {
 			cli_error("%s", err);
@@ -206,12 +283,7 @@ int run_trace_end(struct run_trace *rt)
 	run_watch_stop(rt->watch); /* the session is over: the stream drains and ends */
 	rt->watch = NULL;
 	live_relayd_stop(&rt->relayd);
-	if (rt->sig_started) {
-		pthread_kill(rt->sig_thread, SIGUSR2);
-		pthread_join(rt->sig_thread, NULL);
-		rt->sig_started = false;
-		pthread_sigmask(SIG_SETMASK, &rt->old_mask, NULL); /* a pending Ctrl-C lands now */
-	}
+	signals_give_back(rt);
 	return rc;
 }
 
@@ -295,9 +367,31 @@ static void exports_destroy(struct timeline_file *tf)
 	}
 }
 
-static void print_files(const struct run_trace *rt, const struct timeline_file *tf)
+/* What the trace holds of this run's processes (the reader's counts after the vpid filter). */
+static void run_tally(const struct report_ctx *c, const struct run_trace *rt,
+		      struct trace_tally *t)
 {
+	struct psa_model_totals tot;
+
+	psa_model_totals(c->m, &tot);
+	*t = (struct trace_tally){ .ours = tot.our_events, .others = tot.events - tot.our_events,
+				   .lost_events = tot.discarded_events,
+				   .lost_packets = tot.discarded_packets,
+				   .snapshot = rt->s.snapshot };
+}
+
+static void print_files(const struct report_ctx *c, const struct run_trace *rt,
+			const struct timeline_file *tf)
+{
+	struct trace_tally t;
+	char buffers[96];
+
 	printf("trace:       %s\n", rt->s.output);
+	if (rt->s.snapshot)
+		printf("snapshot:    %s (the flight recorder's last)\n", rt->snapshot);
+	run_tally(c, rt, &t);
+	lt_buffers_str(&rt->s, buffers, sizeof(buffers));
+	trace_tally_print(&t, "the run", buffers, stdout);
 	if (tf[0].ok || tf[1].ok)
 		printf("timeline:    %s%s%s%s%s\n", tf[0].ok ? tf[0].path : "",
 		       tf[0].ok ? " (ui.perfetto.dev)" : "",
@@ -307,14 +401,31 @@ static void print_files(const struct run_trace *rt, const struct timeline_file *
 		printf("timeline:    not written (see the error above)\n");
 }
 
-static void json_trace(struct cli_json *j, const struct run_trace *rt, const struct timeline_file *tf)
+static void json_trace(struct cli_json *j, const struct report_ctx *c, const struct run_trace *rt,
+		       const struct timeline_file *tf)
 {
+	struct trace_tally t;
+
+	run_tally(c, rt, &t);
 	cli_json_key(j, "trace");
 	cli_json_begin_object(j);
 	cli_json_key(j, "dir");
 	cli_json_string(j, rt->s.output);
 	cli_json_key(j, "level");
 	cli_json_string(j, lt_level_str(rt->s.level));
+	cli_json_key(j, "snapshot");
+	if (rt->s.snapshot)
+		cli_json_string(j, rt->snapshot);
+	else
+		cli_json_null(j);
+	cli_json_key(j, "buffer_bytes_per_cpu");
+	cli_json_u64(j, rt->s.subbuf_size * rt->s.num_subbuf);
+	cli_json_key(j, "events_recorded");
+	cli_json_u64(j, t.ours);
+	cli_json_key(j, "events_lost");
+	cli_json_u64(j, t.lost_events);
+	cli_json_key(j, "loss_rate");
+	cli_json_double(j, trace_tally_loss(&t));
 	cli_json_key(j, "timeline_chrome");
 	if (tf[0].ok)
 		cli_json_string(j, tf[0].path);
@@ -333,7 +444,8 @@ int run_trace_report(struct run_trace *rt, const struct run_report_opts *opts)
 	uint32_t self = (uint32_t)getpid();
 	struct report_read_opts ropts = { .only_vpids = opts->vpids_n ? opts->vpids : &self,
 					  .only_vpids_n = opts->vpids_n ? opts->vpids_n : 1,
-					  .quiet = opts->quiet };
+					  .quiet = opts->quiet, .empty_ok = true,
+					  .snapshot = rt->s.snapshot };
 	struct timeline_file tf[2];
 	char *paths[1] = { rt->s.output };
 	struct report_ctx c;
@@ -344,12 +456,23 @@ int run_trace_report(struct run_trace *rt, const struct run_report_opts *opts)
 		ropts.only_vpids_n = 0;
 	}
 	memset(tf, 0, sizeof(tf));
+	if (rt->s.snapshot) {
+		if (lt_snapshot_latest(rt->s.output, rt->snapshot, sizeof(rt->snapshot))) {
+			cli_error("no snapshot was recorded under '%s'", rt->s.output);
+			return CLI_EXIT_FAILURE;
+		}
+		paths[0] = rt->snapshot;
+	}
 	rc = report_ctx_init(&c, REPORT_OVERVIEW | REPORT_STATS | REPORT_WATCHDOG, NULL, NULL);
 	if (rc)
 		return CLI_EXIT_FAILURE;
 	rc = exports_open(&c, rt, tf);
 	if (!rc)
 		rc = report_ctx_read(&c, paths, 1, &ropts);
+	if (!rc && c.in.empty) {
+		trace_tally_warn_empty("the run");
+		rc = CLI_EXIT_FAILURE;
+	}
 	exports_finish(&c, tf, rc == 0, false);
 	if (rc) {
 		/* The run happened; its trace could not be read: a runtime failure, not usage. */
@@ -357,7 +480,7 @@ int run_trace_report(struct run_trace *rt, const struct run_report_opts *opts)
 		goto out;
 	}
 	if (opts->json) {
-		json_trace(opts->j, rt, tf);
+		json_trace(opts->j, &c, rt, tf);
 		cli_json_key(opts->j, "report");
 		cli_json_begin_object(opts->j);
 		report_json_input(opts->j, &c, paths, 1);
@@ -367,7 +490,7 @@ int run_trace_report(struct run_trace *rt, const struct run_report_opts *opts)
 		cli_json_end_object(opts->j);
 	} else if (!opts->quiet) {
 		fputc('\n', stdout);
-		print_files(rt, tf);
+		print_files(&c, rt, tf);
 		fputc('\n', stdout);
 		psa_overview_print(c.overview, c.m, &c.in.rs, c.in.desc, stdout);
 		fputc('\n', stdout);

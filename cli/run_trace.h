@@ -27,6 +27,10 @@
 struct run_trace_opts {
 	const char *output;  /* DIR; NULL: a new ./proxyscope-run-YYYYMMDD-HHMMSS */
 	enum lt_level level; /* the providers' log level */
+	unsigned ranks;      /* the run's rank threads: the tracer buffers are sized for them */
+	uint64_t buffer_size; /* --buffer-size: bytes per CPU; 0: sized for level and ranks */
+	bool snapshot;       /* flight recorder: overwrite mode, a snapshot when the driver's
+				watchdog fires and one at the end; the report reads the last */
 	bool watch;          /* --watch: a live session, watched while the run runs */
 	uint64_t watch_threshold_ns;
 	bool watch_json;     /* its findings as JSON Lines on stderr */
@@ -34,11 +38,13 @@ struct run_trace_opts {
 
 struct run_trace {
 	struct lt_session s;   /* s.output: the absolute trace directory */
+	char snapshot[PATH_MAX + 256]; /* snapshot mode: the snapshot read (under s.output) */
 	pthread_mutex_t mtx;   /* guards `active` between the main and the signal thread */
 	bool active;           /* mtx: the session is started and not yet ended */
 	pthread_t sig_thread;
 	bool sig_started;
 	sigset_t old_mask;
+	struct sigaction old_int, old_term; /* the dispositions before run_trace_begin */
 	struct live_relayd relayd; /* --watch: the relay daemon the live session streams to */
 	struct run_watch *watch;   /* --watch: the watch thread */
 };

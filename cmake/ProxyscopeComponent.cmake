@@ -8,9 +8,11 @@ function(proxyscope_component name)
     # Tracepoints in the dynamic-linkage layout: the provider headers only, no liblttng-ust.
     target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/tracepoints
                                ${LTTNG_UST_INCLUDE_DIRS})
+    # The probe library is found relative to the loaded object (lib/common/trace.c): only the
+    # installed BINDIR -> LIBDIR step is compiled in, never an absolute path.
+    file(RELATIVE_PATH _bin_to_lib ${CMAKE_INSTALL_FULL_BINDIR} ${CMAKE_INSTALL_FULL_LIBDIR})
     target_compile_definitions(${name} PRIVATE ENC_WITH_LTTNG=1 LTTNG_UST_COMPAT_API_VERSION=1
-      ENC_TP_INSTALL_PATH="${CMAKE_INSTALL_FULL_LIBDIR}/libproxyscope-tp.so.0"
-      ENC_TP_BUILD_PATH="$<TARGET_FILE:proxyscope_tp>")
+      ENC_TP_BIN_TO_LIB="${_bin_to_lib}")
     if(PROXYSCOPE_BENCH)
       add_library(${name}_notrace OBJECT ${ARGN})
       _proxyscope_component_setup(${name}_notrace)

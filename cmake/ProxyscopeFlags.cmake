@@ -11,6 +11,9 @@ find_package(Threads REQUIRED)
 add_compile_definitions(_GNU_SOURCE)
 add_compile_options(-Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes
                     -Wformat=2 -Wno-unused-parameter -Wvla)
+# Nothing installed names the build tree: the debug info's compilation directories (and the
+# generated sources) are recorded relative to it.
+add_compile_options(-ffile-prefix-map=${PROJECT_BINARY_DIR}=.)
 if(PROXYSCOPE_WERROR)
   add_compile_options(-Werror)
 endif()

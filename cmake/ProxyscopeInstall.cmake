@@ -29,3 +29,7 @@ configure_file(${PROJECT_SOURCE_DIR}/cmake/proxyscope.pc.in
                ${PROJECT_BINARY_DIR}/proxyscope.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/proxyscope.pc
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+# The example: a standalone CMake project building against the installed package.
+install(FILES ${PROJECT_SOURCE_DIR}/examples/CMakeLists.txt ${PROJECT_SOURCE_DIR}/examples/ring.c
+        DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)

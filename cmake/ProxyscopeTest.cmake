@@ -25,6 +25,19 @@ function(proxyscope_add_test name)
                        SKIP_RETURN_CODE 77)
 endfunction()
 
+# proxyscope_add_lttng_script(<name> <script> LABELS <label>... [TIMEOUT <s>] [ARGS <arg>...])
+# A POSIX shell test that records: `sh <script> <arg>...` under tests/private_lttng.sh, holding
+# the `lttng` resource lock; exit 77 skips (lttng-tools missing).
+function(proxyscope_add_lttng_script name script)
+  cmake_parse_arguments(T "" "TIMEOUT" "LABELS;ARGS" ${ARGN})
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 300)
+  endif()
+  add_test(NAME ${name} COMMAND ${PROXYSCOPE_PRIVATE_LTTNG} sh ${script} ${T_ARGS})
+  set_tests_properties(${name} PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT}
+                       RESOURCE_LOCK lttng SKIP_RETURN_CODE 77)
+endfunction()
+
 # proxyscope_quiet_tests(): called at the end of every tests/<dir>/CMakeLists.txt. A recording
 # session records every process that loads the probe library, so that the tests that record
 # (RESOURCE_LOCK lttng) see only their own processes, every other test of the directory runs

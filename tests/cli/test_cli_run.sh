@@ -39,6 +39,13 @@ if run 0 run --help; then
 	grep -q -- '--inject SPEC' "$out" || fail "run --help: --inject is not documented"
 	grep -q 'DURATION is' "$out" || fail "run --help: DURATION is not documented"
 fi
+if run 0 record --help; then
+	grep -q -- '--buffer-size SIZE' "$out" || fail "record --help: --buffer-size is not documented"
+fi
+if run 0 run --help; then
+	grep -q -- '--snapshot ' "$out" || fail "run --help: --snapshot is not documented"
+	grep -q -- '--buffer-size SIZE' "$out" || fail "run --help: --buffer-size is not documented"
+fi
 if run 0 --version; then
 	grep -q '^proxyscope version ' "$out" || fail "--version: no version line"
 fi
@@ -56,6 +63,11 @@ usage_error "'bogus'" run --inject bogus:rank=1
 usage_error "rank 9 out of range" run --no-trace --ranks 4 --inject device-stall:rank=9,exec=1
 usage_error "requires a value" run --ops
 usage_error "unexpected argument 'extra'" run extra
+usage_error "--buffer-size: '1k' is not in" run --buffer-size 1k
+usage_error "--buffer-size" run --buffer-size lots
+usage_error "--snapshot: there is no trace with --no-trace" run --no-trace --snapshot
+usage_error "--buffer-size: there is no trace with --no-trace" run --no-trace --buffer-size 8MiB
+usage_error "--buffer-size" record --buffer-size 3G -- /bin/true
 if run 2; then
 	grep -q '^usage: proxyscope' "$err" || fail "no command: no usage line on stderr"
 fi
@@ -118,7 +130,7 @@ assert d["args"]["inject"] == ["device-stall:rank=1,exec=3"], d["args"]
 fi
 
 # --- several processes over libfabric (when the build has the ofi backend) ----------------------
-if "$bin" run --help | grep -q -- '--backend NAME'; then
+if [ "${PROXYSCOPE_TEST_WITH_OFI:-1}" = 1 ]; then
 	usage_error "no provider 'nope'" run --no-trace --backend ofi --provider nope
 	usage_error "no network backend named 'nope'" run --no-trace --backend nope
 	usage_error "only the ofi backend has providers" run --no-trace --provider tcp

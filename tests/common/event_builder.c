@@ -12,7 +12,8 @@
 void evb_vfeed(struct psa_model *m, enum psa_ev_type type, uint64_t ts_ns,
 	       const struct evb_thread *th, const char *text, va_list ap)
 {
-	struct psa_event e = { .type = type, .ts_ns = ts_ns, .vpid = th->vpid, .vtid = th->vtid };
+	struct psa_event e = { .type = type, .ts_ns = ts_ns, .vpid = th->vpid, .vtid = th->vtid,
+				.cpu = th->cpu };
 	const char *name;
 
 	snprintf(e.host, sizeof(e.host), "%s", th->host ? th->host : "host");

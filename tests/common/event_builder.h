@@ -16,6 +16,7 @@ struct evb_thread {
 	const char *procname; /* NULL: "proxy-<vtid>", a proxy worker's name */
 	uint32_t vpid;
 	uint32_t vtid;
+	uint32_t cpu;         /* the stream (CPU buffer) it was recorded in */
 };
 
 /* The fields that name a task, for a "name", value list. */

@@ -137,7 +137,15 @@ fi
 # --- Ctrl-C: the trace so far is kept, the session is gone ---------------------------------------
 "$bin" run --ops 5 --inject device-stall:rank=1,exec=2 --timeout 20s -o intr >"$out" 2>"$err" &
 pid=$!
-sleep 2
+# Ctrl-C once the session records (on a loaded machine start-up alone can take seconds), then
+# while the stall still runs: it begins at exec 2 and lasts the 20 s timeout; 5 s leave room
+# for a loaded machine's first two execs
+i=0
+while [ ! -d intr/ust ] && [ "$i" -lt 200 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+sleep 5
 kill -INT "$pid"
 status=0
 wait "$pid" || status=$?

@@ -119,7 +119,20 @@ fi
 # the buffers for the whole timeout) the losses fall in the busy part before it.
 if record_lossy lossystall encproxy:status_poll 2000 1000 device-stall:rank=1,exec=1500 &&
 	[ "$status" -eq 1 ]; then
-	if run 1 watchdog --json lossystall; then
+	# On a loaded machine the stuck rank's own watchdog event can be lost too: then the trace
+	# does not show what it was stuck on, and the verdict must blame no one as fact.
+	kept=$(babeltrace2 lossystall 2>/dev/null |
+		grep -cE 'watchdog_timeout.*rank = 1, gid = [0-9]+, exec_id = 1500' || true)
+	if [ "$kept" -eq 0 ]; then
+		status=0
+		"$bin" watchdog --json lossystall >"$out" 2>"$err" || status=$?
+		[ "$status" -eq 1 ] || [ "$status" -eq 3 ] || fail "a stall in a lossy trace: exit $status"
+		py "$out" <<'EOF' || fail "a stall in a lossy trace (its watchdog events lost): blames"
+w = j[0]["watchdog"]
+assert all(s["uncertain"] or (s["rank"], s["exec_id"]) == (1, 1500)
+           for s in w["stalls"] if s["root_cause"]), w["stalls"]
+EOF
+	elif run 1 watchdog --json lossystall; then
 		py "$out" <<'EOF' || fail "a stall in a lossy trace: watchdog --json"
 assert j[0]["input"]["lost"]["events"] > 0, j[0]["input"]["lost"]
 w = j[0]["watchdog"]
@@ -136,12 +149,13 @@ fi
 stop_sessiond
 
 # --- --threshold: a late trigger's neighbours lead to the late rank -----------------------------
-if run 0 run --ops 5 --inject device-delay:rank=1,exec=2,ms=300 -o late; then
-	if run 1 watchdog --threshold 100ms late; then
+# The threshold well above what a loaded machine's scheduler delays a device thread by.
+if run 0 run --ops 5 --inject device-delay:rank=1,exec=2,ms=800 -o late; then
+	if run 1 watchdog --threshold 400ms late; then
 		grep -q '^root cause: rank 1 exec 2 ' "$out" || fail "threshold: the root line names no exec"
 		[ "$(grep -c '^root cause:' "$out")" -eq 1 ] || fail "threshold: not one root cause"
 	fi
-	run 1 watchdog --threshold 100ms --json late && py "$out" <<'EOF' || fail "threshold: --json"
+	run 1 watchdog --threshold 400ms --json late && py "$out" <<'EOF' || fail "threshold: --json"
 w = j[0]["watchdog"]
 st = w["stalls"]
 assert len(w["root_causes"]) == 1, [st[i] for i in w["root_causes"]]

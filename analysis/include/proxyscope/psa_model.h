@@ -93,6 +93,9 @@ struct psa_task {
 	uint64_t done_ts;           /* reached DONE (0: never) */
 	uint64_t last_ts;           /* last event about it */
 	bool truncated;             /* first seen mid-life (flight-recorder snapshot) */
+	bool unknown_start;         /* in a snapshot (psa_model_set_snapshot), still open at the
+				     * end and truncated, or in a state that began before every
+				     * stream had begun: its state is unknown (set by finish) */
 
 	uint32_t state;             /* current run state */
 	uint64_t state_since;
@@ -238,6 +241,14 @@ struct psa_observer {
 struct psa_model;
 
 int psa_model_create(struct psa_model **out);
+
+/*
+ * Before the first event: the input is a flight-recorder snapshot (overwrite-mode buffers, one
+ * per CPU), whose streams each begin mid-run. A task still open at the end that was first seen
+ * mid-life, or whose current state began before every stream had begun (its later events may be
+ * among the overwritten ones), is marked unknown_start: the watchdog leaves it out.
+ */
+void psa_model_set_snapshot(struct psa_model *m);
 void psa_model_destroy(struct psa_model *m);
 
 /* Observers are called in the order added; at most PSA_MODEL_OBSERVERS_MAX. */

@@ -85,6 +85,8 @@ struct psa_stall {
 	int last_seam_rc;
 	uint64_t last_seam_ago_ns; /* trace end - the last seam call */
 	uint64_t trigger_last[PSA_STREAMS_MAX];
+	uint64_t b2_longest_ns;   /* its longest B2 call (measured at DEBUG; at INFO its first,
+				   * from PROGRESSING to its first post); 0: unknown */
 	char detail[256];         /* one sentence of evidence for the cause */
 	bool process;             /* a process_died root: it stands for the process (task_id 0,
 				   * kind 0, state PSA_STATE_NR; rank, exec_id and gid: the rank it
@@ -130,6 +132,10 @@ const struct psa_stall *psa_watchdog_stalls(const struct psa_watchdog *w, size_t
 /* Live tasks left out: lost events overlap them and their rank finished a later exec, so
  * their DONE was most likely among the lost events. */
 size_t psa_watchdog_ignored(const struct psa_watchdog *w);
+/* Live tasks left out of a flight-recorder snapshot: their first events, or the events after
+ * their current state began, may have been overwritten (psa_task.unknown_start), so their
+ * state is unknown: never a stall or a root cause by themselves. */
+size_t psa_watchdog_unknown_start(const struct psa_watchdog *w);
 
 /* Live tasks whose fate the trace cannot tell: events were lost after their last event and
  * nothing shows them stuck (no consumer watchdog, no failure). Not stalls. */
