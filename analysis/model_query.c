@@ -3,6 +3,7 @@
  * and the queries the reports and the watchdog ask.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "model_int.h"
 
@@ -132,6 +133,14 @@ const struct psa_proc *const *psa_model_procs(const struct psa_model *m, size_t 
 {
 	*n = m->proc_list.n;
 	return (const struct psa_proc *const *)m->proc_list.v;
+}
+
+bool psa_model_hosts_many(const struct psa_model *m)
+{
+	for (size_t i = 1; i < m->proc_list.n; i++)
+		if (strcmp(m->proc_list.v[i]->host, m->proc_list.v[0]->host))
+			return true;
+	return false;
 }
 
 const struct psa_task *psa_model_find_network_task(const struct psa_model *m, uint32_t job,

@@ -8,17 +8,35 @@
 
 #include "watchdog_int.h"
 
-void psa_stall_label(const struct psa_stall *s, char *buf, size_t len)
+/* " on HOST" when @many (the processes come from several hosts: a pid alone is ambiguous). */
+static const char *on_host(const struct psa_stall *s, bool many, char *buf, size_t len)
 {
+	if (!many)
+		return "";
+	snprintf(buf, len, " on %s", s->host);
+	return buf;
+}
+
+static void stall_label(const struct psa_stall *s, bool many, char *buf, size_t len)
+{
+	char on[PSA_HOST_MAX + 8];
+
 	if (s->process) {
 		if (s->rank == PSA_RANK_NONE)
-			snprintf(buf, len, "the process pid %u", s->vpid);
+			snprintf(buf, len, "the process pid %u%s", s->vpid,
+				 on_host(s, many, on, sizeof(on)));
 		else
-			snprintf(buf, len, "rank %u's process (pid %u)", s->rank, s->vpid);
+			snprintf(buf, len, "rank %u's process (pid %u%s)", s->rank, s->vpid,
+				 on_host(s, many, on, sizeof(on)));
 		return;
 	}
 	snprintf(buf, len, "rank %u exec %" PRIu64 " %s task %" PRIu64, s->rank, s->exec_id,
 		 psa_kind_str(s->kind), s->task_id);
+}
+
+void psa_stall_label(const struct psa_stall *s, char *buf, size_t len)
+{
+	stall_label(s, false, buf, len);
 }
 
 static const char *unsure_text(enum psa_unsure u)
@@ -64,13 +82,13 @@ void psa_stall_root_line(const struct psa_stall *s, char *buf, size_t len)
 			 unsure_tag(s->unsure, tag, sizeof(tag)));
 }
 
-static void print_root(const struct psa_watchdog *w, size_t r, FILE *out)
+static void print_root(const struct psa_watchdog *w, size_t r, bool many, FILE *out)
 {
 	const struct psa_stall *s = &w->stalls[r];
-	char label[96], line[512];
+	char label[96 + PSA_HOST_MAX], line[512];
 	unsigned blocked = 0;
 
-	psa_stall_label(s, label, sizeof(label));
+	stall_label(s, many, label, sizeof(label));
 	psa_stall_root_line(s, line, sizeof(line));
 	fprintf(out, "%s\n", line);
 	if (!s->process)
@@ -84,26 +102,29 @@ static void print_root(const struct psa_watchdog *w, size_t r, FILE *out)
 			continue;
 		if (!blocked++)
 			fprintf(out, "    blocks:");
-		psa_stall_label(o, label, sizeof(label));
+		stall_label(o, many, label, sizeof(label));
 		fprintf(out, "%s %s", blocked > 1 ? "," : "", label);
 	}
 	if (blocked)
 		fprintf(out, "\n");
 }
 
-static void print_evidence(const struct psa_stall *s, const struct psa_watchdog *w, FILE *out)
+static void print_evidence(const struct psa_stall *s, const struct psa_watchdog *w, bool many,
+			   FILE *out)
 {
-	char label[96];
+	char label[96 + PSA_HOST_MAX], on[PSA_HOST_MAX + 8];
 
-	psa_stall_label(s, label, sizeof(label));
+	stall_label(s, many, label, sizeof(label));
 	if (s->process)
 		fprintf(out, "  %s, gid %u: silent for the last %.3f s of the trace\n", label, s->gid,
 			(double)s->duration_ns / 1e9);
 	else if (s->failed && s->done)
-		fprintf(out, "  %s (pid %u, gid %u): failed after %.3f s (DONE, status %d)\n", label,
-			s->vpid, s->gid, (double)s->duration_ns / 1e9, s->status);
+		fprintf(out, "  %s (pid %u%s, gid %u): failed after %.3f s (DONE, status %d)\n", label,
+			s->vpid, on_host(s, many, on, sizeof(on)), s->gid,
+			(double)s->duration_ns / 1e9, s->status);
 	else
-		fprintf(out, "  %s (pid %u, gid %u): %s for %.3f s%s\n", label, s->vpid, s->gid,
+		fprintf(out, "  %s (pid %u%s, gid %u): %s for %.3f s%s\n", label, s->vpid,
+			on_host(s, many, on, sizeof(on)), s->gid,
 			psa_state_str(s->state), (double)s->duration_ns / 1e9,
 			s->done ? " (then finished)" : "");
 	fprintf(out, "      cause: %s%s: %s\n", psa_cause_str(s->cause), s->root_cause ? " (root)" : "",
@@ -120,7 +141,7 @@ static void print_evidence(const struct psa_stall *s, const struct psa_watchdog 
 				s->trigger_last[k] == 0xFFFFFFFFu ? " (never written)" : "");
 	if (!s->waiting_on_n && !s->failed && s->root >= 0) {
 		/* no edge but a root: a task of a process that died */
-		psa_stall_label(&w->stalls[s->root], label, sizeof(label));
+		stall_label(&w->stalls[s->root], many, label, sizeof(label));
 		fprintf(out, "      root cause: %s\n", label);
 	} else if (s->waiting_on_n || s->root >= 0) {
 		fprintf(out, "      %s", s->failed ? "failed" : "waiting");
@@ -129,7 +150,7 @@ static void print_evidence(const struct psa_stall *s, const struct psa_watchdog 
 		for (uint32_t k = 0; k < s->waiting_on_n; k++)
 			fprintf(out, "%s %u", k ? "," : "", s->waiting_on[k]);
 		if (s->root >= 0) {
-			psa_stall_label(&w->stalls[s->root], label, sizeof(label));
+			stall_label(&w->stalls[s->root], many, label, sizeof(label));
 			fprintf(out, " -> root cause: %s", label);
 		} else if (!s->root_cause) {
 			fprintf(out, " -> no root cause found in the trace");
@@ -215,8 +236,8 @@ static void print_no_stall(const struct psa_watchdog *w, FILE *out)
 void psa_watchdog_print(const struct psa_watchdog *w, const struct psa_model *m, FILE *out)
 {
 	size_t roots = 0, unexplained = 0, failed = 0, processes = 0, stalled;
+	bool many = m && psa_model_hosts_many(m);
 
-	(void)m;
 	print_integrity(w, out);
 	print_level(w, out);
 	if (w->unknown_start)
@@ -248,11 +269,11 @@ void psa_watchdog_print(const struct psa_watchdog *w, const struct psa_model *m,
 			w->ignored, w->ignored == 1 ? "" : "s", w->unknown);
 	for (size_t i = 0; i < w->n; i++)
 		if (w->stalls[i].root_cause)
-			print_root(w, i, out);
+			print_root(w, i, many, out);
 	if (unexplained)
 		fprintf(out, "unexplained: %zu stalled task%s lead to no root cause in the trace\n",
 			unexplained, unexplained == 1 ? "" : "s");
 	fprintf(out, "\nevidence:\n");
 	for (size_t i = 0; i < w->n; i++)
-		print_evidence(&w->stalls[i], w, out);
+		print_evidence(&w->stalls[i], w, many, out);
 }

@@ -17,6 +17,7 @@ extern const struct cmd cli_commands[];
 
 int cmd_run(int argc, char **argv);
 int cmd_record(int argc, char **argv);
+int cmd_hosts(int argc, char **argv);
 /* The live watchdog (cmd_watch.c, live_*.c). */
 int cmd_watch(int argc, char **argv);
 /* The reports, one file each. */

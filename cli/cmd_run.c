@@ -28,6 +28,9 @@
 #include "progress.h"
 #include "run_output.h"
 #include "run_procs.h"
+#include "run_hosts.h"
+#include "hosts.h"
+#include "hosts_trace.h"
 #include "run_trace.h"
 
 enum {
@@ -58,6 +61,8 @@ enum {
 	OPT_WATCH,
 	OPT_WATCH_THRESHOLD,
 	OPT_HELP,
+	OPT_HOSTS,
+	OPT_XCHILD,
 };
 
 static const struct cli_opt run_opts[] = {
@@ -78,6 +83,8 @@ static const struct cli_opt run_opts[] = {
 	{ "pattern", 0, true, OPT_PATTERN },
 	{ "job", 0, true, OPT_JOB },
 	{ RUN_CHILD_OPT, 0, true, OPT_CHILD },
+	{ "hosts", 0, true, OPT_HOSTS },
+	{ RUN_XCHILD_OPT, 0, true, OPT_XCHILD },
 	{ "json", 0, false, OPT_JSON },
 	{ "quiet", 'q', false, OPT_QUIET },
 	{ "output", 'o', true, OPT_OUTPUT },
@@ -160,6 +167,13 @@ static const char run_usage[] =
 	"    --procs P             spread the ranks over P processes of this host (ofi only;\n"
 	"                          default 1); they meet on the bananaphone bus, every process is\n"
 	"                          recorded and the report covers them all\n"
+	"    --hosts H             spread the --procs P processes over H simulated hosts of this\n"
+	"                          machine (network namespaces on a bridge, see `proxyscope\n"
+	"                          hosts`), P/H per host, started by mpirun; they meet through\n"
+	"                          PMIx and talk tcp;ofi_rxm. Needs root, --backend ofi and\n"
+	"                          --provider tcp. Recorded: each host's session streams to an\n"
+	"                          lttng-relayd on the host 'collector', and DIR holds one trace\n"
+	"                          per host (DIR/<host>/...); the report merges them\n"
 	"    --job NAME            the job's name (default: a unique one per run)\n"
 	"\n"
 	"Output:\n"
@@ -190,6 +204,10 @@ struct run_cli {
 	const char *level;
 	const char *buffer_size;
 	const char *child; /* --_child I,FD: run process I of a --procs run, result to FD */
+	const char *xchild; /* --_xchild DIR: a process of a --hosts run, result into DIR */
+	uint32_t hosts;    /* --hosts H; 0: this host only */
+	const char *trace_dir;     /* a recorded --hosts run: the relay daemon's output tree */
+	enum lt_level trace_level;
 	bool no_trace;
 	bool snapshot;
 	bool watch;
@@ -276,6 +294,11 @@ static int opt_value(struct run_cli *c, int id, const char *opt, const char *v)
 	}
 	case OPT_CHILD:
 		c->child = v;
+		return 0;
+	case OPT_HOSTS:
+		return u32_value(opt, v, 1, HOSTS_MAX, &c->hosts);
+	case OPT_XCHILD:
+		c->xchild = v;
 		return 0;
 	case OPT_INJECT:
 		if (enc_wl_args_add_fault(&c->args, v, err, sizeof(err)))
@@ -423,6 +446,23 @@ static char **child_argv(int argc, char **argv, const char *job, int *out_argc)
 	return v;
 }
 
+static struct run_hosts g_rh; /* the processes of a --hosts run */
+
+/* A --hosts run: the processes on simulated hosts, started by mpirun. */
+static int run_hosts_workload(struct run_cli *c, int argc, char **argv, struct enc_wl_result *res)
+{
+	struct run_hosts_trace t = { .output = c->trace_dir, .level = c->trace_level };
+	static char job[ENC_WL_JOB_MAX];
+	int rc;
+
+	if (!c->args.job) {
+		snprintf(job, sizeof(job), "run-%ld-%ld", (long)getpid(), (long)time(NULL));
+		c->args.job = job;
+	}
+	rc = run_hosts_run(&c->args, c->hosts, c->trace_dir ? &t : NULL, argc, argv, &g_rh, res);
+	return rc == -EPERM ? -EACCES : rc;
+}
+
 /* Run the workload here, or over --procs children; returns enc_wl_run's kind of code. */
 static int run_workload(struct run_cli *c, int argc, char **argv, struct run_procs *rp,
 			struct enc_wl_result *res)
@@ -431,6 +471,8 @@ static int run_workload(struct run_cli *c, int argc, char **argv, struct run_pro
 	char **cargv;
 	int cargc, rc;
 
+	if (c->hosts)
+		return run_hosts_workload(c, argc, argv, res);
 	if (c->args.procs <= 1)
 		return enc_wl_run(&c->args, res);
 	cargv = child_argv(argc, argv, c->args.job ? NULL : job, &cargc);
@@ -463,6 +505,37 @@ static int net_args(const struct run_cli *c)
 	return -1;
 }
 
+/* --hosts H: the combination, checked as the first process on a host would check it. */
+static int hosts_args(struct run_cli *c)
+{
+	char err[ENC_WL_ERR_MAX];
+	const char *job = c->args.job;
+	int rc;
+
+	if (geteuid() != 0)
+		return cli_usage_error("run", "--hosts: simulated hosts need root (network, UTS "
+				       "and mount namespaces)");
+	if (c->watch || c->snapshot || c->buffer_size)
+		return cli_usage_error("run", "--hosts: %s does not work across hosts yet",
+				       c->watch ? "--watch" : c->snapshot ? "--snapshot" : "--buffer-size");
+	if (!c->args.backend || strcmp(c->args.backend, "ofi") || !c->args.provider ||
+	    strncmp(c->args.provider, "tcp", 3))
+		return cli_usage_error("run", "--hosts: needs --backend ofi --provider tcp");
+	if (c->args.procs < c->hosts || c->args.procs % c->hosts)
+		return cli_usage_error("run", "--hosts %" PRIu32 ": --procs %" PRIu32 " must be a "
+				       "multiple of the hosts", c->hosts, c->args.procs);
+	for (size_t i = 0; i < c->args.faults_n; i++)
+		if (c->args.faults[i].target == ENC_WL_FAULT_KILL)
+			return cli_usage_error("run", "--hosts: the kill fault does not work across "
+					       "hosts yet (mpirun ends the job with the process)");
+	c->args.job = job ? job : "check";
+	c->args.local_procs = c->args.procs / c->hosts;
+	rc = enc_wl_args_check(&c->args, err, sizeof(err));
+	c->args.local_procs = 0;
+	c->args.job = job;
+	return rc ? cli_usage_error("run", "%s", err) : -1;
+}
+
 /*
  * A --procs run checks the whole combination here, before any child starts, so a usage error
  * is reported once by the parent; returns -1 to go on, or the exit code.
@@ -473,6 +546,8 @@ static int procs_args(struct run_cli *c)
 	const char *job = c->args.job;
 	int rc;
 
+	if (c->hosts)
+		return hosts_args(c);
 	if (c->args.procs <= 1)
 		return -1;
 	c->args.job = job ? job : "check"; /* the children get one; checked as theirs */
@@ -526,6 +601,8 @@ static void print_result(const struct run_cli *c, const struct enc_wl_result *re
 	if (!c->quiet)
 		run_print_summary(&c->args, res);
 	run_procs_print(rp, &c->args, stdout);
+	if (c->hosts)
+		run_hosts_print(&g_rh, stdout);
 	run_print_failures(&c->args, res);
 }
 
@@ -536,7 +613,7 @@ static int run_output(const struct run_cli *c, const struct enc_wl_result *res,
 	struct cli_json j;
 
 	if (!enc_wl_result_is_ok(&c->args, res) || res->ranks_run != c->args.ranks ||
-	    !run_procs_all_exited(rp))
+	    !run_procs_all_exited(rp) || (c->hosts && g_rh.reported != g_rh.procs))
 		code = CLI_EXIT_FAILURE;
 	if (c->json) {
 		cli_json_init(&j, stdout);
@@ -545,7 +622,8 @@ static int run_output(const struct run_cli *c, const struct enc_wl_result *res,
 	print_result(c, res, rp, &j);
 	if (rt) {
 		struct run_report_opts ropts = { .json = c->json, .quiet = c->quiet, .j = &j,
-						 .vpids = rp->vpids, .vpids_n = rp->n };
+						 .vpids = rp->vpids, .vpids_n = rp->n,
+						 .every_proc = c->hosts != 0 };
 
 		fflush(stdout);
 		if (run_trace_report(rt, &ropts) != CLI_EXIT_OK)
@@ -556,6 +634,25 @@ static int run_output(const struct run_cli *c, const struct enc_wl_result *res,
 		cli_json_finish(&j);
 	}
 	return code;
+}
+
+/* A recorded --hosts run: the tools, and DIR for the relay daemon (hosts_trace.h). */
+static int hosts_trace_prepare(struct run_cli *c, struct run_trace *rt,
+			       const struct run_trace_opts *topts)
+{
+	char err[LT_ERR_MAX];
+	int rc;
+
+	if (hosts_trace_check(err, sizeof(err))) {
+		cli_error("%s; or run without recording: proxyscope run --no-trace", err);
+		return CLI_EXIT_USAGE;
+	}
+	rc = run_trace_prepare(rt, topts);
+	if (rc)
+		return rc;
+	c->trace_dir = rt->s.output;
+	c->trace_level = topts->level;
+	return 0;
 }
 
 int cmd_run(int argc, char **argv)
@@ -576,11 +673,13 @@ int cmd_run(int argc, char **argv)
 	}
 	if (c.child)
 		return run_child(&c);
+	if (c.xchild)
+		return run_hosts_child(&c.args, c.xchild, !c.no_trace);
 	rc = run_check(&c, &topts);
 	if (rc >= 0)
 		return rc;
 	if (!c.no_trace) {
-		rc = run_trace_begin(&rt, &topts);
+		rc = c.hosts ? hosts_trace_prepare(&c, &rt, &topts) : run_trace_begin(&rt, &topts);
 		if (rc)
 			return rc;
 		trace = &rt;

@@ -28,6 +28,7 @@
 #include "cmd.h"
 #include "live_relayd.h"
 #include "live_watch.h"
+#include "trace_tally.h"
 #include "lttng_ctl.h"
 
 enum { OPT_THRESHOLD = 1, OPT_JSON, OPT_OUTPUT, OPT_LOGLEVEL, OPT_LIST, OPT_TIMER, OPT_HELP };
@@ -237,11 +238,9 @@ static int watch_command(const struct watch_args *a)
 	if (rc == 0) {
 		live_watch_run(&o, &res);
 	} else {
-		/* CMD ended before it registered a stream: nothing of ours was traced. Issue 12 §1
-		 * gives record, run and watch one shared warning for this: call it here. */
+		/* CMD ended before it registered a stream: nothing of ours was traced. */
 		if (rc > 0)
-			fprintf(stderr, "warning: no proxyscope events were recorded: CMD did not load "
-				"libproxyscope, or its probe library was not found\n");
+			trace_tally_warn_empty(a->cmd[0]);
 		memset(&res, 0, sizeof(res));
 		res.rc = rc < 0 ? rc : 0;
 		snprintf(res.err, sizeof(res.err), "%s", err);

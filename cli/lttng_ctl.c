@@ -203,7 +203,7 @@ static const char *last_line(char *out)
 	return *end ? end : "no output";
 }
 
-static bool in_path(const char *tool)
+bool lt_in_path(const char *tool)
 {
 	const char *path = getenv("PATH");
 	char buf[PATH_MAX];
@@ -228,7 +228,7 @@ int lt_tools_check(char *err, size_t errlen)
 	static const char *const tools[] = { "lttng", "lttng-sessiond" };
 
 	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++)
-		if (!in_path(tools[i])) {
+		if (!lt_in_path(tools[i])) {
 			snprintf(err, errlen, "LTTng is not installed: '%s' not found in PATH "
 				 "(apt-get install lttng-tools)", tools[i]);
 			return -ENOENT;
@@ -365,17 +365,24 @@ void lt_sessiond_release(struct lt_session *s)
 	}
 }
 
-/* Run "lttng ARGS..." as run_argv does; on failure fill @err with the subcommand and output. */
-static int __attribute__((sentinel)) step(char *err, size_t errlen, const char *arg, ...)
+/*
+ * Run "lttng ARGS..." for session @s (under s->wrap) as run_argv does; on failure fill @err with
+ * the subcommand and output.
+ */
+static int __attribute__((sentinel)) step(const struct lt_session *s, char *err, size_t errlen,
+					  const char *arg, ...)
 {
-	char *argv[MAX_ARGS] = { "lttng" };
+	char *argv[MAX_ARGS + 16];
 	char out[LT_ERR_MAX];
-	size_t n = 1;
+	size_t n = 0;
 	va_list ap;
 	int rc;
 
+	for (size_t i = 0; s->wrap && s->wrap[i] && n < 16; i++)
+		argv[n++] = s->wrap[i];
+	argv[n++] = "lttng";
 	va_start(ap, arg);
-	for (const char *a = arg; a && n < MAX_ARGS - 1; a = va_arg(ap, const char *))
+	for (const char *a = arg; a && n < MAX_ARGS + 15; a = va_arg(ap, const char *))
 		argv[n++] = (char *)a;
 	va_end(ap);
 	argv[n] = NULL;
@@ -404,10 +411,15 @@ int lt_session_begin(struct lt_session *s, char *err, size_t errlen)
 
 		snprintf(opt_live, sizeof(opt_live), "--live=%u", s->live_timer_us);
 		snprintf(opt_url, sizeof(opt_url), "--set-url=%s", s->live_url);
-		rc = step(err, errlen, "create", s->name, opt_live, opt_url, NULL);
+		rc = step(s, err, errlen, "create", s->name, opt_live, opt_url, NULL);
+	} else if (s->url) { /* streaming to a relay daemon (a job across hosts) */
+		char opt_url[PATH_MAX + 16];
+
+		snprintf(opt_url, sizeof(opt_url), "--set-url=%s", s->url);
+		rc = step(s, err, errlen, "create", s->name, opt_url, NULL);
 	} else {
-		rc = s->snapshot ? step(err, errlen, "create", s->name, "--snapshot", opt_output, NULL)
-				 : step(err, errlen, "create", s->name, opt_output, NULL);
+		rc = s->snapshot ? step(s, err, errlen, "create", s->name, "--snapshot", opt_output, NULL)
+				 : step(s, err, errlen, "create", s->name, opt_output, NULL);
 	}
 	if (rc)
 		return -EIO;
@@ -416,31 +428,31 @@ int lt_session_begin(struct lt_session *s, char *err, size_t errlen)
 	snprintf(opt_subbuf, sizeof(opt_subbuf), "--subbuf-size=%" PRIu64, subbuf_of(s));
 	snprintf(opt_nsubbuf, sizeof(opt_nsubbuf), "--num-subbuf=%u",
 		 s->num_subbuf ? s->num_subbuf : LT_NUM_SUBBUF);
-	rc = step(err, errlen, "enable-channel", "-u", "-s", s->name, opt_subbuf, opt_nsubbuf,
+	rc = step(s, err, errlen, "enable-channel", "-u", "-s", s->name, opt_subbuf, opt_nsubbuf,
 		  s->snapshot ? "--overwrite" : "--discard", CHANNEL, NULL);
 	if (!rc && s->event)
-		rc = step(err, errlen, "enable-event", "-u", "-s", s->name, "-c", CHANNEL,
+		rc = step(s, err, errlen, "enable-event", "-u", "-s", s->name, "-c", CHANNEL,
 			  s->event, opt_level, NULL);
 	for (size_t i = 0; !rc && !s->event && i < sizeof(providers) / sizeof(providers[0]); i++) {
 		snprintf(pattern, sizeof(pattern), "%s:*", providers[i]);
-		rc = step(err, errlen, "enable-event", "-u", "-s", s->name, "-c",
+		rc = step(s, err, errlen, "enable-event", "-u", "-s", s->name, "-c",
 			     CHANNEL, pattern, opt_level, NULL);
 	}
 	if (!rc)
-		rc = step(err, errlen, "add-context", "-u", "-s", s->name, "-c",
+		rc = step(s, err, errlen, "add-context", "-u", "-s", s->name, "-c",
 			     CHANNEL, "-t", "vpid", "-t", "vtid", "-t", "procname", NULL);
 	if (!rc && s->snapshot) {
 		/* The driver's watchdog event itself dumps the flight recorder, once. */
 		snprintf(trig, sizeof(trig), "--name=%s-watchdog", s->name);
 		snprintf(act, sizeof(act), "--action=snapshot-session");
-		rc = step(err, errlen, "add-trigger", trig,
+		rc = step(s, err, errlen, "add-trigger", trig,
 			     "--condition=event-rule-matches", "--type=user",
 			     "--name=" ENC_EV_NAME(encproxy, watchdog_timeout), act, s->name,
 			     "--rate-policy=once-after:1", NULL);
 		s->trigger = !rc;
 	}
 	if (!rc) {
-		rc = step(err, errlen, "start", s->name, NULL);
+		rc = step(s, err, errlen, "start", s->name, NULL);
 		s->started = !rc;
 	}
 	if (rc) {
@@ -470,7 +482,7 @@ int lt_wait_registered(pid_t pid, unsigned timeout_ms)
 
 int lt_session_snapshot(struct lt_session *s, char *err, size_t errlen)
 {
-	return step(err, errlen, "snapshot", "record", "-s", s->name, NULL) ? -EIO : 0;
+	return step(s, err, errlen, "snapshot", "record", "-s", s->name, NULL) ? -EIO : 0;
 }
 
 int lt_snapshot_latest(const char *dir, char *out, size_t outlen)
@@ -503,16 +515,16 @@ int lt_session_end(struct lt_session *s, char *err, size_t errlen)
 	char trig[160];
 	int first = 0;
 
-	if (s->started && step(err, errlen, "stop", s->name, NULL))
+	if (s->started && step(s, err, errlen, "stop", s->name, NULL))
 		first = -EIO;
 	s->started = false;
 	if (s->trigger) {
 		snprintf(trig, sizeof(trig), "%s-watchdog", s->name);
-		if (step(err, errlen, "remove-trigger", trig, NULL) && !first)
+		if (step(s, err, errlen, "remove-trigger", trig, NULL) && !first)
 			first = -EIO;
 		s->trigger = false;
 	}
-	if (s->created && step(err, errlen, "destroy", s->name, NULL) && !first)
+	if (s->created && step(s, err, errlen, "destroy", s->name, NULL) && !first)
 		first = -EIO;
 	s->created = false;
 	return first;

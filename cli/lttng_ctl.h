@@ -35,6 +35,10 @@ struct lt_session {
 	const char *live_url;    /* live session (`proxyscope watch`): the relay daemon's
 				    "net://HOST:CTRL:DATA"; NULL: write to output */
 	unsigned live_timer_us;  /* its live timer (how often the relay daemon gets data) */
+	const char *url;         /* NULL: write to output; else stream to this relay daemon,
+				    "net://HOST:CTRL:DATA" (`lttng create --set-url`) */
+	char *const *wrap;       /* NULL, or a command prefix every lttng client call of this
+				    session runs under (nsenter into a simulated host, hosts.h) */
 	bool created;            /* `lttng create` succeeded: destroy owed */
 	bool started;            /* `lttng start` succeeded: stop owed */
 	bool trigger;            /* the watchdog snapshot trigger is installed */
@@ -68,6 +72,9 @@ const char *lt_level_str(enum lt_level level);
  */
 int lt_output_prepare(const char *dir, char *abs, size_t abslen, char *err, size_t errlen);
 
+/* Whether @tool is an executable in a directory of PATH. */
+bool lt_in_path(const char *tool);
+
 /* 0 when the lttng client and lttng-sessiond are installed, else -ENOENT with a reason. */
 int lt_tools_check(char *err, size_t errlen);
 
@@ -81,7 +88,7 @@ int lt_sessiond_ensure(struct lt_session *s, char *err, size_t errlen);
 void lt_sessiond_release(struct lt_session *s);
 
 /*
- * Create the session writing to s->output, enable the project's providers (or only s->event)
+ * Create the session writing to s->output (or streaming to s->url), enable the project's providers (or only s->event)
  * at s->level, add the vpid, vtid and procname contexts, install the watchdog snapshot trigger
  * in snapshot mode, and start. On failure everything done so far is undone.
  */

@@ -29,6 +29,7 @@ const struct cmd cli_commands[] = {
 	{ "stats", cmd_stats, "p50/p90/p99/max of a trace's state durations, seam calls, latency" },
 	{ "watchdog", cmd_watchdog, "The stalled tasks of a trace and their root cause across ranks" },
 	{ "export", cmd_export, "Write a trace's timeline as chrome JSON, CSV or a browser page" },
+	{ "hosts", cmd_hosts, "Build simulated hosts on this machine and run a command on them" },
 	{ NULL, NULL, NULL },
 };
 

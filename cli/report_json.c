@@ -156,6 +156,7 @@ static void workers(struct cli_json *j, const struct psa_model *m)
 		str_member(j, "name", name);
 		u64_member(j, "proc", w[i]->proc->id);
 		u64_member(j, "pid", w[i]->proc->vpid);
+		str_member(j, "host", w[i]->proc->host);
 		u64_member(j, "tid", w[i]->vtid);
 		u64_member(j, "gid", w[i]->gid);
 		u64_member(j, "active_ns", w[i]->active_ns);
@@ -186,6 +187,7 @@ static void groups(struct cli_json *j, const struct report_ctx *c)
 		u64_member(j, "gid", g[i]->gid);
 		u64_member(j, "proc", g[i]->proc->id);
 		u64_member(j, "pid", g[i]->proc->vpid);
+		str_member(j, "host", g[i]->proc->host);
 		u64_member(j, "comms_max", g[i]->refcnt_max);
 		u64_member(j, "comms_at_end", g[i]->refcnt);
 		u64_member(j, "creates", g[i]->creates);
@@ -303,6 +305,7 @@ static void row_json(struct cli_json *j, const struct psa_model *m, const struct
 	cli_json_begin_object(j);
 	u64_member(j, "proc", r->proc);
 	u64_member(j, "pid", p ? p->vpid : 0);
+	str_member(j, "host", p ? p->host : "");
 	u64_member(j, "rank", r->rank);
 	u64_member(j, "gid", r->gid);
 	u64_member(j, "exec_id", r->exec_id);

@@ -247,6 +247,20 @@ static int setup_locked(struct run_trace *rt, const struct run_trace_opts *opts)
 	return lt_wait_registered(getpid(), REGISTER_TIMEOUT_MS) ? SETUP_UNREGISTERED : 0;
 }
 
+int run_trace_prepare(struct run_trace *rt, const struct run_trace_opts *opts)
+{
+	char err[LT_ERR_MAX];
+
+	memset(rt, 0, sizeof(*rt));
+	pthread_mutex_init(&rt->mtx, NULL);
+	rt->s.level = opts->level;
+	if (output_prepare(rt, opts->output, err, sizeof(err))) {
+		cli_error("%s", err);
+		return CLI_EXIT_USAGE;
+	}
+	return 0;
+}
+
 int run_trace_end(struct run_trace *rt)
 {
 	char err[LT_ERR_MAX];
@@ -437,6 +451,10 @@ int run_trace_report(struct run_trace *rt, const struct run_report_opts *opts)
 	struct report_ctx c;
 	int rc;
 
+	if (opts->every_proc) {
+		ropts.only_vpids = NULL;
+		ropts.only_vpids_n = 0;
+	}
 	memset(tf, 0, sizeof(tf));
 	if (rt->s.snapshot) {
 		if (lt_snapshot_latest(rt->s.output, rt->snapshot, sizeof(rt->snapshot))) {

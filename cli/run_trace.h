@@ -52,6 +52,13 @@ struct run_trace {
 /* Returns 0, or CLI_EXIT_USAGE after an "error:" line (LTTng missing, DIR unusable, ...). */
 int run_trace_begin(struct run_trace *rt, const struct run_trace_opts *opts);
 
+/*
+ * A run whose trace others write (the relay daemon of a --hosts run, hosts_trace.h): DIR
+ * prepared as run_trace_begin does (it is then absent or empty, rt->s.output its absolute
+ * path), no session. Returns 0, or CLI_EXIT_USAGE after an "error:" line.
+ */
+int run_trace_prepare(struct run_trace *rt, const struct run_trace_opts *opts);
+
 /* Stop and destroy the session, release the daemon we started. 0 or CLI_EXIT_FAILURE. */
 int run_trace_end(struct run_trace *rt);
 
@@ -64,6 +71,8 @@ struct run_report_opts {
 	struct cli_json *j;
 	const uint32_t *vpids; /* the processes whose events count (none: this process) */
 	size_t vpids_n;
+	bool every_proc;       /* every process's events count (sessions that recorded only
+				  the job: the hosts' daemons of a --hosts run) */
 };
 
 /*

@@ -17,6 +17,14 @@ if(WITH_OFI)
   endif()
 endif()
 
+if(WITH_PMIX)
+  pkg_check_modules(PMIX IMPORTED_TARGET pmix)
+  if(NOT PMIX_FOUND)
+    message(FATAL_ERROR "WITH_PMIX=ON but PMIx was not found "
+                        "(apt-get install libpmix-dev, or configure with -DWITH_PMIX=OFF)")
+  endif()
+endif()
+
 if(WITH_ANALYSIS)
   pkg_check_modules(BABELTRACE2 IMPORTED_TARGET babeltrace2)
   if(NOT BABELTRACE2_FOUND)

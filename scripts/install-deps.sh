@@ -10,6 +10,8 @@ packages=(
   lttng-tools liblttng-ust-dev                   # tracepoints, recording
   babeltrace2 libbabeltrace2-dev                 # trace reading
   libfabric-dev libfabric-bin                    # the network seam's real transport
+  libpmix-dev openmpi-bin                        # jobs across hosts: PMIx bootstrap, mpirun
+  iproute2 util-linux                            # simulated hosts: ip, nsenter
   "$@"                                           # extra packages from the caller
 )
 

@@ -147,11 +147,20 @@ static void print_ranks(const struct psa_overview *o, const struct psa_group *g,
 		fprintf(out, ",... (%zu)", n);
 }
 
+/* "1234", or "1234 on host1" when the processes come from several hosts, padded to a column. */
+static void proc_who(const struct psa_model *m, const struct psa_proc *p, char *buf, size_t len)
+{
+	if (psa_model_hosts_many(m))
+		snprintf(buf, len, "%-7" PRIu32 " on %-8s", p->vpid, p->host);
+	else
+		snprintf(buf, len, "%-7" PRIu32, p->vpid);
+}
+
 static void print_workers(const struct psa_model *m, FILE *out)
 {
 	size_t n;
 	const struct psa_worker *const *w = psa_model_workers(m, &n);
-	char name[32], a[16], i[16], ip[16], s[16];
+	char name[32], a[16], i[16], ip[16], s[16], who[PSA_HOST_MAX + 32];
 	bool idle_unknown = false;
 
 	fprintf(out, "workers:    %zu\n", n);
@@ -169,8 +178,9 @@ static void print_workers(const struct psa_model *m, FILE *out)
 			ip[0] = '\0';
 			idle_unknown = true;
 		}
-		fprintf(out, "  %-14s pid %-7" PRIu32 " gid %-3" PRIu32 " active %8s (%3.0f%%)  idle %8s "
-			"%-6s  sleeping %8s (%3.0f%%)%s\n", name, w[k]->proc->vpid, w[k]->gid, a,
+		proc_who(m, w[k]->proc, who, sizeof(who));
+		fprintf(out, "  %-14s pid %s gid %-3" PRIu32 " active %8s (%3.0f%%)  idle %8s "
+			"%-6s  sleeping %8s (%3.0f%%)%s\n", name, who, w[k]->gid, a,
 			pct(w[k]->active_ns, total), i, ip, s,
 			pct(w[k]->sleep_ns, total), w[k]->end_ts ? "" : "  [running at the end]");
 	}
@@ -184,10 +194,13 @@ static void print_groups(const struct psa_overview *o, const struct psa_model *m
 	size_t n;
 	const struct psa_group *const *g = psa_model_groups(m, &n);
 
+	char who[PSA_HOST_MAX + 32];
+
 	fprintf(out, "groups:     %zu\n", n);
 	for (size_t k = 0; k < n; k++) {
-		fprintf(out, "  gid %-4" PRIu32 " pid %-7" PRIu32 " %" PRIu32 " comm%s at most", g[k]->gid,
-			g[k]->proc->vpid, g[k]->refcnt_max, g[k]->refcnt_max == 1 ? "" : "s");
+		proc_who(m, g[k]->proc, who, sizeof(who));
+		fprintf(out, "  gid %-4" PRIu32 " pid %s %" PRIu32 " comm%s at most", g[k]->gid,
+			who, g[k]->refcnt_max, g[k]->refcnt_max == 1 ? "" : "s");
 		print_ranks(o, g[k], out);
 		fprintf(out, " (create %" PRIu32 ", share %" PRIu32 ", release %" PRIu32
 			", destroy %" PRIu32 ")\n", g[k]->creates, g[k]->shares, g[k]->releases,

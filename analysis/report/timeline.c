@@ -162,9 +162,14 @@ void psa_timeline_print(struct psa_timeline *tl, const struct psa_model *m, FILE
 	struct psa_model_totals tot;
 	size_t n;
 	const struct psa_timeline_row *rows = psa_timeline_rows(tl, &n);
+	size_t nprocs;
+	const struct psa_proc *const *procs = psa_model_procs(m, &nprocs);
+	bool many = psa_model_hosts_many(m); /* a job across hosts: a host column first */
 	char c[9][16];
 
 	psa_model_totals(m, &tot);
+	if (many)
+		fprintf(out, "%-10s ", "host");
 	fprintf(out, "%-4s %5s %4s %7s %-4s %10s %9s %9s %9s %9s %9s %9s %4s %6s %4s %9s %6s %s\n",
 		"proc", "rank", "gid", "exec", "kind", "task", "start", "latency", "INIT", "PROGRESS",
 		"WAIT_TRIG", "IDLE", "B1", "B2", "B3", "trig_wait", "status", "state");
@@ -183,6 +188,8 @@ void psa_timeline_print(struct psa_timeline *tl, const struct psa_model *m, FILE
 			psa__fmt_dur(r->trigger_wait_ns, c[6], sizeof(c[6]));
 		else
 			snprintf(c[6], sizeof(c[6]), "-");
+		if (many)
+			fprintf(out, "%-10s ", r->proc < nprocs ? procs[r->proc]->host : "?");
 		fprintf(out, "%-4" PRIu32 " %5" PRIu32 " %4" PRIu32 " %7" PRIu64 " %-4s %10" PRIu64
 			" %9s %9s %9s %9s %9s %9s %4" PRIu32 " %6" PRIu32 " %4" PRIu32 " %9s %6" PRId32
 			" %s%s%s%s\n", r->proc, r->rank, r->gid, r->exec_id, kind_short(r->kind),

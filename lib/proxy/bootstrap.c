@@ -3,7 +3,9 @@
  * processes of a job on one host meet on the bananaphone bus, created by the local leader
  * (local_rank 0) and joined by the others. A process holds one seat on the bus per job however
  * many comms (ranks) it sets up, so the bus is shared through a small refcounted map: the last
- * comm of the job to be freed hangs up and cleans up.
+ * comm of the job to be freed hangs up and cleans up. Under a PMIx launcher each comm also
+ * holds the bootstrap across hosts (bootstrap_pmix.c), which the network backend uses to meet
+ * the job's other hosts.
  *
  * Design choice: the map's lock is never held across the rendezvous, which blocks until every
  * local process joined. Each job has a lock of its own, held by the setup that creates or
@@ -113,11 +115,16 @@ int enc__bootstrap_get(struct enc_comm *comm, uint32_t local_rank, uint32_t loca
 	bool created;
 	int rc;
 
+	rc = enc__xhost_get(&comm->xhost);
+	if (rc)
+		return rc;
 	if (local_nranks <= 1)
 		return 0; /* alone on the host: nobody to meet */
 	n = node_ref(comm->job, &created);
-	if (!n)
-		return -ENOMEM;
+	if (!n) {
+		rc = -ENOMEM;
+		goto out_xhost;
+	}
 	if (created) {
 		/* Blocks until every local process joined; only this job's lock is held. */
 		n->rc = local_rank == 0 ? bp_create(&ba, &n->bus) : bp_connect(&ba, &n->bus);
@@ -131,17 +138,24 @@ int enc__bootstrap_get(struct enc_comm *comm, uint32_t local_rank, uint32_t loca
 	pthread_mutex_unlock(&n->lock);
 	if (rc) {
 		node_unref(n, true); /* a later setup of the job starts afresh */
-		return rc;
+		goto out_xhost;
 	}
 	comm->bp = n->bus;
 	comm->boot = n;
 	return 0;
+
+out_xhost:
+	enc__xhost_put(comm->xhost);
+	comm->xhost = NULL;
+	return rc;
 }
 
 void enc__bootstrap_put(struct enc_comm *comm)
 {
 	struct boot_node *n = comm->boot;
 
+	enc__xhost_put(comm->xhost);
+	comm->xhost = NULL;
 	if (!n)
 		return;
 	comm->bp = NULL;

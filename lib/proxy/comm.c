@@ -69,7 +69,8 @@ static int comm_open_net(struct enc_comm *comm, const struct enc_comm_args *args
 						.nranks = comm->nranks,
 						.options = comm->cfg.net_provider[0] ?
 							   comm->cfg.net_provider : NULL,
-						.bus = comm->bp, .proc_ranks = args->proc_ranks };
+						.bus = comm->bp, .proc_ranks = args->proc_ranks,
+						.xhost = comm->xhost };
 	rc = comm->net_ops->open(&open_args, &comm->net);
 	if (rc)
 		enc_err("[rank %u] %s backend open failed: %d", comm->rank, comm->net_ops->name, rc);

@@ -32,6 +32,7 @@ struct enc_comm {
 	struct bp_bus *bp;                  /* I: the host bootstrap bus (NULL: alone on the host) */
 	struct boot_node *boot;             /* I: bootstrap.c's share of that bus */
 	uint64_t barrier_seq;               /* A: relaxed; next barrier number for this comm */
+	const struct enc_xhost *xhost;      /* I: the bootstrap across hosts (NULL: this host only) */
 };
 
 /* The record each process publishes on the bootstrap bus (room for a network address). */
@@ -42,6 +43,12 @@ struct enc_comm {
 struct bp_bus;
 int enc__bootstrap_get(struct enc_comm *comm, uint32_t local_rank, uint32_t local_nranks);
 void enc__bootstrap_put(struct enc_comm *comm);
+
+/* The bootstrap across hosts (bootstrap_pmix.c): under a PMIx launcher *@out is the process's
+ * PMIx exchange (a reference, dropped by enc__xhost_put), else NULL. Returns 0 or -errno. */
+struct enc_xhost;
+int enc__xhost_get(const struct enc_xhost **out);
+void enc__xhost_put(const struct enc_xhost *x);
 
 /* Registry (registry.c): share or create the queue of @gid; release it. */
 int enc__registry_get(uint32_t gid, const struct enc_config *cfg, struct enc_proxy_queue **out);

@@ -154,9 +154,16 @@ static int procs_check(const struct enc_wl_args *a, struct enc_wl_result *res)
 		return invalid(res, "pattern=%" PRIu32 " is not a pattern", a->pattern);
 	if (!enc_net_ops_find(backend_of(a)))
 		return invalid(res, "backend '%s' does not exist (loop, ofi)", backend_of(a));
-	if (a->procs < 1 || a->procs > BP_MAX_LOCAL || a->procs > a->ranks)
+	if (a->procs < 1 || a->procs > (a->local_procs ? ENC_WL_MAX_RANKS : BP_MAX_LOCAL) ||
+	    a->procs > a->ranks)
 		return invalid(res, "procs=%" PRIu32 " out of range (1..%d, at most ranks=%" PRIu32
-			       ")", a->procs, BP_MAX_LOCAL, a->ranks);
+			       ")", a->procs, a->local_procs ? ENC_WL_MAX_RANKS : BP_MAX_LOCAL,
+			       a->ranks);
+	if (a->local_procs > BP_MAX_LOCAL || a->local_procs > a->procs ||
+	    (a->local_procs && a->local_proc >= a->local_procs))
+		return invalid(res, "local_proc=%" PRIu32 " of local_procs=%" PRIu32 " out of range "
+			       "(1..%d processes of %" PRIu32 " on this host)", a->local_proc,
+			       a->local_procs, BP_MAX_LOCAL, a->procs);
 	if (a->proc >= a->procs)
 		return invalid(res, "proc=%" PRIu32 " out of range (procs=%" PRIu32 ")", a->proc,
 			       a->procs);

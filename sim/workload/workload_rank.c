@@ -348,8 +348,8 @@ void *enc__wl_rank_main(void *arg)
 		.rank = r->rank,
 		.nranks = run->args->ranks,
 		.cfg = &run->cfg,
-		.local_rank = run->args->proc,
-		.local_nranks = run->args->procs,
+		.local_rank = run->args->local_procs ? run->args->local_proc : run->args->proc,
+		.local_nranks = run->args->local_procs ? run->args->local_procs : run->args->procs,
 		.proc_ranks = run->count,
 	};
 	int rc;

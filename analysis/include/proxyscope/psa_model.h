@@ -307,6 +307,9 @@ const struct psa_peer_dead *psa_model_peer_deaths(const struct psa_model *m, siz
 /* In order of each (process, rank, peer)'s first error. */
 const struct psa_net_error *psa_model_net_errors(const struct psa_model *m, size_t *n);
 const struct psa_proc *const *psa_model_procs(const struct psa_model *m, size_t *n);
+/* Whether the processes come from more than one host (a job across hosts): every line that
+ * names a process then names its host too. */
+bool psa_model_hosts_many(const struct psa_model *m);
 
 /*
  * Ranks are compared only within one job (the hash of the comm's job name every task event

@@ -75,8 +75,11 @@ struct enc_net_open_args {
 	struct bp_bus *bus;  /* the job's host bootstrap bus, NULL when alone on the host */
 	uint32_t proc_ranks; /* ranks of the job this process opens (0: all when there is no bus,
 			      * else 1); backends that meet across processes wait for them all */
+	const struct enc_xhost *xhost; /* the bootstrap across hosts (proxyscope/launcher.h), NULL
+					* when every rank of the job is on this host */
 };
 
+struct enc_xhost;
 struct enc_net_comm; /* one rank's endpoint; owned by the backend */
 struct enc_net_req;  /* one started basic block; owned by the backend */
 

@@ -64,6 +64,7 @@ static inline uint64_t ofi_tag(enum ofi_tag_kind kind, uint32_t src, uint64_t us
 
 #define OFI_PROV_MAX 64
 #define OFI_DEFAULT_PROVIDER "shm" /* every rank on this host (see ofi_job.c) */
+#define OFI_DEFAULT_PROVIDER_HOSTS "tcp" /* ranks on several hosts */
 
 struct ofi_ep {
 	struct fi_info *info;
@@ -99,6 +100,29 @@ const char *enc__ofi_ep_prov(const struct ofi_ep *e);
 
 /* Insert the nranks endpoint names (@names[q]: rank q's fi_getname bytes) in rank order. */
 int enc__ofi_ep_insert(struct ofi_ep *e, const uint8_t *const *names, char *err, size_t errlen);
+
+/* ---- ofi_hosts.c: the meeting across hosts ---- */
+
+struct enc_xhost;
+
+/* What this host's meeting produced, for the exchange with the other hosts. */
+struct ofi_hosts_in {
+	const char *job;
+	const struct enc_xhost *xhost;
+	struct bp_bus *bus;            /* NULL: this process is alone on its host */
+	uint32_t nranks;
+	int status;                    /* 0, or why this host's meeting failed */
+	const char *reason;            /* with status: a one-line reason (may be "") */
+	const char *prov;              /* the provider the host's endpoints resolved to */
+	const uint8_t *const *names;   /* nranks: this host's ranks' names, NULL elsewhere */
+};
+
+/*
+ * Every process of the job calls it once its host has met (whatever the outcome): the leader
+ * exchanges the host's table across hosts and broadcasts the merged one on the bus. On success
+ * @out[q] holds every rank's name. Returns 0 or a negative errno (logged).
+ */
+int enc__ofi_hosts_meet(const struct ofi_hosts_in *in, uint8_t (*out)[FI_NAME_MAX]);
 
 /* Our shm endpoint names: OFI_SHM_PREFIX "<pid>-<start stamp>-<rank>" (fi_setname). */
 #define OFI_SHM_PREFIX "fi_shm://proxyscope-"

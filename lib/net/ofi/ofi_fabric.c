@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <netinet/in.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -48,10 +49,37 @@ static struct fi_info *hints_build(const char *provider, bool loopback)
 		fi_freeinfo(h);
 		return NULL;
 	}
-	/* tcp and net take an IP address: on one host, the loopback one */
-	if (loopback && (strncmp(provider, "tcp", 3) == 0 || strncmp(provider, "net", 3) == 0))
+	/* tcp and net take an IP address: on one host, the loopback one; across hosts an IPv4
+	 * address of the host's own (pick_routable) */
+	if (strncmp(provider, "tcp", 3) == 0 || strncmp(provider, "net", 3) == 0)
 		h->addr_format = FI_SOCKADDR_IN;
 	return h;
+}
+
+/*
+ * Across hosts: the first interface whose IPv4 address is not a loopback one, so that the
+ * other hosts can reach it (a tentative IPv6 link-local address, listed first on a link that
+ * just came up, cannot be). Keeps the list as it is when there is none.
+ */
+static int pick_routable(struct fi_info **list)
+{
+	for (struct fi_info *i = *list; i; i = i->next) {
+		const struct sockaddr_in *sin = i->src_addr;
+		struct fi_info *dup;
+
+		if (i->addr_format != FI_SOCKADDR_IN || !sin || i->src_addrlen < sizeof(*sin) ||
+		    (ntohl(sin->sin_addr.s_addr) >> 24) == 127)
+			continue;
+		if (i == *list)
+			return 0;
+		dup = fi_dupinfo(i);
+		if (!dup)
+			return -FI_ENOMEM;
+		fi_freeinfo(*list);
+		*list = dup;
+		return 0;
+	}
+	return 0;
 }
 
 /* When this process first opened an endpoint (ns since boot): part of our shm region names. */
@@ -96,12 +124,14 @@ static int ep_getinfo(struct ofi_ep *e, const struct ofi_ep_args *a, char *err, 
 
 	if (!h)
 		return -FI_ENOMEM;
-	if (h->addr_format == FI_SOCKADDR_IN) {
+	if (h->addr_format == FI_SOCKADDR_IN && a->loopback) {
 		node = "127.0.0.1";
 		flags = FI_SOURCE;
 	}
 	rc = fi_getinfo(OFI_API_VERSION, node, NULL, flags, h, &e->info);
 	fi_freeinfo(h);
+	if (rc == 0 && !a->loopback)
+		rc = pick_routable(&e->info);
 	if (rc == -FI_ENODATA)
 		snprintf(err, errlen, "libfabric has no provider '%s' for RDM tagged messages "
 			 "with manual progress (fi_info -l lists the providers)", a->provider);

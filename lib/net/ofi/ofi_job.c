@@ -15,9 +15,10 @@
  * Then every endpoint inserts all ranks' names in rank order. Alone on the host (no bus) the
  * process must hold every rank, and the names are simply collected.
  *
- * The default provider is "shm" when every rank is on this host, which is always the case here
- * (the bus spans one host; meeting across hosts needs a network bootstrap this project does not
- * have yet), so "tcp" is chosen by name.
+ * Under a PMIx launcher (a->xhost) the job spans hosts: the ranks that are not on this host are
+ * opened elsewhere, and once this host has met, the hosts exchange their names (ofi_hosts.c).
+ * The default provider is "shm" when every rank is on this host and "tcp" (tcp;ofi_rxm) across
+ * hosts.
  */
 #include "net/ofi/ofi.h"
 
@@ -35,6 +36,7 @@
 
 #define OFI_JOB_MAX 64
 #define OFI_MEET_TIMEOUT_MS 30000
+#define OFI_MEET_TIMEOUT_HOSTS_MS 90000
 #define OFI_MAGIC_HELLO 0x6f666931u /* "ofi1" */
 #define OFI_MAGIC_NAMES 0x6f66696eu /* "ofin" */
 #define OFI_REASON_MAX 160
@@ -49,6 +51,7 @@ struct ofi_job {
 	uint32_t expected;         /* I: ranks of this process */
 	char provider[OFI_PROV_MAX]; /* I: asked for ("" = default) */
 	struct bp_bus *bus;        /* I: NULL when alone on the host */
+	const struct enc_xhost *xhost; /* I: the bootstrap across hosts, NULL: this host only */
 	pthread_mutex_t mtx;
 	pthread_cond_t cv;
 	uint32_t arrived;          /* M */
@@ -125,6 +128,7 @@ static struct ofi_job *job_new(const struct enc_net_open_args *a, uint32_t expec
 	job->nranks = a->nranks;
 	job->expected = expected;
 	job->bus = a->bus;
+	job->xhost = a->xhost;
 	job->state = JOB_MEETING;
 	pthread_mutex_init(&job->mtx, NULL);
 	pthread_cond_init(&job->cv, NULL);
@@ -261,7 +265,7 @@ static int hello_check(struct ofi_job *job, const uint8_t *all, uint32_t procs, 
 			job->owner_pid[q] = h->pid;
 		}
 	}
-	for (uint32_t q = 0; q < job->nranks; q++)
+	for (uint32_t q = 0; !job->xhost && q < job->nranks; q++)
 		if (job->owner[q] < 0) {
 			enc_err("ofi: job %s: no process on this host opens rank %u: every rank must "
 				"meet on this host's bus (no cross-host bootstrap)", job->name, q);
@@ -301,11 +305,12 @@ static int round_hello(struct ofi_job *job, uint8_t *all)
 /* Open an endpoint for every local rank; on failure *@reason says why. */
 static int eps_open(struct ofi_job *job, char *reason, size_t len)
 {
-	const char *prov = job->provider[0] ? job->provider : OFI_DEFAULT_PROVIDER;
+	const char *prov = job->provider[0] ? job->provider :
+			   job->xhost ? OFI_DEFAULT_PROVIDER_HOSTS : OFI_DEFAULT_PROVIDER;
 
 	for (uint32_t i = 0; i < job->expected; i++) {
-		struct ofi_ep_args a = { .provider = prov, .loopback = true, .rank = job->local[i],
-					 .nranks = job->nranks };
+		struct ofi_ep_args a = { .provider = prov, .loopback = !job->xhost,
+					 .rank = job->local[i], .nranks = job->nranks };
 		int rc = enc__ofi_ep_open(&job->eps[i], &a, reason, len);
 
 		if (rc)
@@ -376,10 +381,26 @@ static int round_names(struct ofi_job *job, int open_rc, const char *reason,
 			if (n->e[i].rank < job->nranks)
 				names[n->e[i].rank] = n->e[i].name;
 	}
-	for (uint32_t q = 0; q < job->nranks; q++)
+	for (uint32_t q = 0; !job->xhost && q < job->nranks; q++)
 		if (!names[q])
 			return -ENXIO;
 	return 0;
+}
+
+/* Across hosts: every process takes part, whatever happened on this host. */
+static int round_hosts(struct ofi_job *job, int status, const char *reason, int open_rc,
+		       const uint8_t **names, uint8_t (*xnames)[FI_NAME_MAX])
+{
+	struct ofi_hosts_in in = {
+		.job = job->name, .xhost = job->xhost, .bus = job->bus, .nranks = job->nranks,
+		.status = status, .reason = reason[0] ? reason : "its meeting on the bus failed",
+		.prov = open_rc ? "" : enc__ofi_ep_prov(&job->eps[0]), .names = names,
+	};
+	int rc = enc__ofi_hosts_meet(&in, xnames);
+
+	for (uint32_t q = 0; !rc && q < job->nranks; q++)
+		names[q] = xnames[q];
+	return status ? status : rc;
 }
 
 /* The exchange, run by the last local rank to arrive. */
@@ -387,11 +408,12 @@ static int meet(struct ofi_job *job)
 {
 	char reason[OFI_REASON_MAX] = "";
 	size_t rsz, procs = 1;
+	uint8_t (*xnames)[FI_NAME_MAX] = NULL;
 	const uint8_t **names;
 	uint8_t *all;
 	int rc, open_rc;
 
-	if (!job->bus && job->expected != job->nranks) {
+	if (!job->bus && !job->xhost && job->expected != job->nranks) {
 		enc_err("ofi: job %s: this process opens %u of %u ranks but has no bus to meet the "
 			"others (give every process its local_rank and local_nranks)", job->name,
 			job->expected, job->nranks);
@@ -407,18 +429,24 @@ static int meet(struct ofi_job *job)
 	}
 	all = calloc(procs, rsz);
 	names = calloc(job->nranks, sizeof(*names));
-	if (!all || !names) {
+	if (job->xhost)
+		xnames = calloc(job->nranks, sizeof(*xnames));
+	if (!all || !names || (job->xhost && !xnames)) {
 		rc = -ENOMEM;
 		goto out;
 	}
+	open_rc = -ECANCELED; /* no endpoint opened yet */
 	if (job->bus) {
 		rc = round_hello(job, all);
 		if (rc)
-			goto out;
+			goto out_hosts;
 		memset(all, 0, procs * rsz);
 	}
 	open_rc = eps_open(job, reason, sizeof(reason));
 	rc = round_names(job, open_rc, reason, names, all);
+out_hosts:
+	if (job->xhost)
+		rc = round_hosts(job, rc, reason, open_rc, names, xnames);
 	for (uint32_t i = 0; !rc && i < job->expected; i++)
 		rc = enc__ofi_ep_insert(&job->eps[i], names, reason, sizeof(reason));
 	for (uint32_t q = 0; !rc && q < job->nranks; q++)
@@ -429,6 +457,7 @@ static int meet(struct ofi_job *job)
 		enc_info("ofi: job %s: %u ranks on '%s', %u here", job->name, job->nranks,
 			 enc__ofi_ep_prov(&job->eps[0]), job->expected);
 out:
+	free(xnames);
 	free(names);
 	free(all);
 	return rc;
@@ -438,7 +467,10 @@ int enc__ofi_job_join(const struct enc_net_open_args *a, struct ofi_job **out,
 		      struct ofi_ep **ep)
 {
 	uint32_t expected = a->proc_ranks ? a->proc_ranks : a->bus ? 1 : a->nranks;
-	uint64_t deadline = enc_now_ns() + (uint64_t)OFI_MEET_TIMEOUT_MS * 1000000u;
+	/* Across hosts the meeting waits for the slowest host's launch too (the PMIx fence gives
+	 * up after a minute): the process's other ranks wait that long for the verdict. */
+	unsigned meet_ms = a->xhost ? OFI_MEET_TIMEOUT_HOSTS_MS : OFI_MEET_TIMEOUT_MS;
+	uint64_t deadline = enc_now_ns() + (uint64_t)meet_ms * 1000000u;
 	struct ofi_job *job;
 	uint32_t idx;
 	int rc;
@@ -473,8 +505,7 @@ int enc__ofi_job_join(const struct enc_net_open_args *a, struct ofi_job **out,
 		clock_gettime(CLOCK_REALTIME, &ts);
 		if (enc_now_ns() >= deadline) {
 			enc_err("ofi: job %s: rank %u: only %u of this process's %u ranks opened "
-				"within %d ms", a->job, a->rank, job->arrived, expected,
-				OFI_MEET_TIMEOUT_MS);
+				"within %u ms", a->job, a->rank, job->arrived, expected, meet_ms);
 			rc = -ETIMEDOUT;
 			goto out_unlock;
 		}

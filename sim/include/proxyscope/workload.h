@@ -101,6 +101,9 @@ struct enc_wl_args {
 	const char *provider;     /* the ofi backend's provider; NULL = its default */
 	uint32_t procs;           /* P: processes of this host running the job, default 1 */
 	uint32_t proc;            /* this process's index (0..P-1) = its bus local rank */
+	uint32_t local_procs;     /* across hosts: the job's processes on this host (0, the
+				   * default: all P are here); its bus local rank is then local_proc */
+	uint32_t local_proc;
 	size_t faults_n;
 	struct enc_wl_fault faults[ENC_WL_MAX_FAULTS];
 };

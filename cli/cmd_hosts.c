@@ -1,0 +1,205 @@
+/*
+ * `proxyscope hosts [--hosts H] [--on HOST] [--no-sessiond] [--json] [-- CMD ARGS...]`: build H
+ * simulated hosts on this machine (hosts.h), run CMD on one of them, and tear everything down.
+ *
+ * CMD gets the hosts through its environment - the hostfile and launch agent for mpirun, the
+ * names and addresses - so a job across hosts can be tried by hand exactly as `run --hosts`
+ * starts one. Every exit path goes through hosts_destroy: CMD's end, a failure, Ctrl-C; and
+ * the keeper cleans up if this process is killed outright.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli_util.h"
+#include "cmd.h"
+#include "hosts.h"
+
+enum { OPT_HOSTS = 1, OPT_ON, OPT_NO_SESSIOND, OPT_JSON, OPT_HELP };
+
+static const struct cli_opt hosts_opts[] = {
+	{ "hosts", 'H', true, OPT_HOSTS },
+	{ "on", 0, true, OPT_ON },
+	{ "no-sessiond", 0, false, OPT_NO_SESSIOND },
+	{ "json", 0, false, OPT_JSON },
+	{ "help", 'h', false, OPT_HELP },
+	{ NULL, 0, false, 0 },
+};
+
+static const char hosts_usage[] =
+	"usage: proxyscope hosts [--hosts H] [--on HOST] [--no-sessiond] [--json] [-- CMD [ARGS...]]\n"
+	"\n"
+	"Build H simulated hosts on this machine - each a network namespace with its own hostname\n"
+	"(host0..), its own /run/lttng and lttng-sessiond, and a veth link to a bridge, with an\n"
+	"address in " HOSTS_NET ".0/24 that exists only inside these namespaces - plus the host\n"
+	"'" HOSTS_COLLECTOR "' on the same bridge; print them, run CMD on one of them and tear\n"
+	"everything down (processes, links, mounts), also on failure and Ctrl-C. Needs root.\n"
+	"\n"
+	"    -H, --hosts H     how many hosts (1..64, default 2)\n"
+	"    --on HOST         where CMD runs (default " HOSTS_COLLECTOR ")\n"
+	"    --no-sessiond     start no session daemon on the hosts\n"
+	"    --json            print the hosts as JSON\n"
+	"    -h, --help        show this help\n"
+	"\n"
+	"CMD's environment: PROXYSCOPE_HOSTS (the host names), PROXYSCOPE_HOST_ADDRS (their\n"
+	"addresses, in the same order), PROXYSCOPE_HOSTFILE (an mpirun hostfile) and\n"
+	"PROXYSCOPE_AGENT (`agent HOST CMD...` runs CMD on HOST, for mpirun's plm_rsh_agent),\n"
+	"and PMIX_MCA_gds=hash unless it is set (PMIx's shared-memory store lost data here).\n"
+	"Without CMD the hosts stay up until Ctrl-C.\n"
+	"\n"
+	"Exit status: CMD's (128+N when a signal N ended it); 1 when the hosts could not be built;\n"
+	"2 on a usage error, or when not root.\n";
+
+static volatile sig_atomic_t g_signal;
+
+static void on_signal(int sig)
+{
+	g_signal = sig;
+}
+
+static void hosts_print(const struct hosts *h, bool json)
+{
+	struct cli_json j;
+
+	if (!json) {
+		for (unsigned i = 0; i <= h->n; i++) {
+			const struct host *s = i < h->n ? &h->host[i] : &h->collector;
+
+			printf("%-10s %-15s netns %llu\n", s->name, s->addr,
+			       (unsigned long long)s->netns_ino);
+		}
+		fflush(stdout);
+		return;
+	}
+	cli_json_init(&j, stdout);
+	cli_json_begin_object(&j);
+	cli_json_key(&j, "hosts");
+	cli_json_begin_array(&j);
+	for (unsigned i = 0; i <= h->n; i++) {
+		const struct host *s = i < h->n ? &h->host[i] : &h->collector;
+
+		cli_json_begin_object(&j);
+		cli_json_key(&j, "name");
+		cli_json_string(&j, s->name);
+		cli_json_key(&j, "address");
+		cli_json_string(&j, s->addr);
+		cli_json_key(&j, "netns_inode");
+		cli_json_u64(&j, s->netns_ino);
+		cli_json_key(&j, "sessiond_pid");
+		if (s->sessiond > 0)
+			cli_json_u64(&j, (uint64_t)s->sessiond);
+		else
+			cli_json_null(&j);
+		cli_json_end_object(&j);
+	}
+	cli_json_end_array(&j);
+	cli_json_key(&j, "runtime_dir");
+	cli_json_string(&j, h->dir);
+	cli_json_key(&j, "switch_netns_inode");
+	cli_json_u64(&j, h->sw.netns_ino);
+	cli_json_end_object(&j);
+	cli_json_finish(&j);
+	fflush(stdout);
+}
+
+static int wait_cmd(pid_t pid)
+{
+	int st;
+
+	for (;;) {
+		if (waitpid(pid, &st, 0) == pid)
+			break;
+		if (errno != EINTR)
+			return CLI_EXIT_FAILURE;
+		if (g_signal) /* pass Ctrl-C on once; CMD decides how it ends */
+			kill(pid, g_signal == SIGINT ? SIGINT : SIGTERM);
+	}
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	return 128 + WTERMSIG(st);
+}
+
+int cmd_hosts(int argc, char **argv)
+{
+	struct hosts_opts o = { .n = 2, .sessiond = true };
+	const char *name, *value, *on = HOSTS_COLLECTOR;
+	char err[HOSTS_ERR_MAX];
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct cli_opts p;
+	struct hosts *h;
+	struct host *where;
+	bool json = false;
+	uint64_t v;
+	int id, rc;
+
+	cli_opts_init(&p, hosts_opts, argc, argv);
+	while ((id = cli_opts_next(&p, &name, &value, err, sizeof(err))) > 0) {
+		switch (id) {
+		case OPT_HOSTS:
+			if (cli_parse_u64(value, 1, HOSTS_MAX, &v, err, sizeof(err)))
+				return cli_usage_error("hosts", "%s: %s", name, err);
+			o.n = (unsigned)v;
+			break;
+		case OPT_ON:
+			on = value;
+			break;
+		case OPT_NO_SESSIOND:
+			o.sessiond = false;
+			break;
+		case OPT_JSON:
+			json = true;
+			break;
+		case OPT_HELP:
+			fputs(hosts_usage, stdout);
+			return CLI_EXIT_OK;
+		}
+	}
+	if (id == CLI_OPT_ERROR)
+		return cli_usage_error("hosts", "%s", err);
+	if (id == CLI_OPT_POSITIONAL && !p.done)
+		return cli_usage_error("hosts", "unexpected argument '%s' (CMD follows '--')", value);
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	rc = hosts_create(&o, &h, err, sizeof(err));
+	if (rc == -EPERM) {
+		cli_error("%s", err);
+		return CLI_EXIT_USAGE;
+	}
+	if (rc) {
+		cli_error("%s", err);
+		return CLI_EXIT_FAILURE;
+	}
+	where = hosts_find(h, on);
+	if (!where) {
+		hosts_destroy(h);
+		return cli_usage_error("hosts", "--on: no host '%s'", on);
+	}
+	hosts_print(h, json);
+	if (hosts_env_export(h) < 0) {
+		cli_error("cannot set the environment: %s", strerror(errno));
+		rc = CLI_EXIT_FAILURE;
+	} else if (id == CLI_OPT_POSITIONAL) {
+		pid_t pid;
+
+		rc = host_spawn(where, &argv[p.i - 1], NULL, &pid);
+		if (rc < 0) {
+			cli_error("cannot start '%s': %s", value, strerror(-rc));
+			rc = CLI_EXIT_FAILURE;
+		} else {
+			rc = wait_cmd(pid);
+		}
+	} else {
+		while (!g_signal)
+			pause();
+		rc = CLI_EXIT_OK;
+	}
+	hosts_destroy(h);
+	return rc;
+}

@@ -1,0 +1,57 @@
+/*
+ * Recording across hosts (`run --hosts` without --no-trace): one lttng-relayd on the collector
+ * host, and on every simulated host one session, created with that host's own session daemon
+ * (its lttng client run inside the host's namespaces, host_nsenter), streaming to the relay
+ * daemon over the bridge. The relay daemon writes one trace per host into its output tree,
+ * DIR/<hostname>/<session>-<date>/ust/uid/0/64-bit/, named by the host's session daemon's own
+ * hostname; the report reads the tree as one job.
+ *
+ *	hosts_create(.sessiond = true)
+ *	hosts_trace_begin(&t, h, DIR, level)   relay daemon up, every host's session started
+ *	... mpirun: the processes load the probes and register with their host's daemon ...
+ *	hosts_trace_end(&t)                    sessions destroyed (their data at the relay
+ *	                                       daemon), relay daemon stopped: DIR is complete
+ *	hosts_destroy(h)
+ *
+ * The relay daemon listens on the collector's own address, on fixed ports: the collector's
+ * network namespace is private to this run, so they are always free, and no machine-wide
+ * relay daemon (on the default ports) is ever involved.
+ */
+#ifndef PROXYSCOPE_CLI_HOSTS_TRACE_H
+#define PROXYSCOPE_CLI_HOSTS_TRACE_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "hosts.h"
+#include "lttng_ctl.h"
+
+#define HOSTS_RELAYD_CTRL 5342
+#define HOSTS_RELAYD_DATA 5343
+#define HOSTS_RELAYD_LIVE 5344
+
+struct hosts_trace {
+	pid_t relayd;                 /* > 0: the relay daemon (a child of ours, on the collector) */
+	char url[64];                 /* net://COLLECTOR:CTRL:DATA, for `lttng create --set-url` */
+	char log[128];                /* the relay daemon's stdout and stderr, in the hosts' dir */
+	unsigned n;                   /* sessions: one per simulated host */
+	struct lt_session *s;         /* [n] */
+	struct host_nsenter *ns;      /* [n]: the prefix of each session's lttng calls */
+};
+
+/* 0 when lttng, lttng-sessiond and lttng-relayd are installed, else -ENOENT with a reason. */
+int hosts_trace_check(char *err, size_t errlen);
+
+/*
+ * Start the relay daemon writing into @output (absolute; created by the daemon) and a session
+ * on every host of @h (each with its session daemon: hosts_opts.sessiond) at @level. On
+ * failure everything done so far is undone. Returns 0 or -errno with a reason in @err.
+ */
+int hosts_trace_begin(struct hosts_trace *t, struct hosts *h, const char *output,
+		      enum lt_level level, char *err, size_t errlen);
+
+/* Stop and destroy every session, then stop the relay daemon. 0 or the first error. */
+int hosts_trace_end(struct hosts_trace *t, char *err, size_t errlen);
+
+#endif /* PROXYSCOPE_CLI_HOSTS_TRACE_H */

@@ -1,0 +1,272 @@
+/*
+ * `proxyscope run --hosts H`: the hosts, mpirun, and the results the processes leave behind
+ * (see run_hosts.h).
+ */
+#include "run_hosts.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <proxyscope/launcher.h>
+#include <proxyscope/log.h>
+#include <proxyscope/trace.h>
+
+#include "cli_util.h"
+#include "hosts.h"
+#include "hosts_trace.h"
+
+/* What a process leaves in the results directory: who it was, then its result. */
+struct xchild_result {
+	uint32_t magic;
+	uint32_t proc;
+	char host[32];
+	struct enc_wl_result res;
+};
+
+#define XCHILD_MAGIC 0x78726573u /* "xres" */
+#define REGISTER_TIMEOUT_MS 10000
+
+/*
+ * The probes, and this process on its host's session daemon's list: its session records from
+ * the first event on. Without them the run goes on (its result still counts); the report then
+ * lacks this process, and says which ones it has.
+ */
+static void child_trace(uint32_t proc)
+{
+	int rc = enc_trace_load();
+
+	if (rc)
+		cli_error("process %" PRIu32 ": the tracepoint probes are not loaded (%s): nothing "
+			  "of it is recorded", proc, strerror(-rc));
+	else if (lt_wait_registered(getpid(), REGISTER_TIMEOUT_MS))
+		cli_error("process %" PRIu32 ": not registered with its host's lttng-sessiond "
+			  "within %u ms: its first events may be missing", proc, REGISTER_TIMEOUT_MS);
+}
+
+int run_hosts_child(struct enc_wl_args *args, const char *dir, bool traced)
+{
+	struct xchild_result r = { .magic = XCHILD_MAGIC };
+	char path[PATH_MAX], tmp[PATH_MAX + 8];
+	struct enc_launcher l;
+	struct utsname u;
+	int fd, rc;
+
+	rc = enc_launcher_get(&l);
+	if (rc || !l.pmix) {
+		cli_error("--%s: not started by a PMIx launcher", RUN_XCHILD_OPT);
+		return CLI_EXIT_USAGE;
+	}
+	args->proc = l.rank;
+	args->procs = l.size;
+	args->local_proc = l.local_rank;
+	args->local_procs = l.local_size;
+	if (traced)
+		child_trace(l.rank);
+	enc_log_set_hook(enc_log_stderr, NULL, ENC_LOG_WARN);
+	rc = enc_wl_run(args, &r.res);
+	if (rc)
+		cli_error("process %" PRIu32 ": cannot run the workload: %s", args->proc,
+			  r.res.err[0] ? r.res.err : strerror(-rc));
+	r.proc = l.rank;
+	if (uname(&u) == 0)
+		snprintf(r.host, sizeof(r.host), "%.31s", u.nodename);
+	snprintf(path, sizeof(path), "%s/result.%" PRIu32, dir, l.rank);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || write(fd, &r, sizeof(r)) != (ssize_t)sizeof(r) || close(fd) < 0 ||
+	    rename(tmp, path) < 0) {
+		cli_error("cannot write '%s': %s", path, strerror(errno));
+		return CLI_EXIT_FAILURE;
+	}
+	/* 0 whatever the result: mpirun would end the other processes on a failure. */
+	return CLI_EXIT_OK;
+}
+
+static volatile sig_atomic_t g_signal;
+
+static void on_signal(int sig)
+{
+	g_signal = sig;
+}
+
+/* mpirun's command line: ours, plus the job name and where the results go. */
+static char **launcher_argv(const struct hosts *h, const struct enc_wl_args *args,
+			    uint32_t hosts, int argc, char **argv, const char *exe,
+			    char *np, char *ppr)
+{
+	const char *head[] = { "mpirun", "--allow-run-as-root", "--hostfile", h->hostfile,
+			       "--mca", "plm_rsh_agent", h->agent, "-np", np,
+			       "--map-by", ppr, "--bind-to", "none", exe };
+	size_t nh = sizeof(head) / sizeof(head[0]), n = 0;
+	char **v = calloc(nh + (size_t)argc + 8, sizeof(*v));
+
+	if (!v)
+		return NULL;
+	snprintf(np, 16, "%" PRIu32, args->procs);
+	snprintf(ppr, 32, "ppr:%" PRIu32 ":node", args->procs / hosts);
+	for (size_t i = 0; i < nh; i++)
+		v[n++] = (char *)head[i];
+	for (int i = 0; i < argc; i++)
+		v[n++] = argv[i];
+	v[n++] = "--job";
+	v[n++] = (char *)args->job;
+	v[n++] = "--" RUN_XCHILD_OPT;
+	v[n++] = (char *)h->dir;
+	return v;
+}
+
+static int launcher_wait(pid_t pid)
+{
+	bool passed = false;
+	int st;
+
+	for (;;) {
+		if (waitpid(pid, &st, 0) == pid)
+			break;
+		if (errno != EINTR)
+			return -errno;
+		if (g_signal && !passed) { /* mpirun ends its job on SIGINT/SIGTERM */
+			kill(pid, g_signal == SIGINT ? SIGINT : SIGTERM);
+			passed = true;
+		}
+	}
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static void results_read(const struct hosts *h, struct run_hosts *rh, struct enc_wl_result *res)
+{
+	struct xchild_result r;
+	char path[128];
+
+	for (uint32_t p = 0; p < rh->procs; p++) {
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/result.%" PRIu32, h->dir, p);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (read(fd, &r, sizeof(r)) == (ssize_t)sizeof(r) && r.magic == XCHILD_MAGIC &&
+		    r.proc == p) {
+			enc_wl_result_merge(res, &r.res);
+			rh->seen[p] = true;
+			snprintf(rh->host[p], sizeof(rh->host[p]), "%s", r.host);
+			rh->reported++;
+		}
+		close(fd);
+		unlink(path);
+	}
+}
+
+/* Recording: the relay daemon and the hosts' sessions; 0, or -errno after an "error:" line. */
+static int trace_begin(struct hosts_trace *t, struct hosts *h, const struct run_hosts_trace *trace)
+{
+	char err[HOSTS_ERR_MAX];
+	int rc;
+
+	if (!trace)
+		return 0;
+	rc = hosts_trace_begin(t, h, trace->output, trace->level, err, sizeof(err));
+	if (rc)
+		cli_error("cannot record across hosts: %s", err);
+	return rc;
+}
+
+static int trace_end(struct hosts_trace *t, const struct run_hosts_trace *trace)
+{
+	char err[LT_ERR_MAX];
+	int rc;
+
+	if (!trace)
+		return 0;
+	rc = hosts_trace_end(t, err, sizeof(err));
+	if (rc)
+		cli_error("recording across hosts: %s", err);
+	return rc;
+}
+
+int run_hosts_run(const struct enc_wl_args *args, uint32_t hosts,
+		  const struct run_hosts_trace *trace, int argc, char **argv,
+		  struct run_hosts *rh, struct enc_wl_result *res)
+{
+	struct hosts_opts o = { .n = hosts, .sessiond = trace != NULL };
+	struct hosts_trace t;
+	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
+	char err[HOSTS_ERR_MAX], exe[PATH_MAX], np[16], ppr[32];
+	struct hosts *h;
+	char **v;
+	ssize_t len;
+	pid_t pid;
+	int rc;
+
+	memset(rh, 0, sizeof(*rh));
+	memset(res, 0, sizeof(*res));
+	rh->hosts = hosts;
+	rh->procs = args->procs;
+	res->ranks = args->ranks;
+	snprintf(res->job, sizeof(res->job), "%s", args->job);
+	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (len < 0)
+		return -errno;
+	exe[len] = '\0';
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	rc = hosts_create(&o, &h, err, sizeof(err));
+	if (rc) {
+		cli_error("%s", err);
+		goto out_signals;
+	}
+	if (hosts_launcher_env()) {
+		rc = -errno;
+		cli_error("cannot set the environment: %s", strerror(errno));
+		hosts_destroy(h);
+		goto out_signals;
+	}
+	rc = trace_begin(&t, h, trace);
+	if (rc) {
+		hosts_destroy(h);
+		goto out_signals;
+	}
+	v = launcher_argv(h, args, hosts, argc, argv, exe, np, ppr);
+	rc = v ? host_spawn(&h->collector, v, "/dev/null", &pid) : -ENOMEM;
+	free(v);
+	if (rc) {
+		cli_error("cannot start mpirun: %s", strerror(-rc));
+	} else {
+		rh->launcher_status = launcher_wait(pid);
+		results_read(h, rh, res);
+	}
+	if (trace_end(&t, trace) && !rc)
+		rc = -EIO;
+	hosts_destroy(h);
+out_signals:
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	return rc;
+}
+
+void run_hosts_print(const struct run_hosts *rh, FILE *out)
+{
+	uint32_t per = rh->procs / rh->hosts;
+
+	fprintf(out, "hosts:       %" PRIu32 " (", rh->hosts);
+	for (uint32_t i = 0; i < rh->hosts; i++)
+		fprintf(out, "%shost%" PRIu32 ": processes %" PRIu32 "-%" PRIu32, i ? ", " : "", i,
+			i * per, (i + 1) * per - 1);
+	fputs("), started by mpirun\n", out);
+	for (uint32_t p = 0; p < rh->procs; p++)
+		if (!rh->seen[p])
+			fprintf(out, "process %" PRIu32 " (host%" PRIu32 "): left no result\n", p,
+				p / per);
+	if (rh->launcher_status)
+		fprintf(out, "mpirun exited with status %d\n", rh->launcher_status);
+}

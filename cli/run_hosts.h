@@ -1,0 +1,63 @@
+/*
+ * `proxyscope run --hosts H --procs P`: the ranks spread over P processes on H simulated hosts
+ * (hosts.h), started by a PMIx launcher (mpirun on the collector host, through the hosts' launch
+ * agent), P/H processes per host.
+ *
+ * The parent runs no rank: it builds the hosts, starts mpirun with this same binary and command
+ * line plus `--_xchild DIR`, waits for it, and adds up the results the processes left in DIR
+ * (the hosts' runtime directory: /tmp is the machine's in every host's mount namespace). A
+ * process meets its host's processes on the bus and the other hosts through PMIx
+ * (proxyscope/launcher.h). Every process exits 0 once its result is written, whatever the
+ * result: mpirun ends the whole job when one process fails, and the others' results would be
+ * lost. Ctrl-C is passed to mpirun, and the hosts are torn down on every path.
+ *
+ * Recorded (not --no-trace): every host gets its session daemon and a session streaming to a
+ * relay daemon on the collector (hosts_trace.h), started before mpirun and ended after it; a
+ * process loads the probes and waits until its host's daemon lists it before its first rank
+ * runs. The relay daemon's output tree is the run's trace directory: one trace per host.
+ */
+#ifndef PROXYSCOPE_CLI_RUN_HOSTS_H
+#define PROXYSCOPE_CLI_RUN_HOSTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <proxyscope/workload.h>
+
+#include "lttng_ctl.h"
+
+#define RUN_XCHILD_OPT "_xchild"
+
+struct run_hosts {
+	uint32_t hosts;
+	uint32_t procs;
+	uint32_t reported;                      /* processes whose result arrived */
+	bool seen[ENC_WL_MAX_RANKS];            /* per process */
+	char host[ENC_WL_MAX_RANKS][32];        /* per process: the host it ran on */
+	int launcher_status;                    /* mpirun's exit status (128+N: signal N) */
+};
+
+struct run_hosts_trace {
+	const char *output;  /* absolute: the relay daemon's output tree (it creates it) */
+	enum lt_level level;
+};
+
+/*
+ * Build @hosts hosts, run @args->procs processes of `@argv` (argv[0] = "run") on them, merge
+ * their results into @res; recorded into @trace->output unless @trace is NULL. Returns 0, or
+ * -errno when the hosts, the recording or the launcher could not start (with a reason on
+ * stderr); -EPERM when not root.
+ */
+int run_hosts_run(const struct enc_wl_args *args, uint32_t hosts,
+		  const struct run_hosts_trace *trace, int argc, char **argv,
+		  struct run_hosts *rh, struct enc_wl_result *res);
+
+/* A line per process that left no result, naming its host when known. */
+void run_hosts_print(const struct run_hosts *rh, FILE *out);
+
+/* In a process started by mpirun: run this process's ranks (recorded by its host's session
+ * when @traced), leave the result in @dir. */
+int run_hosts_child(struct enc_wl_args *args, const char *dir, bool traced);
+
+#endif /* PROXYSCOPE_CLI_RUN_HOSTS_H */
