@@ -24,7 +24,7 @@ enum psa_integrity_kind {
 struct psa_integrity_issue {
 	enum psa_integrity_kind kind;
 	char trace[512];  /* the trace directory (the one holding `metadata`) */
-	char stream[128]; /* the stream file's name; for a duplicate, the other trace directory */
+	char stream[512]; /* the stream file's name; for a duplicate, the other trace directory */
 	uint64_t packets; /* the packets its index lists */
 	uint64_t bytes_expected, bytes_found;
 };
