@@ -31,7 +31,8 @@
 #include "trace_tally.h"
 #include "lttng_ctl.h"
 
-enum { OPT_THRESHOLD = 1, OPT_JSON, OPT_OUTPUT, OPT_LOGLEVEL, OPT_LIST, OPT_TIMER, OPT_HELP };
+enum { OPT_THRESHOLD = 1, OPT_JSON, OPT_OUTPUT, OPT_LOGLEVEL, OPT_LIST, OPT_TIMER, OPT_BUFFER_SIZE,
+       OPT_HELP };
 
 static const struct cli_opt watch_opts[] = {
 	{ "threshold", 0, true, OPT_THRESHOLD },
@@ -40,13 +41,14 @@ static const struct cli_opt watch_opts[] = {
 	{ "loglevel", 0, true, OPT_LOGLEVEL },
 	{ "list", 0, true, OPT_LIST },
 	{ "live-timer", 0, true, OPT_TIMER },
+	{ "buffer-size", 0, true, OPT_BUFFER_SIZE },
 	{ "help", 'h', false, OPT_HELP },
 	{ NULL, 0, false, 0 },
 };
 
 static const char watch_usage[] =
 	"usage: proxyscope watch [--threshold DURATION] [--json] [-o DIR] [--loglevel LEVEL]\n"
-	"                        [--live-timer DURATION] -- CMD [ARGS...]\n"
+	"                        [--live-timer DURATION] [--buffer-size SIZE] -- CMD [ARGS...]\n"
 	"   or: proxyscope watch [--threshold DURATION] [--json] net://RELAYD[:PORT]/host/HOST/SESSION\n"
 	"   or: proxyscope watch --list net://RELAYD[:PORT]\n"
 	"\n"
@@ -63,6 +65,8 @@ static const char watch_usage[] =
 	"    --loglevel LEVEL       around CMD: err, warning, info or debug (default info)\n"
 	"    --live-timer DURATION  around CMD: how often the tracer hands data to the relay\n"
 	"                           daemon (default 100ms); a finding comes about this much late\n"
+	"    --buffer-size SIZE     around CMD: the tracer's ring buffer per CPU, e.g. 64MiB\n"
+	"                           (default: sized for the level, as record does)\n"
 	"    --list URL             list the sessions of the relay daemon at URL\n"
 	"    -h, --help             show this help\n"
 	"\n"
@@ -152,6 +156,7 @@ struct watch_args {
 	const char *list;
 	const char *url;
 	char **cmd;
+	uint64_t buffer_size; /* --buffer-size; 0: sized for the level */
 };
 
 static void opts_common(struct live_watch_opts *o, const struct watch_args *a, const char *url)
@@ -189,6 +194,8 @@ static int watch_command(const struct watch_args *a)
 	char err[LT_ERR_MAX], defdir[64], host[256], url[512];
 	const char *output = a->output;
 	int code, rc;
+
+	lt_buffers_size(&s, s.level, 0, a->buffer_size); /* as record: CMD's ranks are unknown */
 
 	if (!output) {
 		time_t t = time(NULL);
@@ -366,6 +373,11 @@ static int parse(int argc, char **argv, struct watch_args *a)
 		case OPT_LIST:
 			a->list = value;
 			break;
+		case OPT_BUFFER_SIZE:
+			if (cli_parse_size(value, LT_SUBBUF_MIN * LT_NUM_SUBBUF, LT_BUFFER_MAX,
+					   &a->buffer_size, err, sizeof(err)))
+				return cli_usage_error("watch", "%s: %s", name, err);
+			break;
 		case OPT_HELP:
 			fputs(watch_usage, stdout);
 			return -1;
@@ -389,8 +401,9 @@ static int parse(int argc, char **argv, struct watch_args *a)
 	if (a->url && live_relay_of(a->url, err, sizeof(err)))
 		return cli_usage_error("watch", "'%s' is not a session URL "
 				       "(net://RELAYD[:PORT]/host/HOST/SESSION)", a->url);
-	if (!a->cmd && (a->output || a->timer_ns || a->level != LT_LEVEL_INFO))
-		return cli_usage_error("watch", "-o, --loglevel and --live-timer apply only around a CMD");
+	if (!a->cmd && (a->output || a->timer_ns || a->level != LT_LEVEL_INFO || a->buffer_size))
+		return cli_usage_error("watch", "-o, --loglevel, --live-timer and --buffer-size apply "
+				       "only around a CMD");
 	return 0;
 }
 
