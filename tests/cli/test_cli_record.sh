@@ -83,9 +83,10 @@ def roots(d):
                   for s in w["stalls"] if s["root_cause"])
 assert snap["trace"]["snapshot"], snap["trace"]
 assert "/snapshot-" in snap["trace"]["snapshot"], snap["trace"]
-# The snapshot really begins mid-run: most execs were overwritten, some tasks are left out.
+# The snapshot really begins mid-run: most execs were overwritten. Whether a task still open at
+# its end had its start cut depends on where each CPU's ring wrapped (test_snapshot checks that
+# such tasks are left out); a full trace has none.
 assert snap["report"]["overview"]["tasks"]["seen"] < 40000, snap["report"]["overview"]
-assert snap["report"]["watchdog"]["unknown_start_tasks"] > 0, snap["report"]["watchdog"]
 assert full["report"]["watchdog"]["unknown_start_tasks"] == 0, full["report"]["watchdog"]
 r = roots(full)
 assert r == [(1, 9900, "NETWORK", "device_no_trigger")], r
