@@ -102,7 +102,7 @@ import json, sys
 w = json.load(sys.stdin)["watchdog"]
 roots = [(s["rank"], s["exec_id"], s["cause"]) for s in w["stalls"] if s["root_cause"]]
 assert roots == [(1, 9900, "device_no_trigger")], roots
-assert w["unknown_start_tasks"] > 0, w
+# Whether it has tasks of unknown start depends on where each ring wrapped (see above).
 ' <"$out" || fail "watchdog SNAPSHOT: not the run's root cause"
 	fi
 	if run 2 report "$tmp/snap"; then
