@@ -1,0 +1,518 @@
+/*
+ * bench_hosts: `proxyscope report` over a job of many hosts, against `babeltrace2 -o dummy` on
+ * the same tree in the same run, and against the reader's own event rate on one trace.
+ *
+ *   1. a small trace (`proxyscope run --ranks 4 --ops M`, or --trace DIR) copied into trees of
+ *      1, 8 and 256 hosts (--hosts), each copy under a trace UUID and hostname of its own
+ *      (hosts_tree.c), and one big trace of about the events of the biggest tree
+ *      (`--ops M x hosts`, or --big-trace DIR): the one-trace rate;
+ *   2. on each, `babeltrace2 -o dummy` and `proxyscope report`, alternately (the order rotates
+ *      every round), --runs times each: wall medians, their ratio, report's events/s;
+ *   3. the peak RSS of report's two processes, sampled from /proc every 10 ms: the reader's
+ *      child (babeltrace2's graphs) and the main process (the model); the growth per host
+ *      from the 1-host tree to the biggest is what a host costs beyond its live tasks;
+ *   4. the start-up of the CLI alone (`proxyscope report --help`): the floor under any
+ *      report's wall time.
+ *
+ * The goals of issue 16 are BENCH lines with ok=0/1: at the biggest tree the event rate >=
+ * 0.8x the one-trace rate and the reader's memory <= 1 MB per host; at 8 hosts report <= 1x
+ * babeltrace2. Measures, never asserts: the exit status is 0 unless something could not run.
+ * Recording needs LTTng: run it inside `sh tests/private_lttng.sh` (or give --trace and
+ * --big-trace).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench_hosts.h"
+
+#define HOSTS_MAX 8
+#define RATE_GOAL 0.8
+#define MB_PER_HOST_GOAL 1.0
+#define SMALL_HOSTS 8
+#define SMALL_GOAL 1.0
+
+char g_work[PATH_MAX];
+char g_log[PATH_MAX + 32];
+
+struct hopts {
+	struct opts o;             /* what trace.c and children.c read */
+	const char *big_trace;     /* --big-trace */
+	unsigned hosts[HOSTS_MAX]; /* --hosts */
+	unsigned hosts_n;
+	uint64_t big_ops;          /* --big-ops */
+};
+
+/* What report cost on one tree: the medians of the runs. */
+struct result {
+	unsigned hosts;
+	uint64_t events;
+	double report_s, bt2_s, reader_mb, main_mb;
+};
+
+/* ---- a child sampled from /proc ----------------------------------------------------------- */
+
+/* VmHWM of @pid in MB (0 when gone). */
+static double hwm_mb(pid_t pid)
+{
+	char path[64], line[256];
+	double kb = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmHWM: %lf kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb / 1024.0;
+}
+
+/* The largest VmHWM among @pid's children (the reader's process). */
+static double children_hwm_mb(pid_t pid)
+{
+	char path[64], buf[512];
+	double best = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fgets(buf, sizeof(buf), f)) {
+		char *s = buf, *end;
+
+		for (long c = strtol(s, &end, 10); end != s; c = strtol(s, &end, 10)) {
+			double mb = hwm_mb((pid_t)c);
+
+			best = mb > best ? mb : best;
+			s = end;
+		}
+	}
+	fclose(f);
+	return best;
+}
+
+/* Run @argv to its end, sampling its and its children's peak RSS every 10 ms. */
+static bool run_sampled(char *const argv[], int ok_max, struct cost *c, double *main_mb,
+			double *child_mb)
+{
+	struct timespec tick = { 0, 10 * 1000 * 1000 };
+	struct rusage ru;
+	double t0 = br_now_s();
+	int st = 0;
+	pid_t pid, r;
+
+	memset(c, 0, sizeof(*c));
+	*main_mb = *child_mb = 0;
+	br_truncate_log();
+	pid = br_spawn(argv, -1, -1, NULL, -1);
+	if (pid < 0)
+		return false;
+	for (;;) {
+		double m, k;
+
+		r = wait4(pid, &st, WNOHANG, &ru);
+		if (r == pid || (r < 0 && errno != EINTR))
+			break;
+		m = hwm_mb(pid);
+		k = children_hwm_mb(pid);
+		*main_mb = m > *main_mb ? m : *main_mb;
+		*child_mb = k > *child_mb ? k : *child_mb;
+		nanosleep(&tick, NULL);
+	}
+	c->wall_s = br_now_s() - t0;
+	br_child_ended(pid);
+	if (r != pid) {
+		c->status = 255;
+		return false;
+	}
+	c->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	c->cpu_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+		   (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+	c->rss_mb = (double)ru.ru_maxrss / 1024.0;
+	c->csw = (double)ru.ru_nvcsw;
+	c->icsw = (double)ru.ru_nivcsw;
+	return br_ended_well(argv, c, ok_max);
+}
+
+/* ---- measuring ---------------------------------------------------------------------------- */
+
+/* babeltrace2 and report on @t, alternately, --runs times: the medians into @r. */
+static bool measure(const struct hopts *h, const struct trace *t, bool with_bt2,
+		    struct result *r)
+{
+	char *bt2[] = { (char *)h->o.bt2, "-o", "dummy", t->dir, NULL };
+	char *rep[] = { (char *)h->o.proxyscope, "report", t->dir, NULL };
+	struct cost cb[RUNS_MAX], cr[RUNS_MAX], warm;
+	double wb[RUNS_MAX], wr[RUNS_MAX], rm[RUNS_MAX], rc[RUNS_MAX];
+	unsigned runs = h->o.runs;
+
+	if (with_bt2 && !br_run(bt2, NULL, 0, &warm)) /* warm-up (the page cache) */
+		return false;
+	for (unsigned i = 0; i < runs; i++) {
+		for (unsigned k = 0; k < 2; k++) {
+			if ((i + k) % 2 == 0) {
+				if (!run_sampled(rep, 1, &cr[i], &rm[i], &rc[i]))
+					return false;
+				wr[i] = cr[i].wall_s;
+			} else if (with_bt2) {
+				if (!br_run(bt2, NULL, 0, &cb[i]))
+					return false;
+				wb[i] = cb[i].wall_s;
+			}
+		}
+	}
+	if (with_bt2)
+		br_print_costs("babeltrace2", cb, runs);
+	br_print_costs("report", cr, runs);
+	r->events = t->events;
+	r->report_s = br_median(wr, runs);
+	r->bt2_s = with_bt2 ? br_median(wb, runs) : 0;
+	r->main_mb = br_median(rm, runs);
+	r->reader_mb = br_median(rc, runs);
+	return true;
+}
+
+static void print_result(const struct result *r)
+{
+	printf("BENCH hosts_report hosts=%u events=%llu report_s=%.3f babeltrace2_s=%.3f "
+	       "ratio=%.3f events_per_s=%.0f reader_rss_mb=%.1f main_rss_mb=%.1f\n",
+	       r->hosts, (unsigned long long)r->events, r->report_s, r->bt2_s,
+	       r->bt2_s > 0 ? r->report_s / r->bt2_s : 0,
+	       r->report_s > 0 ? (double)r->events / r->report_s : 0, r->reader_mb, r->main_mb);
+	fflush(stdout);
+}
+
+/* The goals: @one is the one-trace rate's run, @res[0..n) the trees (hosts ascending). */
+static void print_goals(const struct hopts *h, const struct result *one, const struct result *res,
+			unsigned n)
+{
+	const struct result *big = &res[n - 1], *base = &res[0];
+	double one_rate = one->report_s > 0 ? (double)one->events / one->report_s : 0;
+	double rate = big->report_s > 0 ? (double)big->events / big->report_s : 0;
+
+	(void)h;
+	printf("BENCH hosts_goal_rate hosts=%u events_per_s=%.0f one_trace_events_per_s=%.0f "
+	       "ratio=%.3f goal_min=%.1f ok=%d\n",
+	       big->hosts, rate, one_rate, one_rate > 0 ? rate / one_rate : 0, RATE_GOAL,
+	       one_rate > 0 && rate / one_rate >= RATE_GOAL);
+	if (big->hosts > base->hosts) {
+		double per = (big->reader_mb - base->reader_mb) / (big->hosts - base->hosts);
+		double per_main = (big->main_mb - base->main_mb) / (big->hosts - base->hosts);
+
+		printf("BENCH hosts_goal_rss hosts=%u reader_mb_per_host=%.2f main_mb_per_host=%.2f "
+		       "goal_max_mb=%.1f ok=%d\n",
+		       big->hosts, per, per_main, MB_PER_HOST_GOAL, per <= MB_PER_HOST_GOAL);
+	}
+	for (unsigned i = 0; i < n; i++) {
+		if (res[i].hosts != SMALL_HOSTS || res[i].bt2_s <= 0)
+			continue;
+		printf("BENCH hosts_goal_small hosts=%u ratio=%.3f goal_max=%.1f ok=%d\n",
+		       res[i].hosts, res[i].report_s / res[i].bt2_s, SMALL_GOAL,
+		       res[i].report_s / res[i].bt2_s <= SMALL_GOAL);
+	}
+}
+
+/* The CLI's start-up: `proxyscope report --help`, the median of --runs. */
+static void print_startup(const struct hopts *h)
+{
+	char *argv[] = { (char *)h->o.proxyscope, "report", "--help", NULL };
+	struct cost c[RUNS_MAX];
+	double w[RUNS_MAX];
+
+	for (unsigned i = 0; i < h->o.runs; i++) {
+		if (!br_run(argv, NULL, 0, &c[i]))
+			return;
+		w[i] = c[i].wall_s;
+	}
+	printf("BENCH hosts_cli_startup report_help_s=%.3f\n", br_median(w, h->o.runs));
+}
+
+/* ---- the traces --------------------------------------------------------------------------- */
+
+/* Record `proxyscope run --ranks 4 --ops @ops` into g_work/@name. */
+static bool record(const struct hopts *h, const char *name, uint64_t ops, char **dir)
+{
+	char ops_s[32], path[PATH_MAX + 64];
+	char *argv[] = { (char *)h->o.proxyscope, "run", "-o", path, "--ranks", "4", "--ops",
+			 ops_s, "-q", NULL };
+	struct cost c;
+
+	snprintf(path, sizeof(path), "%s/%s", g_work, name);
+	snprintf(ops_s, sizeof(ops_s), "%llu", (unsigned long long)ops);
+	printf("# recording `");
+	br_print_cmd(stdout, argv);
+	printf("` ...\n");
+	fflush(stdout);
+	if (!br_run(argv, NULL, 1, &c)) /* 1: the run found a stall, the trace is a trace */
+		return false;
+	*dir = strdup(path);
+	return *dir != NULL;
+}
+
+static bool get(const struct hopts *h, const char *dir, struct trace *t)
+{
+	return br_get_trace(&h->o, dir, "", 1, t);
+}
+
+/* ---- options and main --------------------------------------------------------------------- */
+
+static const char usage[] =
+	"usage: bench_hosts [<options>]\n"
+	"\n"
+	"`proxyscope report` over trees of 1, 8 and 256 hosts (one recorded trace copied under\n"
+	"distinct trace UUIDs and hostnames) against `babeltrace2 -o dummy` on the same tree, and\n"
+	"against report's event rate on one trace of about as many events; the peak RSS of the\n"
+	"reader's process and of the model's. Prints BENCH lines; notes are '#' lines. Records\n"
+	"with LTTng unless --trace and --big-trace are given: run it inside\n"
+	"`sh tests/private_lttng.sh`.\n"
+	"\n"
+	"    --trace DIR         the trace to copy (default: record --ranks 4 --ops M)\n"
+	"    --ops M             execs per rank of that recording (default 200)\n"
+	"    --big-trace DIR     the one-trace baseline (default: record --ops B)\n"
+	"    --big-ops B         (default M x the most hosts)\n"
+	"    --hosts LIST        the trees' host counts, ascending (default 1,8,256)\n"
+	"    --runs N            timed runs of each program (default 3, at most 51)\n"
+	"    --proxyscope PATH   the CLI (default: ../../cli/proxyscope from this program)\n"
+	"    --babeltrace2 PATH  (default: babeltrace2 from PATH)\n"
+	"    --workdir DIR       where the traces and trees go (default $TMPDIR or /tmp)\n"
+	"    --keep              keep them (their paths are printed)\n"
+	"    -h, --help          show this help\n"
+	"\n"
+	"Exit status: 0 measured (whatever the results), 1 something could not be run, 2 usage.\n";
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "bench_hosts: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n(bench_hosts --help)\n");
+	return 2;
+}
+
+static bool parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *s == '-' || *end || v < min || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+static bool parse_hosts(const char *s, struct hopts *h)
+{
+	char *copy = strdup(s), *save = NULL;
+	uint64_t v;
+
+	h->hosts_n = 0;
+	for (char *tok = copy ? strtok_r(copy, ",", &save) : NULL; tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (h->hosts_n == HOSTS_MAX || !parse_u64(tok, 1, 4096, &v) ||
+		    (h->hosts_n && v <= h->hosts[h->hosts_n - 1])) {
+			free(copy);
+			return false;
+		}
+		h->hosts[h->hosts_n++] = (unsigned)v;
+	}
+	free(copy);
+	return h->hosts_n > 0;
+}
+
+static int parse_args(int argc, char **argv, struct hopts *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->o.bt2 = "babeltrace2";
+	h->o.runs = 3;
+	h->o.ops = 200;
+	h->hosts[0] = 1, h->hosts[1] = 8, h->hosts[2] = 256, h->hosts_n = 3;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		uint64_t n;
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(usage, stdout);
+			exit(0);
+		}
+		if (!strcmp(a, "--keep")) {
+			h->o.keep = true;
+			continue;
+		}
+		if (!v)
+			return usage_error(strncmp(a, "--", 2) ? "unknown argument %s"
+							      : "%s needs a value (or is unknown)", a);
+		i++;
+		if (!strcmp(a, "--trace"))
+			h->o.trace = v;
+		else if (!strcmp(a, "--big-trace"))
+			h->big_trace = v;
+		else if (!strcmp(a, "--proxyscope"))
+			h->o.proxyscope = v;
+		else if (!strcmp(a, "--babeltrace2"))
+			h->o.bt2 = v;
+		else if (!strcmp(a, "--workdir"))
+			h->o.workdir = v;
+		else if (!strcmp(a, "--ops") && parse_u64(v, 1, OPS_MAX, &n))
+			h->o.ops = n;
+		else if (!strcmp(a, "--big-ops") && parse_u64(v, 1, OPS_MAX, &n))
+			h->big_ops = n;
+		else if (!strcmp(a, "--runs") && parse_u64(v, 1, RUNS_MAX, &n))
+			h->o.runs = (unsigned)n;
+		else if (!strcmp(a, "--hosts") && parse_hosts(v, h))
+			;
+		else
+			return usage_error("bad option or value: %s %s", a, v);
+	}
+	if (!h->big_ops)
+		h->big_ops = h->o.ops * h->hosts[h->hosts_n - 1];
+	return 0;
+}
+
+/* build/<preset>/bench/report/bench_hosts -> build/<preset>/cli/proxyscope */
+static char *find_proxyscope(void)
+{
+	char exe[PATH_MAX], path[PATH_MAX + 32];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n > 0) {
+		exe[n] = '\0';
+		for (int up = 0; up < 3; up++) {
+			char *slash = strrchr(exe, '/');
+
+			if (slash)
+				*slash = '\0';
+		}
+		snprintf(path, sizeof(path), "%s/cli/proxyscope", exe);
+		if (access(path, X_OK) == 0)
+			return strdup(path);
+	}
+	return NULL;
+}
+
+static bool run_all(struct hopts *h, char **made, unsigned *made_n)
+{
+	struct result res[HOSTS_MAX], one = { .hosts = 1 };
+	char *small = NULL, *big = NULL;
+	struct trace t;
+
+	if (h->o.trace)
+		small = strdup(h->o.trace);
+	else if (!record(h, "small", h->o.ops, &small))
+		return false;
+	else
+		made[(*made_n)++] = small;
+	if (h->big_trace)
+		big = strdup(h->big_trace);
+	else if (!record(h, "big", h->big_ops, &big))
+		return false;
+	else
+		made[(*made_n)++] = big;
+	print_startup(h);
+	br_print_load("before the one-trace runs");
+	if (!get(h, big, &t) || !measure(h, &t, true, &one))
+		return false;
+	printf("BENCH hosts_one_trace events=%llu report_s=%.3f babeltrace2_s=%.3f "
+	       "events_per_s=%.0f reader_rss_mb=%.1f main_rss_mb=%.1f\n",
+	       (unsigned long long)one.events, one.report_s, one.bt2_s,
+	       one.report_s > 0 ? (double)one.events / one.report_s : 0, one.reader_mb,
+	       one.main_mb);
+	free(t.dir);
+	for (unsigned i = 0; i < h->hosts_n && !g_interrupted; i++) {
+		char tree[PATH_MAX + 64];
+
+		snprintf(tree, sizeof(tree), "%s/hosts-%u", g_work, h->hosts[i]);
+		printf("# making %s: %u copies of %s\n", tree, h->hosts[i], small);
+		fflush(stdout);
+		if (!bh_make_tree(small, tree, h->hosts[i]))
+			return false;
+		made[(*made_n)++] = strdup(tree);
+		br_print_load("before the tree's runs");
+		if (!get(h, tree, &t))
+			return false;
+		res[i].hosts = h->hosts[i];
+		if (!measure(h, &t, true, &res[i]))
+			return false;
+		free(t.dir);
+		print_result(&res[i]);
+	}
+	if (h->o.trace)
+		free(small);
+	if (h->big_trace)
+		free(big);
+	print_goals(h, &one, res, h->hosts_n);
+	return true;
+}
+
+int main(int argc, char **argv)
+{
+	struct hopts h;
+	struct sigaction sa;
+	const char *tmp;
+	char *found = NULL, *made[HOSTS_MAX + 2];
+	unsigned made_n = 0;
+	int rc = parse_args(argc, argv, &h);
+
+	if (rc)
+		return rc;
+	if (!h.o.proxyscope && !(h.o.proxyscope = found = find_proxyscope())) {
+		fprintf(stderr, "bench_hosts: cannot find build/<preset>/cli/proxyscope next to this "
+				"program: give --proxyscope PATH\n");
+		return 2;
+	}
+	tmp = h.o.workdir ? h.o.workdir : getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR")
+										: "/tmp";
+	snprintf(g_work, sizeof(g_work) - 64, "%s/bench_hosts.XXXXXX", tmp);
+	if (!mkdtemp(g_work)) {
+		fprintf(stderr, "bench_hosts: cannot make a directory under %s: %s\n", tmp,
+			strerror(errno));
+		free(found);
+		return 1;
+	}
+	snprintf(g_log, sizeof(g_log), "%s/children.log", g_work);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = br_on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("# bench_hosts: proxyscope %s, babeltrace2 %s, %u runs each, work dir %s\n",
+	       h.o.proxyscope, h.o.bt2, h.o.runs, g_work);
+	br_print_bt2_version(h.o.bt2);
+	if (getenv("PROXYSCOPE_READ_LANES"))
+		printf("# PROXYSCOPE_READ_LANES=%s\n", getenv("PROXYSCOPE_READ_LANES"));
+	br_print_load("at the start");
+	rc = run_all(&h, made, &made_n) ? 0 : 1;
+	if (g_interrupted)
+		fprintf(stderr, "bench_hosts: interrupted\n");
+	br_print_load("at the end");
+	unlink(g_log);
+	for (unsigned i = 0; i < made_n; i++) {
+		if (h.o.keep)
+			printf("# kept %s\n", made[i]);
+		else
+			br_rm_rf(made[i]);
+		free(made[i]);
+	}
+	if (!h.o.keep)
+		br_rm_rf(g_work);
+	free(found);
+	return rc;
+}
