@@ -1,14 +1,20 @@
 /*
  * psa_read_ctf: CTF traces read in-process with libbabeltrace2, in parallel lanes. A
- * babeltrace2 graph runs on one thread, and decoding CTF is most of the cost (the muxer a few
- * percent), so the streams (each trace has one per CPU) are dealt round-robin to up to
- * LANES_MAX lanes, one per online CPU: each lane is a graph with its own source per trace
- * directory and its share of the streams, run on its own thread, its events muxed by time;
- * the caller's thread merges the lanes by time and calls the sink, so the sink also runs in
- * parallel with the decoding and is always called from the caller's thread. With one CPU
- * there is one lane: the graph still runs beside the sink.
+ * babeltrace2 graph runs on one thread, and decoding CTF is most of the cost, so the work is
+ * dealt to up to LANES_MAX lanes, one per online CPU, each a graph run on its own thread, its
+ * streams merged by time in its sink (reader_ctf_merge.c); the caller's thread merges the
+ * lanes by time and calls the sink, so the sink also runs in parallel with the decoding and
+ * is always called from the caller's thread. With one CPU there is one lane: the graph still
+ * runs beside the sink.
  *
- * Ties between lanes go to the lower lane, so the order is the same run after run.
+ * With at least as many traces as lanes (a job of many hosts: one trace per host) whole
+ * traces are dealt round-robin, so each trace is opened by one lane only (a source's metadata,
+ * index and buffers are per trace, and were per lane too); with fewer, every lane opens every
+ * trace and the streams (one per CPU) are dealt round-robin.
+ *
+ * Ties go to the lower port (the streams' ports over all the traces, in the order of the
+ * directory list and of each source's ports), within a lane and between lanes, so the order
+ * is the same run after run and whatever the number of lanes.
  * Threads and libbabeltrace2: see reader_ctf.h (graphs are built and destroyed here, only run
  * on the lanes' threads).
  */
@@ -41,31 +47,45 @@ void psa__ctf_objects_unlock(void)
 }
 
 /*
- * One lane per online CPU, at most LANES_MAX, at most one per port. PROXYSCOPE_READ_LANES=N
- * overrides the CPU count (benchmarks compare 1 lane with several).
+ * One lane per online CPU, at most LANES_MAX. PROXYSCOPE_READ_LANES=N overrides the CPU count
+ * (benchmarks compare 1 lane with several).
  */
-static unsigned lanes_wanted(uint64_t ports)
+static unsigned lanes_max(void)
 {
 	const char *env = getenv("PROXYSCOPE_READ_LANES");
 	long cpus = env && *env ? strtol(env, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
-	unsigned n = cpus < 1 ? 1 : cpus > LANES_MAX ? LANES_MAX : (unsigned)cpus;
+
+	return cpus < 1 ? 1 : cpus > LANES_MAX ? LANES_MAX : (unsigned)cpus;
+}
+
+/* ... and at most one per port. */
+static unsigned lanes_wanted(uint64_t ports)
+{
+	unsigned n = lanes_max();
 
 	if (ports < n)
 		n = ports ? (unsigned)ports : 1;
 	return n;
 }
 
-/* Build the lanes' graphs (on this thread): lane 0 first, which tells how many ports exist. */
+/*
+ * Build the lanes' graphs (on this thread). Dealing traces: every lane's count is known.
+ * Dealing streams: lane 0 first, which tells how many ports exist.
+ */
 static int build(struct psa_ctf_lane *lanes, unsigned *n, const struct psa_trace_dirs *dirs,
 		 const struct psa_ctf_plugins *p, char *err, size_t errlen)
 {
+	unsigned max = lanes_max();
+	bool by_trace = max > 1 && dirs->n >= max;
 	int rc;
 
-	*n = 1;
+	*n = by_trace ? max : 1;
 	for (unsigned i = 0; i < *n; i++) {
 		struct psa_ctf_lane *l = &lanes[i];
 
 		l->i = i;
+		l->n = *n;
+		l->by_trace = by_trace;
 		l->dirs = dirs;
 		rc = psa__queue_init(&l->q);
 		if (rc) {
@@ -76,7 +96,7 @@ static int build(struct psa_ctf_lane *lanes, unsigned *n, const struct psa_trace
 		rc = psa__ctf_lane_add_sources(l, p, err, errlen);
 		if (rc)
 			return rc;
-		if (i == 0)
+		if (i == 0 && !by_trace)
 			*n = lanes_wanted(l->ports_total);
 	}
 	for (unsigned i = 0; i < *n; i++) {
@@ -133,7 +153,8 @@ static int merge(struct psa_ctf_lane *lanes, unsigned n, const struct psa_sink *
 					return (int)i;
 				continue;
 			}
-			if (!best || it->ts < best->ts) {
+			if (!best || it->ts < best->ts ||
+			    (it->ts == best->ts && it->port < best->port)) {
 				best = it;
 				best_i = i;
 			}

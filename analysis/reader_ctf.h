@@ -1,10 +1,11 @@
 /*
  * The CTF reader's private pieces:
  *   reader_ctf_find.c   the trace directory search;
- *   reader_ctf_graph.c  one lane: a graph (source.ctf.fs per trace → filter.utils.muxer →
- *                       simple sink) reading a share of the traces' streams, and babeltrace2's
+ *   reader_ctf_graph.c  one lane: a graph (source.ctf.fs per trace → the merging sink)
+ *                       reading a share of the traces or of their streams, and babeltrace2's
  *                       errors reduced to one line;
- *   reader_ctf_sink.c   the lane's sink: messages → items (struct psa_event / psa_discard);
+ *   reader_ctf_merge.c  the lane's sink component: its streams merged by time (a heap);
+ *   reader_ctf_sink.c   the lane's converter: messages → items (struct psa_event / psa_discard);
  *   reader_ctf_queue.c  the lane's queue of item batches to the caller's thread;
  *   reader_ctf.c        psa_read_ctf: lanes in threads, merged by time on the caller's thread;
  *   reader_ctf_check.c  what babeltrace2 2.0.4 hangs or aborts on, checked before it reads;
@@ -116,7 +117,8 @@ void psa__shadow_remove(const char *root);
 
 /* What a lane hands to the caller's thread: an event or a discard, with its merge key. */
 struct psa_ctf_item {
-	uint64_t ts; /* the event's time; a discard's beginning (what the muxer orders it by) */
+	uint64_t ts; /* the event's time; a discard's beginning (what the lanes merge by) */
+	uint64_t port; /* its stream's: trace index << 32 | port index, ties go to the lower */
 	bool is_discard;
 	bool is_beacon;     /* live: the relay's inactivity beacon, no event before ts remains */
 	uint64_t raw_count; /* a discard's count as babeltrace2 gave it (see sane_count()) */
@@ -217,6 +219,8 @@ struct psa_ctf_sink {
 	const char *last_host;
 	size_t last_host_len;
 
+	uint64_t port; /* set by the merging sink: the item's port key (psa_ctf_item.port) */
+
 	int failed;            /* a negative errno when the sink failed on its own */
 	char err[PSA_ERR_MAX]; /* its reason */
 };
@@ -230,14 +234,19 @@ void psa__ctf_sink_fini(struct psa_ctf_sink *s);
 /* Convert one message into the queue (events and discards; others are ignored). */
 int psa__ctf_sink_message(struct psa_ctf_sink *s, const bt_message *msg);
 
-/* One lane: a graph reading the output ports p (over all traces, in order) with p % n == i. */
+/*
+ * One lane: a graph reading the traces t with t % n == i (by_trace: as many traces as lanes
+ * or more), else every trace's output ports p (over all traces, in order) with p % n == i.
+ */
 struct psa_ctf_lane {
 	unsigned i, n;                        /* I */
+	bool by_trace;                        /* I */
 	const struct psa_trace_dirs *dirs;    /* I */
 	bt_graph *graph;                      /* built and destroyed by the caller's thread */
-	const bt_component_source **src;      /* one per trace directory */
-	uint64_t ports;                       /* connected to this lane's muxer */
-	uint64_t ports_total;                 /* of all the sources */
+	const bt_component_source **src;      /* per trace directory (NULL: not this lane's) */
+	uint64_t ports;                       /* connected to this lane's merging sink */
+	uint64_t *port_order;                 /* [ports]: each one's key (psa_ctf_item.port) */
+	uint64_t ports_total;                 /* of its sources */
 	struct psa_ctf_sink sink;             /* W */
 	struct psa_ctf_queue q;
 	pthread_t thread;
@@ -250,21 +259,26 @@ struct psa_ctf_lane {
 struct psa_ctf_plugins {
 	const bt_plugin *ctf, *utils;
 	const bt_component_class_source *fs;
-	const bt_component_class_filter *muxer;
+	bt_component_class_sink *merge;       /* ours: reader_ctf_merge.c */
 };
+
+/* The merging sink's class (reader_ctf_merge.c); its initialization data is the lane. */
+bt_component_class_sink *psa__ctf_merge_class_create(void);
 
 int psa__ctf_plugins_get(struct psa_ctf_plugins *p, char *err, size_t errlen);
 void psa__ctf_plugins_put(struct psa_ctf_plugins *p);
 
 /*
- * Build lane @l's graph: its sources (all the trace directories: the caller learns
- * ports_total from lane 0), then, with @l->n set, its muxer, sink and connections.
+ * Build lane @l's graph: its sources (with @l->by_trace its traces, @l->n set; else all the
+ * trace directories: the caller learns ports_total from lane 0), then, with @l->n set, its
+ * merging sink and connections.
  */
 int psa__ctf_lane_add_sources(struct psa_ctf_lane *l, const struct psa_ctf_plugins *p,
 			      char *err, size_t errlen);
 int psa__ctf_lane_connect(struct psa_ctf_lane *l, const struct psa_ctf_plugins *p, char *err,
 			  size_t errlen);
-/* A simple sink's status for what bt_message_iterator_next returned (OK: go on). */
+/* A simple sink's status for what bt_message_iterator_next returned (OK: go on; the live
+ * reader's). */
 bt_graph_simple_sink_component_consume_func_status
 psa__ctf_consume_status(bt_message_iterator_next_status st);
 

@@ -1,11 +1,11 @@
 /*
- * One lane of the CTF reader: a graph of one source.ctf.fs per trace directory (it does not
- * recurse: reader_ctf_find.c finds them), the lane's share of their output ports (one per
- * stream) muxed by time in a filter.utils.muxer, and a simple sink that converts each message
- * into the lane's queue (reader_ctf_sink.c). Design: components log nothing (a library never
- * prints); babeltrace2's failures come back through its error causes, reduced to one line
- * naming the trace directory (each source is named after its index in the directory list) or
- * the file, when babeltrace2 says which.
+ * One lane of the CTF reader: a graph of one source.ctf.fs per trace directory of the lane (it
+ * does not recurse: reader_ctf_find.c finds them) and the merging sink (reader_ctf_merge.c),
+ * one input port per stream of the lane, which hands each message to the converter
+ * (reader_ctf_sink.c). Design: components log nothing (a library never prints); babeltrace2's
+ * failures come back through its error causes, reduced to one line naming the trace directory
+ * (each source is named after its index in the directory list) or the file, when babeltrace2
+ * says which.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -150,50 +150,28 @@ psa__ctf_consume_status(bt_message_iterator_next_status st)
 	}
 }
 
-static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_message_iterator *it,
-								       void *data)
-{
-	struct psa_ctf_sink *s = data;
-	bt_message_array_const msgs;
-	bt_message_iterator_next_status st;
-	uint64_t count, i;
-
-	st = bt_message_iterator_next(it, &msgs, &count);
-	if (st != BT_MESSAGE_ITERATOR_NEXT_STATUS_OK)
-		return psa__ctf_consume_status(st);
-	for (i = 0; i < count && !s->failed; i++) {
-		psa__ctf_sink_message(s, msgs[i]);
-		bt_message_put_ref(msgs[i]);
-	}
-	for (; i < count; i++)
-		bt_message_put_ref(msgs[i]);
-	return s->failed ? BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR
-			 : BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
-}
-
 int psa__ctf_plugins_get(struct psa_ctf_plugins *p, char *err, size_t errlen)
 {
-	static const char *const names[] = { "ctf", "utils" };
-	const bt_plugin **out[] = { &p->ctf, &p->utils };
+	/* fail_on_load_error off: a broken third-party plugin must not stop us */
+	bt_plugin_find_status st;
 
 	memset(p, 0, sizeof(*p));
-	for (size_t i = 0; i < 2; i++) {
-		/* fail_on_load_error off: a broken third-party plugin must not stop us */
-		bt_plugin_find_status st =
-			bt_plugin_find(names[i], BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, out[i]);
-
-		if (st == BT_PLUGIN_FIND_STATUS_OK)
-			continue;
+	st = bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, &p->ctf);
+	if (st != BT_PLUGIN_FIND_STATUS_OK) {
 		bt_current_thread_clear_error();
-		psa__errf(err, errlen, "babeltrace2 plugin '%s' not found (is babeltrace2 installed?)",
-			  names[i]);
+		psa__errf(err, errlen, "babeltrace2 plugin 'ctf' not found (is babeltrace2 installed?)");
 		return st == BT_PLUGIN_FIND_STATUS_MEMORY_ERROR ? -ENOMEM : -ENOTSUP;
 	}
 	p->fs = bt_plugin_borrow_source_component_class_by_name_const(p->ctf, "fs");
-	p->muxer = bt_plugin_borrow_filter_component_class_by_name_const(p->utils, "muxer");
-	if (!p->fs || !p->muxer) {
-		psa__errf(err, errlen, "babeltrace2 lacks source.ctf.fs or filter.utils.muxer");
+	if (!p->fs) {
+		psa__errf(err, errlen, "babeltrace2 lacks source.ctf.fs");
 		return -ENOTSUP;
+	}
+	p->merge = psa__ctf_merge_class_create();
+	if (!p->merge) {
+		bt_current_thread_clear_error();
+		psa__errf(err, errlen, "out of memory");
+		return -ENOMEM;
 	}
 	return 0;
 }
@@ -201,7 +179,7 @@ int psa__ctf_plugins_get(struct psa_ctf_plugins *p, char *err, size_t errlen)
 void psa__ctf_plugins_put(struct psa_ctf_plugins *p)
 {
 	bt_plugin_put_ref(p->ctf);
-	bt_plugin_put_ref(p->utils);
+	bt_component_class_sink_put_ref(p->merge);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -258,6 +236,8 @@ int psa__ctf_lane_add_sources(struct psa_ctf_lane *l, const struct psa_ctf_plugi
 	for (size_t i = 0; i < l->dirs->n; i++) {
 		int rc;
 
+		if (l->by_trace && i % l->n != l->i)
+			continue;
 		if (l->dirs->opening)
 			l->dirs->opening(l->dirs->opening_arg, (long)i);
 		rc = add_source(l, p->fs, i, err, errlen);
@@ -269,51 +249,55 @@ int psa__ctf_lane_add_sources(struct psa_ctf_lane *l, const struct psa_ctf_plugi
 	return 0;
 }
 
+/* Is a port of trace @i, the @global-th over all the traces, this lane's? */
+static bool lane_has(const struct psa_ctf_lane *l, size_t i, uint64_t global)
+{
+	if (!l->src[i])
+		return false;
+	return l->by_trace || global % l->n == l->i;
+}
+
 /*
- * The lane's ports into its muxer (whose input port k exists once k - 1 is connected), the
- * muxer into the sink. Ports of other lanes stay unconnected: their streams are not decoded
- * here.
+ * The merging sink, with one input port per stream of the lane, and the lane's ports into it.
+ * Ports of other lanes stay unconnected: their streams are not decoded here.
  */
 int psa__ctf_lane_connect(struct psa_ctf_lane *l, const struct psa_ctf_plugins *p, char *err,
 			  size_t errlen)
 {
-	const bt_component_filter *mux;
 	const bt_component_sink *sink;
 	uint64_t global = 0;
 
-	if (bt_graph_add_filter_component(l->graph, p->muxer, "psa-muxer", NULL,
-					  BT_LOGGING_LEVEL_NONE, &mux) != BT_GRAPH_ADD_COMPONENT_STATUS_OK ||
-	    bt_graph_add_simple_sink_component(l->graph, "psa-sink", NULL, sink_consume, NULL,
-					       &l->sink, &sink) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
+	/* this lane's ports, in order, by their key (trace index << 32 | port index) */
+	l->ports = 0;
+	l->port_order = calloc(l->ports_total ? l->ports_total : 1, sizeof(*l->port_order));
+	if (!l->port_order || l->dirs->n > UINT32_MAX) {
+		psa__errf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < l->dirs->n; i++) {
+		uint64_t n = l->src[i] ? bt_component_source_get_output_port_count(l->src[i]) : 0;
+
+		for (uint64_t j = 0; j < n && j <= UINT32_MAX; j++, global++)
+			if (lane_has(l, i, global))
+				l->port_order[l->ports++] = (uint64_t)i << 32 | j;
+	}
+	if (bt_graph_add_sink_component_with_initialize_method_data(
+		    l->graph, p->merge, "psa-merge", NULL, l, BT_LOGGING_LEVEL_NONE, &sink) !=
+	    BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
 		take_error(l->dirs, -1, false, "cannot build the graph", err, errlen);
 		return -EIO;
 	}
-	l->ports = 0;
-	for (size_t i = 0; i < l->dirs->n; i++) {
-		uint64_t n = bt_component_source_get_output_port_count(l->src[i]);
+	for (uint64_t k = 0; k < l->ports; k++) {
+		size_t i = (size_t)(l->port_order[k] >> 32);
+		uint64_t j = l->port_order[k] & UINT32_MAX;
 
-		for (uint64_t j = 0; j < n; j++, global++) {
-			const bt_port_input *in;
-
-			if (global % l->n != l->i)
-				continue;
-			in = bt_component_filter_borrow_input_port_by_index_const(mux, l->ports);
-			if (!in || bt_graph_connect_ports(
-					   l->graph,
+		if (bt_graph_connect_ports(l->graph,
 					   bt_component_source_borrow_output_port_by_index_const(l->src[i], j),
-					   in, NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
-				take_error(l->dirs, (long)i, false, "cannot connect its streams", err,
-					   errlen);
-				return -EIO;
-			}
-			l->ports++;
+					   bt_component_sink_borrow_input_port_by_index_const(sink, k),
+					   NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
+			take_error(l->dirs, (long)i, false, "cannot connect its streams", err, errlen);
+			return -EIO;
 		}
-	}
-	if (bt_graph_connect_ports(l->graph, bt_component_filter_borrow_output_port_by_index_const(mux, 0),
-				   bt_component_sink_borrow_input_port_by_index_const(sink, 0),
-				   NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
-		take_error(l->dirs, -1, false, "cannot connect the muxer", err, errlen);
-		return -EIO;
 	}
 	return 0;
 }
@@ -362,6 +346,8 @@ void psa__ctf_lane_destroy(struct psa_ctf_lane *l)
 	l->graph = NULL;
 	free(l->src);
 	l->src = NULL;
+	free(l->port_order);
+	l->port_order = NULL;
 	psa__ctf_sink_fini(&l->sink);
 	psa__queue_fini(&l->q);
 }

@@ -291,6 +291,7 @@ static int on_event(struct psa_ctf_sink *s, const bt_message *msg)
 		return s->failed;
 	it->is_discard = false;
 	it->is_beacon = false;
+	it->port = s->port;
 	ev = &it->u.ev;
 	ev->type = c->type;
 	ev->present = 0;
@@ -400,6 +401,7 @@ static int on_discard(struct psa_ctf_sink *s, const bt_message *msg, bool packet
 		return s->failed;
 	it->is_discard = true;
 	it->is_beacon = false;
+	it->port = s->port;
 	d = &it->u.d;
 	memset(d, 0, sizeof(*d));
 	d->packets = packets;

@@ -1,0 +1,321 @@
+/*
+ * A lane's sink component: one input port per stream of the lane, one message iterator on
+ * each, merged by time through a binary heap of the inputs, and each event or discard handed
+ * to the lane's converter (reader_ctf_sink.c). It replaces filter.utils.muxer, which compares
+ * every input's next message for each message it returns: with a stream per CPU of every
+ * host, its cost per event grows with the hosts, a heap's with their logarithm.
+ *
+ * Order: by time - an event's default clock snapshot, a discard's beginning (as the muxer
+ * ordered them) - ties to the lower input, the inputs in the order of the trace directory list
+ * and of each source's ports, so the order is the same run after run. A message without a time
+ * takes its input's last one (it stays where its stream put it). Other messages (stream and
+ * packet bounds) are dropped as they come.
+ *
+ * All of it runs on the lane's thread, inside bt_graph_run; the caller's thread only builds
+ * the component (psa__ctf_merge_add) and destroys the graph (which finalizes it).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "event_internal.h"
+#include "reader_ctf.h"
+
+/* Messages handed on per consume call: the graph's loop between calls is cheap, not free. */
+#define CONSUME_BUDGET 4096
+
+struct psa_ctf_input {
+	bt_message_iterator *it;
+	bt_message_array_const msgs; /* the iterator's, valid until its next call */
+	uint64_t n, pos;             /* msgs[pos..n) are ours to put */
+	uint64_t ts;                 /* the time of msgs[pos] once primed */
+	uint64_t port;               /* its key (psa_ctf_item.port) */
+};
+
+struct psa_ctf_merge {
+	struct psa_ctf_lane *lane;
+	struct psa_ctf_input *in;
+	uint32_t *heap; /* input indices, a min-heap by (ts, index) */
+	uint32_t n_in, heap_n;
+	uint32_t primed;  /* inputs 0..primed have had their first message looked for */
+	int64_t pending;  /* an input that said AGAIN (out of the heap), or -1 */
+};
+
+static inline bool before(const struct psa_ctf_merge *m, uint32_t a, uint32_t b)
+{
+	return m->in[a].ts != m->in[b].ts ? m->in[a].ts < m->in[b].ts : a < b;
+}
+
+static void sift_up(struct psa_ctf_merge *m, uint32_t i)
+{
+	uint32_t x = m->heap[i];
+
+	while (i) {
+		uint32_t p = (i - 1) / 2;
+
+		if (!before(m, x, m->heap[p]))
+			break;
+		m->heap[i] = m->heap[p];
+		i = p;
+	}
+	m->heap[i] = x;
+}
+
+static void sift_down(struct psa_ctf_merge *m, uint32_t i)
+{
+	uint32_t x = m->heap[i];
+
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+
+		if (c >= m->heap_n)
+			break;
+		if (c + 1 < m->heap_n && before(m, m->heap[c + 1], m->heap[c]))
+			c++;
+		if (!before(m, m->heap[c], x))
+			break;
+		m->heap[i] = m->heap[c];
+		i = c;
+	}
+	m->heap[i] = x;
+}
+
+static void heap_push(struct psa_ctf_merge *m, uint32_t input)
+{
+	m->heap[m->heap_n++] = input;
+	sift_up(m, m->heap_n - 1);
+}
+
+/* The time @msg is ordered by, or @last when it has none. */
+static uint64_t msg_ts(const bt_message *msg, uint64_t last)
+{
+	const bt_clock_snapshot *cs = NULL;
+	const bt_stream_class *sc;
+	int64_t ns;
+
+	switch (bt_message_get_type(msg)) {
+	case BT_MESSAGE_TYPE_EVENT:
+		if (bt_message_event_borrow_stream_class_default_clock_class_const(msg))
+			cs = bt_message_event_borrow_default_clock_snapshot_const(msg);
+		break;
+	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
+		sc = bt_stream_borrow_class_const(bt_message_discarded_events_borrow_stream_const(msg));
+		if (bt_stream_class_discarded_events_have_default_clock_snapshots(sc))
+			cs = bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(msg);
+		break;
+	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
+		sc = bt_stream_borrow_class_const(bt_message_discarded_packets_borrow_stream_const(msg));
+		if (bt_stream_class_discarded_packets_have_default_clock_snapshots(sc))
+			cs = bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(msg);
+		break;
+	default:
+		break;
+	}
+	if (!cs || bt_clock_snapshot_get_ns_from_origin(cs, &ns) !=
+			   BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK)
+		return last; /* an overflow is the converter's error to report */
+	return ns < 0 ? 0 : (uint64_t)ns;
+}
+
+static bool is_ours(const bt_message *msg)
+{
+	bt_message_type t = bt_message_get_type(msg);
+
+	return t == BT_MESSAGE_TYPE_EVENT || t == BT_MESSAGE_TYPE_DISCARDED_EVENTS ||
+	       t == BT_MESSAGE_TYPE_DISCARDED_PACKETS;
+}
+
+/* Bring @in to its next event or discard (its time in in->ts): OK, END, AGAIN or an error. */
+static bt_message_iterator_next_status advance(struct psa_ctf_input *in)
+{
+	for (;;) {
+		bt_message_iterator_next_status st;
+
+		for (; in->pos < in->n; in->pos++) {
+			const bt_message *msg = in->msgs[in->pos];
+
+			if (is_ours(msg)) {
+				in->ts = msg_ts(msg, in->ts);
+				return BT_MESSAGE_ITERATOR_NEXT_STATUS_OK;
+			}
+			bt_message_put_ref(msg);
+		}
+		in->n = in->pos = 0;
+		st = bt_message_iterator_next(in->it, &in->msgs, &in->n);
+		if (st != BT_MESSAGE_ITERATOR_NEXT_STATUS_OK) {
+			in->n = 0;
+			return st;
+		}
+	}
+}
+
+static bt_component_class_sink_consume_method_status consume_status(bt_message_iterator_next_status st)
+{
+	switch (st) {
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_OK;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_END;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_AGAIN;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_MEMORY_ERROR;
+	default:
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
+	}
+}
+
+/*
+ * Advance input @i and put it (back) into the heap, or leave it out at its end. OK, or the
+ * status to return (AGAIN: @i is pending, asked again at the next call).
+ */
+static bt_message_iterator_next_status refill(struct psa_ctf_merge *m, uint32_t i)
+{
+	bt_message_iterator_next_status st = advance(&m->in[i]);
+
+	if (st == BT_MESSAGE_ITERATOR_NEXT_STATUS_OK)
+		heap_push(m, i);
+	else if (st == BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN)
+		m->pending = i;
+	else if (st == BT_MESSAGE_ITERATOR_NEXT_STATUS_END)
+		st = BT_MESSAGE_ITERATOR_NEXT_STATUS_OK;
+	return st;
+}
+
+static bt_component_class_sink_consume_method_status merge_consume(bt_self_component_sink *self)
+{
+	struct psa_ctf_merge *m =
+		bt_self_component_get_data(bt_self_component_sink_as_self_component(self));
+	struct psa_ctf_sink *s = &m->lane->sink;
+	bt_message_iterator_next_status st;
+
+	if (m->pending >= 0) {
+		uint32_t i = (uint32_t)m->pending;
+
+		m->pending = -1;
+		if ((st = refill(m, i)) != BT_MESSAGE_ITERATOR_NEXT_STATUS_OK)
+			return consume_status(st);
+	}
+	for (; m->primed < m->n_in; m->primed++) /* every input's first message */
+		if ((st = refill(m, m->primed)) != BT_MESSAGE_ITERATOR_NEXT_STATUS_OK) {
+			m->primed++;
+			return consume_status(st);
+		}
+	for (unsigned budget = CONSUME_BUDGET; budget && m->heap_n; budget--) {
+		uint32_t i = m->heap[0];
+		struct psa_ctf_input *in = &m->in[i];
+		const bt_message *msg = in->msgs[in->pos++];
+
+		s->port = in->port;
+		psa__ctf_sink_message(s, msg);
+		bt_message_put_ref(msg);
+		if (s->failed)
+			return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
+		st = advance(in);
+		if (st == BT_MESSAGE_ITERATOR_NEXT_STATUS_OK) {
+			sift_down(m, 0);
+			continue;
+		}
+		m->heap[0] = m->heap[--m->heap_n]; /* out of the heap: ended, pending or failed */
+		if (m->heap_n)
+			sift_down(m, 0);
+		if (st == BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN)
+			m->pending = i;
+		if (st != BT_MESSAGE_ITERATOR_NEXT_STATUS_END)
+			return consume_status(st);
+	}
+	return m->heap_n ? BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_OK
+			 : BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_END;
+}
+
+static bt_component_class_initialize_method_status
+merge_init(bt_self_component_sink *self, bt_self_component_sink_configuration *config,
+	   const bt_value *params, void *data)
+{
+	struct psa_ctf_lane *l = data;
+	struct psa_ctf_merge *m = calloc(1, sizeof(*m));
+
+	(void)config;
+	(void)params;
+	if (!m)
+		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
+	m->lane = l;
+	m->pending = -1;
+	m->n_in = (uint32_t)l->ports;
+	m->in = calloc(m->n_in ? m->n_in : 1, sizeof(*m->in));
+	m->heap = calloc(m->n_in ? m->n_in : 1, sizeof(*m->heap));
+	if (!m->in || !m->heap)
+		goto out_nomem;
+	for (uint32_t i = 0; i < m->n_in; i++) {
+		char name[24];
+
+		m->in[i].port = l->port_order[i];
+		snprintf(name, sizeof(name), "in%u", i);
+		if (bt_self_component_sink_add_input_port(self, name, NULL, NULL) !=
+		    BT_SELF_COMPONENT_ADD_PORT_STATUS_OK)
+			goto out_nomem;
+	}
+	bt_self_component_set_data(bt_self_component_sink_as_self_component(self), m);
+	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
+
+out_nomem: /* a component whose initialization failed is never finalized */
+	free(m->in);
+	free(m->heap);
+	free(m);
+	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
+}
+
+static bt_component_class_sink_graph_is_configured_method_status
+merge_configured(bt_self_component_sink *self)
+{
+	struct psa_ctf_merge *m =
+		bt_self_component_get_data(bt_self_component_sink_as_self_component(self));
+
+	for (uint32_t i = 0; i < m->n_in; i++) {
+		bt_self_component_port_input *port =
+			bt_self_component_sink_borrow_input_port_by_index(self, i);
+
+		switch (bt_message_iterator_create_from_sink_component(self, port, &m->in[i].it)) {
+		case BT_MESSAGE_ITERATOR_CREATE_FROM_SINK_COMPONENT_STATUS_OK:
+			break;
+		case BT_MESSAGE_ITERATOR_CREATE_FROM_SINK_COMPONENT_STATUS_MEMORY_ERROR:
+			return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_MEMORY_ERROR;
+		default:
+			return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_ERROR;
+		}
+	}
+	return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_OK;
+}
+
+static void merge_fini(bt_self_component_sink *self)
+{
+	struct psa_ctf_merge *m =
+		bt_self_component_get_data(bt_self_component_sink_as_self_component(self));
+
+	if (!m)
+		return;
+	for (uint32_t i = 0; m->in && i < m->n_in; i++) {
+		for (uint64_t k = m->in[i].pos; k < m->in[i].n; k++)
+			bt_message_put_ref(m->in[i].msgs[k]);
+		bt_message_iterator_put_ref(m->in[i].it);
+	}
+	free(m->in);
+	free(m->heap);
+	free(m);
+}
+
+bt_component_class_sink *psa__ctf_merge_class_create(void)
+{
+	bt_component_class_sink *c = bt_component_class_sink_create("psa-merge", merge_consume);
+
+	if (!c)
+		return NULL;
+	if (bt_component_class_sink_set_initialize_method(c, merge_init) ||
+	    bt_component_class_sink_set_graph_is_configured_method(c, merge_configured) ||
+	    bt_component_class_sink_set_finalize_method(c, merge_fini)) {
+		bt_component_class_sink_put_ref(c);
+		return NULL;
+	}
+	return c;
+}
