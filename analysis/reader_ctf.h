@@ -199,6 +199,12 @@ static inline struct timespec psa__deadline_in(unsigned ms)
 
 struct psa_ctf_class; /* what the sink resolved once per bt_event_class */
 
+struct psa_ctf_host {
+	const bt_trace *trace; /* NULL: a free slot */
+	const char *host;      /* the trace's, lives as long as the graph */
+	size_t len;
+};
+
 /*
  * A lane's sink state (W: the lane's thread only, once running). Memory is the event-class
  * cache, bounded by the traces' metadata, and the queue: never the number of events.
@@ -214,7 +220,12 @@ struct psa_ctf_sink {
 	const bt_event_class *last_ec;
 	struct psa_ctf_class *last_class;
 
-	/* trace -> hostname */
+	/* trace -> hostname (its environment's, looked up once per trace: the lookup compares
+	 * every entry's name, and a job's hosts take turns event by event), open addressing on
+	 * the pointer; cap is a power of two */
+	struct psa_ctf_host *hosts;
+	size_t hosts_n;
+	size_t hosts_cap;
 	const bt_trace *last_trace;
 	const char *last_host;
 	size_t last_host_len;
@@ -233,6 +244,13 @@ void psa__ctf_sink_init(struct psa_ctf_sink *s, const struct psa_trace_dirs *dir
 void psa__ctf_sink_fini(struct psa_ctf_sink *s);
 /* Convert one message into the queue (events and discards; others are ignored). */
 int psa__ctf_sink_message(struct psa_ctf_sink *s, const bt_message *msg);
+/* Convert one message into @it: 1 (an event or a discard with a time in it->ts), 2 (one
+ * without a time), 0 (ignored) or a negative errno (s->failed, s->err set). */
+int psa__ctf_sink_convert(struct psa_ctf_sink *s, const bt_message *msg, struct psa_ctf_item *it);
+/* Fail the sink with @rc and @why (the first failure stays); returns @rc. */
+int psa__ctf_sink_fail(struct psa_ctf_sink *s, int rc, const char *why);
+/* The queue's next slot to fill (psa__queue_commit it), or NULL, s->failed set: cancelled. */
+struct psa_ctf_item *psa__ctf_sink_slot(struct psa_ctf_sink *s);
 
 /*
  * One lane: a graph reading the traces t with t % n == i (by_trace: as many traces as lanes

@@ -1,13 +1,13 @@
 /*
  * A lane's sink component: one input port per stream of the lane, one message iterator on
- * each, merged by time through a binary heap of the inputs, and each event or discard handed
- * to the lane's converter (reader_ctf_sink.c). It replaces filter.utils.muxer, which compares
+ * each, each batch of messages converted as it comes (reader_ctf_sink.c) into the input's
+ * items, the inputs merged by time through a binary heap into the lane's queue. It replaces filter.utils.muxer, which compares
  * every input's next message for each message it returns: with a stream per CPU of every
  * host, its cost per event grows with the hosts, a heap's with their logarithm.
  *
  * Order: by time - an event's default clock snapshot, a discard's beginning (as the muxer
  * ordered them) - ties to the lower input, the inputs in the order of the trace directory list
- * and of each source's ports, so the order is the same run after run. A message without a time
+ * and of each source's ports, so the order is the same run after run. An item without a time
  * takes its input's last one (it stays where its stream put it). Other messages (stream and
  * packet bounds) are dropped as they come.
  *
@@ -22,29 +22,40 @@
 #include "event_internal.h"
 #include "reader_ctf.h"
 
-/* Messages handed on per consume call: the graph's loop between calls is cheap, not free. */
+/* Items handed on per consume call: the graph's loop between calls is cheap, not free. */
 #define CONSUME_BUDGET 4096
+/*
+ * Items an input is refilled with at least (several of its iterator's batches of at most 15
+ * messages): decoding a stream's events one after the other keeps its trace's field classes
+ * and its decoder's state in the cache, where a job's hosts taking turns would evict them.
+ */
+#ifndef FILL_MIN
+#define FILL_MIN 128
+#endif
 
 struct psa_ctf_input {
 	bt_message_iterator *it;
-	bt_message_array_const msgs; /* the iterator's, valid until its next call */
-	uint64_t n, pos;             /* msgs[pos..n) are ours to put */
-	uint64_t ts;                 /* the time of msgs[pos] once primed */
-	uint64_t port;               /* its key (psa_ctf_item.port) */
+	struct psa_ctf_item *items; /* its last batch of messages, converted, in order */
+	size_t cap, n, pos;         /* items[pos] is its next, once primed */
+	uint64_t last_ts;           /* the time of its last item (given to one without) */
+	bt_message_iterator_next_status end; /* OK, or how its iterator ended (END, an error) */
+	uint64_t port;              /* its key (psa_ctf_item.port) */
 };
 
 struct psa_ctf_merge {
 	struct psa_ctf_lane *lane;
 	struct psa_ctf_input *in;
-	uint32_t *heap; /* input indices, a min-heap by (ts, index) */
+	uint32_t *heap; /* input indices, a min-heap by (next item's ts, index) */
 	uint32_t n_in, heap_n;
-	uint32_t primed;  /* inputs 0..primed have had their first message looked for */
+	uint32_t primed;  /* inputs 0..primed have had their first batch looked for */
 	int64_t pending;  /* an input that said AGAIN (out of the heap), or -1 */
 };
 
 static inline bool before(const struct psa_ctf_merge *m, uint32_t a, uint32_t b)
 {
-	return m->in[a].ts != m->in[b].ts ? m->in[a].ts < m->in[b].ts : a < b;
+	uint64_t ta = m->in[a].items[m->in[a].pos].ts, tb = m->in[b].items[m->in[b].pos].ts;
+
+	return ta != tb ? ta < tb : a < b;
 }
 
 static void sift_up(struct psa_ctf_merge *m, uint32_t i)
@@ -87,67 +98,57 @@ static void heap_push(struct psa_ctf_merge *m, uint32_t input)
 	sift_up(m, m->heap_n - 1);
 }
 
-/* The time @msg is ordered by, or @last when it has none. */
-static uint64_t msg_ts(const bt_message *msg, uint64_t last)
+/*
+ * The input's next batch of messages, converted: each message is converted (and put) as soon
+ * as it is decoded, while its objects are still in the cache, rather than when the merge
+ * reaches it, after the other inputs' batches went through the cache. OK (items to take), END,
+ * AGAIN or an error (the converter's in s->failed).
+ */
+static bt_message_iterator_next_status refill_items(struct psa_ctf_sink *s,
+						    struct psa_ctf_input *in)
 {
-	const bt_clock_snapshot *cs = NULL;
-	const bt_stream_class *sc;
-	int64_t ns;
+	in->n = in->pos = 0;
+	while (in->n < FILL_MIN) {
+		bt_message_array_const msgs;
+		uint64_t count = 0;
+		bt_message_iterator_next_status st = in->end ? in->end
+						: bt_message_iterator_next(in->it, &msgs, &count);
 
-	switch (bt_message_get_type(msg)) {
-	case BT_MESSAGE_TYPE_EVENT:
-		if (bt_message_event_borrow_stream_class_default_clock_class_const(msg))
-			cs = bt_message_event_borrow_default_clock_snapshot_const(msg);
-		break;
-	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
-		sc = bt_stream_borrow_class_const(bt_message_discarded_events_borrow_stream_const(msg));
-		if (bt_stream_class_discarded_events_have_default_clock_snapshots(sc))
-			cs = bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(msg);
-		break;
-	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
-		sc = bt_stream_borrow_class_const(bt_message_discarded_packets_borrow_stream_const(msg));
-		if (bt_stream_class_discarded_packets_have_default_clock_snapshots(sc))
-			cs = bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(msg);
-		break;
-	default:
-		break;
-	}
-	if (!cs || bt_clock_snapshot_get_ns_from_origin(cs, &ns) !=
-			   BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK)
-		return last; /* an overflow is the converter's error to report */
-	return ns < 0 ? 0 : (uint64_t)ns;
-}
-
-static bool is_ours(const bt_message *msg)
-{
-	bt_message_type t = bt_message_get_type(msg);
-
-	return t == BT_MESSAGE_TYPE_EVENT || t == BT_MESSAGE_TYPE_DISCARDED_EVENTS ||
-	       t == BT_MESSAGE_TYPE_DISCARDED_PACKETS;
-}
-
-/* Bring @in to its next event or discard (its time in in->ts): OK, END, AGAIN or an error. */
-static bt_message_iterator_next_status advance(struct psa_ctf_input *in)
-{
-	for (;;) {
-		bt_message_iterator_next_status st;
-
-		for (; in->pos < in->n; in->pos++) {
-			const bt_message *msg = in->msgs[in->pos];
-
-			if (is_ours(msg)) {
-				in->ts = msg_ts(msg, in->ts);
-				return BT_MESSAGE_ITERATOR_NEXT_STATUS_OK;
-			}
-			bt_message_put_ref(msg);
-		}
-		in->n = in->pos = 0;
-		st = bt_message_iterator_next(in->it, &in->msgs, &in->n);
 		if (st != BT_MESSAGE_ITERATOR_NEXT_STATUS_OK) {
-			in->n = 0;
-			return st;
+			if (st != BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN)
+				in->end = st; /* never asked again */
+			if (!in->n)
+				return st;
+			break; /* the items first */
 		}
+		if (in->n + count > in->cap) {
+			size_t cap = in->n + count > 2 * in->cap ? in->n + count : 2 * in->cap;
+			struct psa_ctf_item *t = realloc(in->items, cap * sizeof(*t));
+
+			if (t) {
+				in->items = t;
+				in->cap = cap;
+			}
+		}
+		if (in->n + count > in->cap)
+			psa__ctf_sink_fail(s, -ENOMEM, "out of memory");
+		s->port = in->port;
+		for (uint64_t k = 0; k < count; k++) {
+			struct psa_ctf_item *it = &in->items[in->n];
+			int rc = s->failed ? 0 : psa__ctf_sink_convert(s, msgs[k], it);
+
+			if (rc == 2) /* no time: it stays where its stream put it */
+				it->ts = in->last_ts;
+			if (rc > 0) {
+				in->last_ts = it->ts;
+				in->n++;
+			}
+			bt_message_put_ref(msgs[k]);
+		}
+		if (s->failed)
+			return in->end = BT_MESSAGE_ITERATOR_NEXT_STATUS_ERROR;
 	}
+	return BT_MESSAGE_ITERATOR_NEXT_STATUS_OK;
 }
 
 static bt_component_class_sink_consume_method_status consume_status(bt_message_iterator_next_status st)
@@ -167,12 +168,12 @@ static bt_component_class_sink_consume_method_status consume_status(bt_message_i
 }
 
 /*
- * Advance input @i and put it (back) into the heap, or leave it out at its end. OK, or the
+ * Refill input @i and put it (back) into the heap, or leave it out at its end. OK, or the
  * status to return (AGAIN: @i is pending, asked again at the next call).
  */
 static bt_message_iterator_next_status refill(struct psa_ctf_merge *m, uint32_t i)
 {
-	bt_message_iterator_next_status st = advance(&m->in[i]);
+	bt_message_iterator_next_status st = refill_items(&m->lane->sink, &m->in[i]);
 
 	if (st == BT_MESSAGE_ITERATOR_NEXT_STATUS_OK)
 		heap_push(m, i);
@@ -181,6 +182,14 @@ static bt_message_iterator_next_status refill(struct psa_ctf_merge *m, uint32_t 
 	else if (st == BT_MESSAGE_ITERATOR_NEXT_STATUS_END)
 		st = BT_MESSAGE_ITERATOR_NEXT_STATUS_OK;
 	return st;
+}
+
+/* Remove the heap's root (its input refilled to nothing, or pending). */
+static void heap_pop(struct psa_ctf_merge *m)
+{
+	m->heap[0] = m->heap[--m->heap_n];
+	if (m->heap_n)
+		sift_down(m, 0);
 }
 
 static bt_component_class_sink_consume_method_status merge_consume(bt_self_component_sink *self)
@@ -197,7 +206,7 @@ static bt_component_class_sink_consume_method_status merge_consume(bt_self_compo
 		if ((st = refill(m, i)) != BT_MESSAGE_ITERATOR_NEXT_STATUS_OK)
 			return consume_status(st);
 	}
-	for (; m->primed < m->n_in; m->primed++) /* every input's first message */
+	for (; m->primed < m->n_in; m->primed++) /* every input's first batch */
 		if ((st = refill(m, m->primed)) != BT_MESSAGE_ITERATOR_NEXT_STATUS_OK) {
 			m->primed++;
 			return consume_status(st);
@@ -205,21 +214,22 @@ static bt_component_class_sink_consume_method_status merge_consume(bt_self_compo
 	for (unsigned budget = CONSUME_BUDGET; budget && m->heap_n; budget--) {
 		uint32_t i = m->heap[0];
 		struct psa_ctf_input *in = &m->in[i];
-		const bt_message *msg = in->msgs[in->pos++];
+		struct psa_ctf_item *slot = psa__ctf_sink_slot(s);
 
-		s->port = in->port;
-		psa__ctf_sink_message(s, msg);
-		bt_message_put_ref(msg);
-		if (s->failed)
+		if (!slot) /* cancelled */
 			return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
-		st = advance(in);
+		*slot = in->items[in->pos++];
+		psa__queue_commit(s->q);
+		if (in->pos < in->n) {
+			sift_down(m, 0);
+			continue;
+		}
+		st = refill_items(s, in);
 		if (st == BT_MESSAGE_ITERATOR_NEXT_STATUS_OK) {
 			sift_down(m, 0);
 			continue;
 		}
-		m->heap[0] = m->heap[--m->heap_n]; /* out of the heap: ended, pending or failed */
-		if (m->heap_n)
-			sift_down(m, 0);
+		heap_pop(m); /* ended, pending or failed */
 		if (st == BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN)
 			m->pending = i;
 		if (st != BT_MESSAGE_ITERATOR_NEXT_STATUS_END)
@@ -296,9 +306,8 @@ static void merge_fini(bt_self_component_sink *self)
 	if (!m)
 		return;
 	for (uint32_t i = 0; m->in && i < m->n_in; i++) {
-		for (uint64_t k = m->in[i].pos; k < m->in[i].n; k++)
-			bt_message_put_ref(m->in[i].msgs[k]);
 		bt_message_iterator_put_ref(m->in[i].it);
+		free(m->in[i].items);
 	}
 	free(m->in);
 	free(m->heap);

@@ -61,9 +61,12 @@ void psa__ctf_sink_fini(struct psa_ctf_sink *s)
 	free(s->classes);
 	s->classes = NULL;
 	s->classes_cap = s->classes_n = 0;
+	free(s->hosts);
+	s->hosts = NULL;
+	s->hosts_cap = s->hosts_n = 0;
 }
 
-static int sink_fail(struct psa_ctf_sink *s, int rc, const char *why)
+int psa__ctf_sink_fail(struct psa_ctf_sink *s, int rc, const char *why)
 {
 	if (!s->failed) {
 		s->failed = rc;
@@ -72,9 +75,9 @@ static int sink_fail(struct psa_ctf_sink *s, int rc, const char *why)
 	return rc;
 }
 
-static size_t class_slot(const bt_event_class *ec, size_t cap)
+static size_t ptr_slot(const void *p, size_t cap)
 {
-	uint64_t h = (uint64_t)(uintptr_t)ec * UINT64_C(0x9e3779b97f4a7c15);
+	uint64_t h = (uint64_t)(uintptr_t)p * UINT64_C(0x9e3779b97f4a7c15);
 
 	return (size_t)(h >> 32) & (cap - 1);
 }
@@ -92,7 +95,7 @@ static int classes_insert(struct psa_ctf_sink *s, struct psa_ctf_class *c)
 		for (size_t j = 0; j < s->classes_cap; j++) {
 			if (!s->classes[j])
 				continue;
-			for (i = class_slot(s->classes[j]->ec, cap); t[i]; i = (i + 1) & (cap - 1))
+			for (i = ptr_slot(s->classes[j]->ec, cap); t[i]; i = (i + 1) & (cap - 1))
 				;
 			t[i] = s->classes[j];
 		}
@@ -100,7 +103,7 @@ static int classes_insert(struct psa_ctf_sink *s, struct psa_ctf_class *c)
 		s->classes = t;
 		s->classes_cap = cap;
 	}
-	for (i = class_slot(c->ec, s->classes_cap); s->classes[i]; i = (i + 1) & (s->classes_cap - 1))
+	for (i = ptr_slot(c->ec, s->classes_cap); s->classes[i]; i = (i + 1) & (s->classes_cap - 1))
 		;
 	s->classes[i] = c;
 	s->classes_n++;
@@ -207,7 +210,7 @@ static inline struct psa_ctf_class *class_get(struct psa_ctf_sink *s, const bt_e
 		return s->last_class;
 	c = NULL;
 	if (s->classes_cap) {
-		for (size_t i = class_slot(ec, s->classes_cap); s->classes[i];
+		for (size_t i = ptr_slot(ec, s->classes_cap); s->classes[i];
 		     i = (i + 1) & (s->classes_cap - 1)) {
 			if (s->classes[i]->ec == ec) {
 				c = s->classes[i];
@@ -242,16 +245,66 @@ static inline uint32_t u32_of(int64_t v)
 	return v < 0 ? 0 : v > (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)v;
 }
 
+/* Make room for one more trace in s->hosts (false: out of memory, then looked up uncached). */
+static bool hosts_room(struct psa_ctf_sink *s)
+{
+	size_t cap = s->hosts_cap ? 2 * s->hosts_cap : 16;
+	struct psa_ctf_host *t;
+
+	if (2 * (s->hosts_n + 1) <= s->hosts_cap)
+		return true;
+	t = calloc(cap, sizeof(*t));
+	if (!t)
+		return false;
+	for (size_t j = 0; j < s->hosts_cap; j++) {
+		size_t i;
+
+		if (!s->hosts[j].trace)
+			continue;
+		for (i = ptr_slot(s->hosts[j].trace, cap); t[i].trace; i = (i + 1) & (cap - 1))
+			;
+		t[i] = s->hosts[j];
+	}
+	free(s->hosts);
+	s->hosts = t;
+	s->hosts_cap = cap;
+	return true;
+}
+
 static const char *trace_host(struct psa_ctf_sink *s, const bt_trace *trace)
 {
+	struct psa_ctf_host *h = NULL;
 	const bt_value *v;
 
 	if (trace == s->last_trace)
 		return s->last_host;
-	v = bt_trace_borrow_environment_entry_value_by_name_const(trace, "hostname");
+	if (s->hosts_cap) {
+		size_t i;
+
+		for (i = ptr_slot(trace, s->hosts_cap); s->hosts[i].trace && s->hosts[i].trace != trace;
+		     i = (i + 1) & (s->hosts_cap - 1))
+			;
+		h = &s->hosts[i];
+	}
+	if (!h || !h->trace) {
+		v = bt_trace_borrow_environment_entry_value_by_name_const(trace, "hostname");
+		s->last_host = v && bt_value_is_string(v) ? bt_value_string_get(v) : "";
+		s->last_host_len = strlen(s->last_host);
+		s->last_trace = trace;
+		if (hosts_room(s)) {
+			size_t i;
+
+			for (i = ptr_slot(trace, s->hosts_cap); s->hosts[i].trace;
+			     i = (i + 1) & (s->hosts_cap - 1))
+				;
+			s->hosts[i] = (struct psa_ctf_host){ trace, s->last_host, s->last_host_len };
+			s->hosts_n++;
+		}
+		return s->last_host;
+	}
 	s->last_trace = trace;
-	s->last_host = v && bt_value_is_string(v) ? bt_value_string_get(v) : "";
-	s->last_host_len = strlen(s->last_host);
+	s->last_host = h->host;
+	s->last_host_len = h->len;
 	return s->last_host;
 }
 
@@ -268,27 +321,25 @@ static uint64_t snapshot_ns(const bt_clock_snapshot *cs, bool *ok)
 	return ns < 0 ? 0 : (uint64_t)ns; /* before the epoch: not a time this project records */
 }
 
-static struct psa_ctf_item *slot(struct psa_ctf_sink *s)
+struct psa_ctf_item *psa__ctf_sink_slot(struct psa_ctf_sink *s)
 {
 	struct psa_ctf_item *it = psa__queue_slot(s->q);
 
 	if (!it)
-		sink_fail(s, -ECANCELED, "cancelled");
+		psa__ctf_sink_fail(s, -ECANCELED, "cancelled");
 	return it;
 }
 
-static int on_event(struct psa_ctf_sink *s, const bt_message *msg)
+static int on_event(struct psa_ctf_sink *s, const bt_message *msg, struct psa_ctf_item *it,
+		    bool *timed)
 {
 	const bt_event *e = bt_message_event_borrow_event_const(msg);
 	struct psa_ctf_class *c = class_get(s, bt_event_borrow_class_const(e));
-	struct psa_ctf_item *it;
 	struct psa_event *ev;
 	const bt_field *scope;
 
 	if (!c)
-		return sink_fail(s, -ENOMEM, "out of memory");
-	if (!(it = slot(s)))
-		return s->failed;
+		return psa__ctf_sink_fail(s, -ENOMEM, "out of memory");
 	it->is_discard = false;
 	it->is_beacon = false;
 	it->port = s->port;
@@ -296,12 +347,13 @@ static int on_event(struct psa_ctf_sink *s, const bt_message *msg)
 	ev->type = c->type;
 	ev->present = 0;
 	ev->ts_ns = 0;
+	*timed = c->has_clock;
 	if (c->has_clock) {
 		bool ok;
 
 		ev->ts_ns = snapshot_ns(bt_message_event_borrow_default_clock_snapshot_const(msg), &ok);
 		if (!ok)
-			return sink_fail(s, -ERANGE, "an event's timestamp overflows 64 bits of ns");
+			return psa__ctf_sink_fail(s, -ERANGE, "an event's timestamp overflows 64 bits of ns");
 	}
 	it->ts = ev->ts_ns;
 	ev->text[0] = '\0';
@@ -350,7 +402,6 @@ static int on_event(struct psa_ctf_sink *s, const bt_message *msg)
 	}
 	trace_host(s, bt_stream_borrow_trace_const(bt_event_borrow_stream_const(e)));
 	psa__copy_str(ev->host, sizeof(ev->host), s->last_host, s->last_host_len);
-	psa__queue_commit(s->q);
 	return 0;
 }
 
@@ -382,7 +433,8 @@ static uint64_t sane_count(uint64_t count)
 	return count > (uint64_t)INT64_MAX ? 0 : count;
 }
 
-static int on_discard(struct psa_ctf_sink *s, const bt_message *msg, bool packets)
+static int on_discard(struct psa_ctf_sink *s, const bt_message *msg, bool packets,
+		      struct psa_ctf_item *it, bool *timed)
 {
 	const bt_stream *stream = packets ? bt_message_discarded_packets_borrow_stream_const(msg)
 					  : bt_message_discarded_events_borrow_stream_const(msg);
@@ -391,14 +443,11 @@ static int on_discard(struct psa_ctf_sink *s, const bt_message *msg, bool packet
 	const char *dir = trace_dir(s, trace);
 	const char *host = trace_host(s, trace);
 	const bt_clock_snapshot *begin = NULL, *end = NULL;
-	struct psa_ctf_item *it = slot(s);
 	struct psa_discard *d;
 	bt_property_availability avail;
 	uint64_t count = 0;
 	bool ok;
 
-	if (!it)
-		return s->failed;
 	it->is_discard = true;
 	it->is_beacon = false;
 	it->port = s->port;
@@ -422,6 +471,7 @@ static int on_discard(struct psa_ctf_sink *s, const bt_message *msg, bool packet
 		count = 0;
 	it->raw_count = count;
 	d->count = sane_count(count);
+	*timed = begin && end;
 	if (begin && end) {
 		d->begin_ns = snapshot_ns(begin, &ok);
 		d->end_ns = snapshot_ns(end, &ok);
@@ -429,20 +479,48 @@ static int on_discard(struct psa_ctf_sink *s, const bt_message *msg, bool packet
 	it->ts = d->begin_ns;
 	psa__copy_str(d->host, sizeof(d->host), host, strlen(host));
 	psa__copy_str(d->trace, sizeof(d->trace), dir, strlen(dir));
-	psa__queue_commit(s->q);
 	return 0;
+}
+
+int psa__ctf_sink_convert(struct psa_ctf_sink *s, const bt_message *msg, struct psa_ctf_item *it)
+{
+	bool timed = false;
+	int rc;
+
+	switch (bt_message_get_type(msg)) {
+	case BT_MESSAGE_TYPE_EVENT:
+		rc = on_event(s, msg, it, &timed);
+		break;
+	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
+		rc = on_discard(s, msg, false, it, &timed);
+		break;
+	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
+		rc = on_discard(s, msg, true, it, &timed);
+		break;
+	default: /* stream and packet bounds, inactivity: nothing of ours */
+		return 0;
+	}
+	return rc ? rc : timed ? 1 : 2;
 }
 
 int psa__ctf_sink_message(struct psa_ctf_sink *s, const bt_message *msg)
 {
+	struct psa_ctf_item *it;
+	int rc;
+
 	switch (bt_message_get_type(msg)) {
 	case BT_MESSAGE_TYPE_EVENT:
-		return on_event(s, msg);
 	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
-		return on_discard(s, msg, false);
 	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
-		return on_discard(s, msg, true);
-	default: /* stream and packet bounds, inactivity: nothing of ours */
+		break;
+	default:
 		return 0;
 	}
+	if (!(it = psa__ctf_sink_slot(s)))
+		return s->failed;
+	rc = psa__ctf_sink_convert(s, msg, it);
+	if (rc < 0)
+		return rc;
+	psa__queue_commit(s->q);
+	return 0;
 }

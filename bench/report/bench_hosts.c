@@ -8,9 +8,11 @@
  *      (`--ops M x hosts`, or --big-trace DIR): the one-trace rate;
  *   2. on each, `babeltrace2 -o dummy` and `proxyscope report`, alternately (the order rotates
  *      every round), --runs times each: wall medians, their ratio, report's events/s;
- *   3. the peak RSS of report's two processes, sampled from /proc every 10 ms: the reader's
- *      child (babeltrace2's graphs) and the main process (the model); the growth per host
- *      from the 1-host tree to the biggest is what a host costs beyond its live tasks;
+ *   3. the peak memory of report's two processes and of babeltrace2, sampled from /proc every
+ *      10 ms (VmHWM, and the largest RssAnon: VmHWM also counts the trace files babeltrace2
+ *      maps): the reader's child (babeltrace2's graphs) and the main process (the model); the
+ *      growth per host from the smallest tree to the biggest is what a host costs beyond its
+ *      live tasks, babeltrace2's own growth the floor under it;
  *   4. the start-up of the CLI alone (`proxyscope report --help`): the floor under any
  *      report's wall time.
  *
@@ -49,63 +51,69 @@ struct hopts {
 	unsigned hosts[HOSTS_MAX]; /* --hosts */
 	unsigned hosts_n;
 	uint64_t big_ops;          /* --big-ops */
+	const char *make_tree;     /* --make-tree DIR: only make the tree of --hosts N */
+};
+
+/* A process's peak memory, sampled: VmHWM (all it mapped: the trace files babeltrace2 maps
+ * count), and the largest RssAnon seen (its own allocations). MB. */
+struct peak {
+	double hwm, anon;
 };
 
 /* What report cost on one tree: the medians of the runs. */
 struct result {
 	unsigned hosts;
 	uint64_t events;
-	double report_s, bt2_s, reader_mb, main_mb;
+	double report_s, bt2_s;
+	struct peak reader, main, bt2; /* report's reader child and main process; babeltrace2 */
 };
 
 /* ---- a child sampled from /proc ----------------------------------------------------------- */
 
-/* VmHWM of @pid in MB (0 when gone). */
-static double hwm_mb(pid_t pid)
+/* Fold @pid's VmHWM and RssAnon into @p (nothing when it is gone). */
+static void sample(pid_t pid, struct peak *p)
 {
 	char path[64], line[256];
-	double kb = 0;
+	double kb;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	f = fopen(path, "r");
 	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmHWM: %lf kB", &kb) == 1)
-			break;
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "VmHWM: %lf kB", &kb) == 1 && kb / 1024.0 > p->hwm)
+			p->hwm = kb / 1024.0;
+		else if (sscanf(line, "RssAnon: %lf kB", &kb) == 1 && kb / 1024.0 > p->anon)
+			p->anon = kb / 1024.0;
+	}
 	fclose(f);
-	return kb / 1024.0;
 }
 
-/* The largest VmHWM among @pid's children (the reader's process). */
-static double children_hwm_mb(pid_t pid)
+/* Fold @pid's children (the reader's process) into @p. */
+static void sample_children(pid_t pid, struct peak *p)
 {
 	char path[64], buf[512];
-	double best = 0;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
 	f = fopen(path, "r");
 	if (!f)
-		return 0;
+		return;
 	if (fgets(buf, sizeof(buf), f)) {
 		char *s = buf, *end;
 
 		for (long c = strtol(s, &end, 10); end != s; c = strtol(s, &end, 10)) {
-			double mb = hwm_mb((pid_t)c);
-
-			best = mb > best ? mb : best;
+			sample((pid_t)c, p);
 			s = end;
 		}
 	}
 	fclose(f);
-	return best;
 }
 
-/* Run @argv to its end, sampling its and its children's peak RSS every 10 ms. */
-static bool run_sampled(char *const argv[], int ok_max, struct cost *c, double *main_mb,
-			double *child_mb)
+/* Run @argv to its end, sampling its and its children's memory every 10 ms. */
+static bool run_sampled(char *const argv[], int ok_max, struct cost *c, struct peak *self,
+			struct peak *children)
 {
 	struct timespec tick = { 0, 10 * 1000 * 1000 };
 	struct rusage ru;
@@ -114,21 +122,17 @@ static bool run_sampled(char *const argv[], int ok_max, struct cost *c, double *
 	pid_t pid, r;
 
 	memset(c, 0, sizeof(*c));
-	*main_mb = *child_mb = 0;
+	*self = *children = (struct peak){ 0, 0 };
 	br_truncate_log();
 	pid = br_spawn(argv, -1, -1, NULL, -1);
 	if (pid < 0)
 		return false;
 	for (;;) {
-		double m, k;
-
 		r = wait4(pid, &st, WNOHANG, &ru);
 		if (r == pid || (r < 0 && errno != EINTR))
 			break;
-		m = hwm_mb(pid);
-		k = children_hwm_mb(pid);
-		*main_mb = m > *main_mb ? m : *main_mb;
-		*child_mb = k > *child_mb ? k : *child_mb;
+		sample(pid, self);
+		sample_children(pid, children);
 		nanosleep(&tick, NULL);
 	}
 	c->wall_s = br_now_s() - t0;
@@ -146,74 +150,97 @@ static bool run_sampled(char *const argv[], int ok_max, struct cost *c, double *
 	return br_ended_well(argv, c, ok_max);
 }
 
+/* The medians of @n peaks. */
+static struct peak peak_median(const struct peak *p, unsigned n)
+{
+	double h[RUNS_MAX], a[RUNS_MAX];
+
+	for (unsigned i = 0; i < n; i++)
+		h[i] = p[i].hwm, a[i] = p[i].anon;
+	return (struct peak){ br_median(h, n), br_median(a, n) };
+}
+
 /* ---- measuring ---------------------------------------------------------------------------- */
 
 /* babeltrace2 and report on @t, alternately, --runs times: the medians into @r. */
-static bool measure(const struct hopts *h, const struct trace *t, bool with_bt2,
-		    struct result *r)
+static bool measure(const struct hopts *h, const struct trace *t, struct result *r)
 {
 	char *bt2[] = { (char *)h->o.bt2, "-o", "dummy", t->dir, NULL };
 	char *rep[] = { (char *)h->o.proxyscope, "report", t->dir, NULL };
 	struct cost cb[RUNS_MAX], cr[RUNS_MAX], warm;
-	double wb[RUNS_MAX], wr[RUNS_MAX], rm[RUNS_MAX], rc[RUNS_MAX];
+	struct peak pm[RUNS_MAX], pc[RUNS_MAX], pb[RUNS_MAX], none;
+	double wb[RUNS_MAX], wr[RUNS_MAX];
 	unsigned runs = h->o.runs;
 
-	if (with_bt2 && !br_run(bt2, NULL, 0, &warm)) /* warm-up (the page cache) */
+	if (!br_run(bt2, NULL, 0, &warm)) /* warm-up (the page cache) */
 		return false;
 	for (unsigned i = 0; i < runs; i++) {
-		for (unsigned k = 0; k < 2; k++) {
+		for (unsigned k = 0; k < 2; k++) { /* the order rotates every round */
 			if ((i + k) % 2 == 0) {
-				if (!run_sampled(rep, 1, &cr[i], &rm[i], &rc[i]))
+				if (!run_sampled(rep, 1, &cr[i], &pm[i], &pc[i]))
 					return false;
 				wr[i] = cr[i].wall_s;
-			} else if (with_bt2) {
-				if (!br_run(bt2, NULL, 0, &cb[i]))
+			} else {
+				if (!run_sampled(bt2, 0, &cb[i], &pb[i], &none))
 					return false;
 				wb[i] = cb[i].wall_s;
 			}
 		}
 	}
-	if (with_bt2)
-		br_print_costs("babeltrace2", cb, runs);
+	br_print_costs("babeltrace2", cb, runs);
 	br_print_costs("report", cr, runs);
 	r->events = t->events;
 	r->report_s = br_median(wr, runs);
-	r->bt2_s = with_bt2 ? br_median(wb, runs) : 0;
-	r->main_mb = br_median(rm, runs);
-	r->reader_mb = br_median(rc, runs);
+	r->bt2_s = br_median(wb, runs);
+	r->main = peak_median(pm, runs);
+	r->reader = peak_median(pc, runs);
+	r->bt2 = peak_median(pb, runs);
 	return true;
 }
 
-static void print_result(const struct result *r)
+static void print_result(const char *name, const struct result *r)
 {
-	printf("BENCH hosts_report hosts=%u events=%llu report_s=%.3f babeltrace2_s=%.3f "
-	       "ratio=%.3f events_per_s=%.0f reader_rss_mb=%.1f main_rss_mb=%.1f\n",
-	       r->hosts, (unsigned long long)r->events, r->report_s, r->bt2_s,
+	printf("BENCH %s hosts=%u events=%llu report_s=%.3f babeltrace2_s=%.3f ratio=%.3f "
+	       "events_per_s=%.0f reader_mb=%.1f reader_anon_mb=%.1f main_mb=%.1f "
+	       "main_anon_mb=%.1f babeltrace2_mb=%.1f babeltrace2_anon_mb=%.1f\n",
+	       name, r->hosts, (unsigned long long)r->events, r->report_s, r->bt2_s,
 	       r->bt2_s > 0 ? r->report_s / r->bt2_s : 0,
-	       r->report_s > 0 ? (double)r->events / r->report_s : 0, r->reader_mb, r->main_mb);
+	       r->report_s > 0 ? (double)r->events / r->report_s : 0, r->reader.hwm,
+	       r->reader.anon, r->main.hwm, r->main.anon, r->bt2.hwm, r->bt2.anon);
 	fflush(stdout);
 }
 
+/* Per host, from @a to @b. */
+static double per_host(double a, double b, const struct result *ra, const struct result *rb)
+{
+	return (b - a) / (double)(rb->hosts - ra->hosts);
+}
+
 /* The goals: @one is the one-trace rate's run, @res[0..n) the trees (hosts ascending). */
-static void print_goals(const struct hopts *h, const struct result *one, const struct result *res,
-			unsigned n)
+static void print_goals(const struct result *one, const struct result *res, unsigned n)
 {
 	const struct result *big = &res[n - 1], *base = &res[0];
 	double one_rate = one->report_s > 0 ? (double)one->events / one->report_s : 0;
 	double rate = big->report_s > 0 ? (double)big->events / big->report_s : 0;
+	double bt2_one = one->bt2_s > 0 ? (double)one->events / one->bt2_s : 0;
+	double bt2_rate = big->bt2_s > 0 ? (double)big->events / big->bt2_s : 0;
 
-	(void)h;
 	printf("BENCH hosts_goal_rate hosts=%u events_per_s=%.0f one_trace_events_per_s=%.0f "
-	       "ratio=%.3f goal_min=%.1f ok=%d\n",
+	       "ratio=%.3f goal_min=%.1f ok=%d babeltrace2_ratio=%.3f\n",
 	       big->hosts, rate, one_rate, one_rate > 0 ? rate / one_rate : 0, RATE_GOAL,
-	       one_rate > 0 && rate / one_rate >= RATE_GOAL);
+	       one_rate > 0 && rate / one_rate >= RATE_GOAL, bt2_one > 0 ? bt2_rate / bt2_one : 0);
 	if (big->hosts > base->hosts) {
-		double per = (big->reader_mb - base->reader_mb) / (big->hosts - base->hosts);
-		double per_main = (big->main_mb - base->main_mb) / (big->hosts - base->hosts);
+		double per = per_host(base->reader.hwm, big->reader.hwm, base, big);
 
-		printf("BENCH hosts_goal_rss hosts=%u reader_mb_per_host=%.2f main_mb_per_host=%.2f "
+		printf("BENCH hosts_goal_rss hosts=%u reader_mb_per_host=%.2f "
+		       "reader_anon_mb_per_host=%.2f main_mb_per_host=%.2f "
+		       "babeltrace2_mb_per_host=%.2f babeltrace2_anon_mb_per_host=%.2f "
 		       "goal_max_mb=%.1f ok=%d\n",
-		       big->hosts, per, per_main, MB_PER_HOST_GOAL, per <= MB_PER_HOST_GOAL);
+		       big->hosts, per, per_host(base->reader.anon, big->reader.anon, base, big),
+		       per_host(base->main.hwm, big->main.hwm, base, big),
+		       per_host(base->bt2.hwm, big->bt2.hwm, base, big),
+		       per_host(base->bt2.anon, big->bt2.anon, base, big), MB_PER_HOST_GOAL,
+		       per <= MB_PER_HOST_GOAL);
 	}
 	for (unsigned i = 0; i < n; i++) {
 		if (res[i].hosts != SMALL_HOSTS || res[i].bt2_s <= 0)
@@ -288,6 +315,7 @@ static const char usage[] =
 	"    --babeltrace2 PATH  (default: babeltrace2 from PATH)\n"
 	"    --workdir DIR       where the traces and trees go (default $TMPDIR or /tmp)\n"
 	"    --keep              keep them (their paths are printed)\n"
+	"    --make-tree DIR     only make DIR/host<i>/... from --trace for --hosts N, and exit\n"
 	"    -h, --help          show this help\n"
 	"\n"
 	"Exit status: 0 measured (whatever the results), 1 something could not be run, 2 usage.\n";
@@ -369,6 +397,8 @@ static int parse_args(int argc, char **argv, struct hopts *h)
 			h->o.proxyscope = v;
 		else if (!strcmp(a, "--babeltrace2"))
 			h->o.bt2 = v;
+		else if (!strcmp(a, "--make-tree"))
+			h->make_tree = v;
 		else if (!strcmp(a, "--workdir"))
 			h->o.workdir = v;
 		else if (!strcmp(a, "--ops") && parse_u64(v, 1, OPS_MAX, &n))
@@ -428,13 +458,9 @@ static bool run_all(struct hopts *h, char **made, unsigned *made_n)
 		made[(*made_n)++] = big;
 	print_startup(h);
 	br_print_load("before the one-trace runs");
-	if (!get(h, big, &t) || !measure(h, &t, true, &one))
+	if (!get(h, big, &t) || !measure(h, &t, &one))
 		return false;
-	printf("BENCH hosts_one_trace events=%llu report_s=%.3f babeltrace2_s=%.3f "
-	       "events_per_s=%.0f reader_rss_mb=%.1f main_rss_mb=%.1f\n",
-	       (unsigned long long)one.events, one.report_s, one.bt2_s,
-	       one.report_s > 0 ? (double)one.events / one.report_s : 0, one.reader_mb,
-	       one.main_mb);
+	print_result("hosts_one_trace", &one);
 	free(t.dir);
 	for (unsigned i = 0; i < h->hosts_n && !g_interrupted; i++) {
 		char tree[PATH_MAX + 64];
@@ -449,16 +475,16 @@ static bool run_all(struct hopts *h, char **made, unsigned *made_n)
 		if (!get(h, tree, &t))
 			return false;
 		res[i].hosts = h->hosts[i];
-		if (!measure(h, &t, true, &res[i]))
+		if (!measure(h, &t, &res[i]))
 			return false;
 		free(t.dir);
-		print_result(&res[i]);
+		print_result("hosts_report", &res[i]);
 	}
 	if (h->o.trace)
 		free(small);
 	if (h->big_trace)
 		free(big);
-	print_goals(h, &one, res, h->hosts_n);
+	print_goals(&one, res, h->hosts_n);
 	return true;
 }
 
@@ -473,6 +499,11 @@ int main(int argc, char **argv)
 
 	if (rc)
 		return rc;
+	if (h.make_tree) {
+		if (!h.o.trace || h.hosts_n != 1)
+			return usage_error("--make-tree needs --trace and one --hosts count");
+		return bh_make_tree(h.o.trace, h.make_tree, h.hosts[0]) ? 0 : 1;
+	}
 	if (!h.o.proxyscope && !(h.o.proxyscope = found = find_proxyscope())) {
 		fprintf(stderr, "bench_hosts: cannot find build/<preset>/cli/proxyscope next to this "
 				"program: give --proxyscope PATH\n");
