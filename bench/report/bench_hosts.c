@@ -4,7 +4,7 @@
  *
  *   1. a small trace (`proxyscope run --ranks 4 --ops M`, or --trace DIR) copied into trees of
  *      1, 8 and 256 hosts (--hosts), each copy under a trace UUID and hostname of its own
- *      (hosts_tree.c), and one big trace of about the events of the biggest tree
+ *      (hosts_tree.c; its clock a few microseconds apart), and one big trace of about the events of the biggest tree
  *      (`--ops M x hosts`, or --big-trace DIR): the one-trace rate;
  *   2. on each, `babeltrace2 -o dummy` and `proxyscope report`, alternately (the order rotates
  *      every round), --runs times each: wall medians, their ratio, report's events/s;

@@ -5,7 +5,8 @@
  * analysis keeps processes apart by host, so both must differ).
  *
  * Design: no decoding. The metadata's text is taken out of its packets (or used as it is, a
- * text metadata), the trace's UUID string and the env's hostname replaced, and packetized again
+ * text metadata), the trace's UUID string and the env's hostname replaced, its clock's offset
+ * moved by a few microseconds per host (or every event would tie), and packetized again
  * with the original packets' header fields and size; in the stream files every packet header
  * begins with the packet magic followed by the trace UUID, so each (magic, old UUID) is
  * replaced by (magic, new UUID); index files hold no UUID and are copied as they are.
@@ -26,6 +27,8 @@
 #define MD_HEADER 37 /* magic, uuid[16], checksum, content and packet size, 5 one-byte fields */
 #define PKT_MAGIC 0xC1FC1FC1u
 #define FILE_MAX (UINT64_C(1) << 31)
+/* Host i's clock is i x this many cycles (ns at LTTng's 1 GHz) ahead of the recording's. */
+#define CLOCK_SHIFT 1013
 #define PATH_BUF (PATH_MAX + 512) /* a directory's path and a name in it */
 
 static uint32_t get32(const unsigned char *p, bool be)
@@ -140,6 +143,35 @@ static char *replace_value(const char *text, const char *after, const char *key,
 	return out;
 }
 
+/*
+ * @text with the first clock's "offset = N;" made N + @shift (malloc'ed), or NULL. Hosts'
+ * clocks never agree to the nanosecond: copies on one clock would tie at every event.
+ */
+static char *shift_clock(const char *text, uint64_t shift)
+{
+	const char *clock = strstr(text, "clock {"), *k, *end;
+	unsigned long long v;
+	char num[32], *out;
+	size_t head;
+
+	k = clock ? strstr(clock, "offset = ") : NULL;
+	if (!k)
+		return NULL;
+	k += strlen("offset = ");
+	v = strtoull(k, (char **)&end, 10);
+	if (end == k || *end != ';')
+		return NULL;
+	snprintf(num, sizeof(num), "%llu", v + (unsigned long long)shift);
+	head = (size_t)(k - text);
+	out = malloc(strlen(text) + sizeof(num));
+	if (!out)
+		return NULL;
+	memcpy(out, text, head);
+	strcpy(out + head, num);
+	strcat(out, end);
+	return out;
+}
+
 /* Packetize @text into @path with header @hdr (its UUID replaced by @uuid). */
 static bool write_metadata(const char *path, const char *text, const unsigned char *hdr,
 			   bool packetized, bool be, const uint8_t uuid[16])
@@ -229,7 +261,7 @@ static bool copy_trace(const char *src, const char *dst, unsigned host)
 {
 	char path[PATH_BUF], to[PATH_BUF], old_s[37], new_s[37], name[32];
 	unsigned char hdr[MD_HEADER] = { 0 }, *md = NULL;
-	char *text = NULL, *t1 = NULL, *t2 = NULL;
+	char *text = NULL, *t1 = NULL, *t2 = NULL, *t3 = NULL;
 	uint8_t old[16], uuid[16];
 	unsigned packets = 0;
 	bool packetized, be, ok = false;
@@ -255,14 +287,15 @@ static bool copy_trace(const char *src, const char *dst, unsigned host)
 	snprintf(name, sizeof(name), "host%03u", host);
 	t1 = replace_value(text, "trace {", "uuid", new_s);
 	t2 = t1 ? replace_value(t1, "env {", "hostname", name) : NULL;
-	if (!t1 || !t2 || !strstr(text, old_s)) {
-		fprintf(stderr, "error: '%s': no trace UUID %s or no env hostname in its text\n",
-			path, old_s);
+	t3 = t2 ? shift_clock(t2, (uint64_t)host * CLOCK_SHIFT) : NULL;
+	if (!t3 || !strstr(text, old_s)) {
+		fprintf(stderr, "error: '%s': no trace UUID %s, env hostname or clock offset in "
+			"its text\n", path, old_s);
 		goto out;
 	}
 	if (!mkdir_p(dst))
 		goto out;
-	if (!join(to, sizeof(to), dst, "metadata") || !write_metadata(to, t2, hdr, packetized, be, uuid))
+	if (!join(to, sizeof(to), dst, "metadata") || !write_metadata(to, t3, hdr, packetized, be, uuid))
 		goto out;
 	d = opendir(src);
 	if (!d)
@@ -291,6 +324,7 @@ out:
 	free(text);
 	free(t1);
 	free(t2);
+	free(t3);
 	return ok;
 }
 
