@@ -3,9 +3,9 @@
  * the same tree in the same run, and against the reader's own event rate on one trace.
  *
  *   1. a small trace (`proxyscope run --ranks 4 --ops M`, or --trace DIR) copied into trees of
- *      1, 8 and 256 hosts (--hosts), each copy under a trace UUID and hostname of its own
- *      (hosts_tree.c; its clock a few microseconds apart), and one big trace of about the events of the biggest tree
- *      (`--ops M x hosts`, or --big-trace DIR): the one-trace rate;
+ *      1, 8 and 256 hosts (--hosts), each copy under a trace UUID and hostname of its own, its
+ *      clock a few microseconds apart (hosts_tree.c), and one big trace of about the events
+ *      of the biggest tree (`--ops M x hosts`, or --big-trace DIR): the one-trace rate;
  *   2. on each, `babeltrace2 -o dummy` and `proxyscope report`, alternately (the order rotates
  *      every round), --runs times each: wall medians, their ratio, report's events/s;
  *   3. the peak memory of report's two processes and of babeltrace2, sampled from /proc every
@@ -320,20 +320,6 @@ static const char usage[] =
 	"\n"
 	"Exit status: 0 measured (whatever the results), 1 something could not be run, 2 usage.\n";
 
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "bench_hosts: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n(bench_hosts --help)\n");
-	return 2;
-}
-
 static bool parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
 	char *end;
@@ -386,7 +372,7 @@ static int parse_args(int argc, char **argv, struct hopts *h)
 			continue;
 		}
 		if (!v)
-			return usage_error(strncmp(a, "--", 2) ? "unknown argument %s"
+			return br_usage_error("bench_hosts", strncmp(a, "--", 2) ? "unknown argument %s"
 							      : "%s needs a value (or is unknown)", a);
 		i++;
 		if (!strcmp(a, "--trace"))
@@ -410,32 +396,11 @@ static int parse_args(int argc, char **argv, struct hopts *h)
 		else if (!strcmp(a, "--hosts") && parse_hosts(v, h))
 			;
 		else
-			return usage_error("bad option or value: %s %s", a, v);
+			return br_usage_error("bench_hosts", "bad option or value: %s %s", a, v);
 	}
 	if (!h->big_ops)
 		h->big_ops = h->o.ops * h->hosts[h->hosts_n - 1];
 	return 0;
-}
-
-/* build/<preset>/bench/report/bench_hosts -> build/<preset>/cli/proxyscope */
-static char *find_proxyscope(void)
-{
-	char exe[PATH_MAX], path[PATH_MAX + 32];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-
-	if (n > 0) {
-		exe[n] = '\0';
-		for (int up = 0; up < 3; up++) {
-			char *slash = strrchr(exe, '/');
-
-			if (slash)
-				*slash = '\0';
-		}
-		snprintf(path, sizeof(path), "%s/cli/proxyscope", exe);
-		if (access(path, X_OK) == 0)
-			return strdup(path);
-	}
-	return NULL;
 }
 
 static bool run_all(struct hopts *h, char **made, unsigned *made_n)
@@ -501,10 +466,10 @@ int main(int argc, char **argv)
 		return rc;
 	if (h.make_tree) {
 		if (!h.o.trace || h.hosts_n != 1)
-			return usage_error("--make-tree needs --trace and one --hosts count");
+			return br_usage_error("bench_hosts", "--make-tree needs --trace and one --hosts count");
 		return bh_make_tree(h.o.trace, h.make_tree, h.hosts[0]) ? 0 : 1;
 	}
-	if (!h.o.proxyscope && !(h.o.proxyscope = found = find_proxyscope())) {
+	if (!h.o.proxyscope && !(h.o.proxyscope = found = br_find_proxyscope())) {
 		fprintf(stderr, "bench_hosts: cannot find build/<preset>/cli/proxyscope next to this "
 				"program: give --proxyscope PATH\n");
 		return 2;

@@ -66,33 +66,6 @@ static bool parse_count(const char *s, uint64_t min, uint64_t *out)
 	return true;
 }
 
-/* build/<preset>/bench/report/bench_report -> build/<preset>/cli/proxyscope */
-static char *find_proxyscope(void)
-{
-	char exe[PATH_MAX], path[PATH_MAX + 32];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-
-	if (n > 0) {
-		char *slash;
-
-		exe[n] = '\0';
-		for (int up = 0; up < 3; up++) {
-			slash = strrchr(exe, '/');
-			if (!slash)
-				break;
-			*slash = '\0';
-		}
-		snprintf(path, sizeof(path), "%s/cli/proxyscope", exe);
-		if (access(path, X_OK) == 0)
-			return strdup(path);
-	}
-#ifdef BENCH_PROXYSCOPE_PATH
-	if (access(BENCH_PROXYSCOPE_PATH, X_OK) == 0)
-		return strdup(BENCH_PROXYSCOPE_PATH);
-#endif
-	return NULL;
-}
-
 static const char usage[] =
 	"usage: bench_report [<options>]\n"
 	"\n"
@@ -122,20 +95,6 @@ static const char usage[] =
 	"\n"
 	"PROXYSCOPE_READ_LANES=N in the environment is passed on (the CTF reader's thread count).\n"
 	"Exit status: 0 measured (whatever the results), 1 something could not be run, 2 usage.\n";
-
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "bench_report: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n(bench_report --help)\n");
-	return 2;
-}
 
 static bool takes_value(const char *opt)
 {
@@ -171,9 +130,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		} else if (!strcmp(a, "--one-lane")) {
 			o->one_lane = true, takes = false;
 		} else if (!takes_value(a)) {
-			return usage_error("unknown option %s", a);
+			return br_usage_error("bench_report", "unknown option %s", a);
 		} else if (!v) {
-			return usage_error("%s needs a value", a);
+			return br_usage_error("bench_report", "%s needs a value", a);
 		} else if (!strcmp(a, "--trace")) {
 			o->trace = v;
 		} else if (!strcmp(a, "--big-trace")) {
@@ -186,16 +145,16 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->workdir = v;
 		} else if (!strcmp(a, "--events")) {
 			if (!parse_count(v, 1, &o->events))
-				return usage_error("--events: not a count: %s", v);
+				return br_usage_error("bench_report", "--events: not a count: %s", v);
 		} else if (!strcmp(a, "--big-events")) {
 			if (!parse_count(v, 1, &o->big_events))
-				return usage_error("--big-events: not a count: %s", v);
+				return br_usage_error("bench_report", "--big-events: not a count: %s", v);
 		} else if (!strcmp(a, "--ops")) {
 			if (!parse_count(v, 1, &o->ops) || o->ops > OPS_MAX)
-				return usage_error("--ops: not 1..1000000000: %s", v);
+				return br_usage_error("bench_report", "--ops: not 1..1000000000: %s", v);
 		} else if (!strcmp(a, "--runs")) {
 			if (!parse_count(v, 1, &n) || n > RUNS_MAX)
-				return usage_error("--runs: not 1..51: %s", v);
+				return br_usage_error("bench_report", "--runs: not 1..51: %s", v);
 			o->runs = (unsigned)n;
 		}
 		if (takes)
@@ -218,7 +177,7 @@ int main(int argc, char **argv)
 	if (rc)
 		return rc;
 	if (!o.proxyscope) {
-		o.proxyscope = found = find_proxyscope();
+		o.proxyscope = found = br_find_proxyscope();
 		if (!o.proxyscope) {
 			fprintf(stderr, "bench_report: cannot find build/<preset>/cli/proxyscope "
 					"next to this program: give --proxyscope PATH\n");

@@ -96,6 +96,10 @@ void br_print_costs(const char *what, const struct cost *c, unsigned n);
 void br_print_load(const char *when);
 void br_print_bt2_version(const char *bt2);
 void br_print_lttng_sessions(const char *when);
+/* The built CLI beside this program (malloc'ed), or NULL. */
+char *br_find_proxyscope(void);
+/* "@prog: <message>" and where to find help, on stderr; returns 2 (a usage error). */
+int br_usage_error(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---- trace.c: 1. the trace ---------------------------------------------------------------- */
 

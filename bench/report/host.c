@@ -1,8 +1,11 @@
 /*
  * The `#` notes on what the measurements ran beside: the machine's load, babeltrace2's
- * version and the LTTng recording sessions (an active one can inflate the children's RSS).
+ * version and the LTTng recording sessions (an active one can inflate the children's RSS);
+ * and what the benchmarks share about their command line: the CLI's path, usage errors.
  */
 #include <ctype.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,4 +72,43 @@ void br_print_lttng_sessions(const char *when)
 		printf("# LTTng recording sessions %s: %u (%u active)\n", when, sessions, active);
 	}
 	free(out);
+}
+
+/* build/<preset>/bench/report/<this program> -> build/<preset>/cli/proxyscope */
+char *br_find_proxyscope(void)
+{
+	char exe[PATH_MAX], path[PATH_MAX + 32];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n > 0) {
+		char *slash;
+
+		exe[n] = '\0';
+		for (int up = 0; up < 3; up++) {
+			slash = strrchr(exe, '/');
+			if (!slash)
+				break;
+			*slash = '\0';
+		}
+		snprintf(path, sizeof(path), "%s/cli/proxyscope", exe);
+		if (access(path, X_OK) == 0)
+			return strdup(path);
+	}
+#ifdef BENCH_PROXYSCOPE_PATH
+	if (access(BENCH_PROXYSCOPE_PATH, X_OK) == 0)
+		return strdup(BENCH_PROXYSCOPE_PATH);
+#endif
+	return NULL;
+}
+
+int br_usage_error(const char *prog, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n(%s --help)\n", prog);
+	return 2;
 }
