@@ -1,9 +1,10 @@
 /*
  * A lane's sink component: one input port per stream of the lane, one message iterator on
  * each, each batch of messages converted as it comes (reader_ctf_sink.c) into the input's
- * items, the inputs merged by time through a binary heap into the lane's queue. It replaces filter.utils.muxer, which compares
- * every input's next message for each message it returns: with a stream per CPU of every
- * host, its cost per event grows with the hosts, a heap's with their logarithm.
+ * items, the inputs merged by time through a binary heap into the lane's queue. It replaces
+ * filter.utils.muxer, which compares every input's next message for each message it returns:
+ * with a stream per CPU of every host, its cost per event grows with the hosts, a heap's with
+ * their logarithm.
  *
  * Order: by time - an event's default clock snapshot, a discard's beginning (as the muxer
  * ordered them) - ties to the lower input, the inputs in the order of the trace directory list
@@ -12,7 +13,8 @@
  * packet bounds) are dropped as they come.
  *
  * All of it runs on the lane's thread, inside bt_graph_run; the caller's thread only builds
- * the component (psa__ctf_merge_add) and destroys the graph (which finalizes it).
+ * the component (psa__ctf_lane_connect, of the class psa__ctf_merge_class_create made) and
+ * destroys the graph (which finalizes it).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -151,7 +153,8 @@ static bt_message_iterator_next_status refill_items(struct psa_ctf_sink *s,
 	return BT_MESSAGE_ITERATOR_NEXT_STATUS_OK;
 }
 
-static bt_component_class_sink_consume_method_status consume_status(bt_message_iterator_next_status st)
+static bt_component_class_sink_consume_method_status
+consume_status(bt_message_iterator_next_status st)
 {
 	switch (st) {
 	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:

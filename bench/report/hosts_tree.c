@@ -269,7 +269,8 @@ static bool copy_trace(const char *src, const char *dst, unsigned host)
 	DIR *d;
 	struct dirent *de;
 
-	if (!join(path, sizeof(path), src, "metadata") || !slurp(path, &md, &len) || !(text = metadata_text(md, len, hdr, &packetized, &be)))
+	if (!join(path, sizeof(path), src, "metadata") || !slurp(path, &md, &len) ||
+	    !(text = metadata_text(md, len, hdr, &packetized, &be)))
 		goto out;
 	if (!packetized) {
 		fprintf(stderr, "error: '%s' is a text metadata: its UUID is only in the text\n",
