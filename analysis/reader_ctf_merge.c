@@ -123,8 +123,8 @@ static bt_message_iterator_next_status refill_items(struct psa_ctf_sink *s,
 				return st;
 			break; /* the items first */
 		}
-		if (in->n + count > in->cap) {
-			size_t cap = in->n + count > 2 * in->cap ? in->n + count : 2 * in->cap;
+		if (in->n + count > in->cap) { /* FILL_MIN and one batch, once for all */
+			size_t cap = in->n + count > FILL_MIN + count ? in->n + count : FILL_MIN + count;
 			struct psa_ctf_item *t = realloc(in->items, cap * sizeof(*t));
 
 			if (t) {
