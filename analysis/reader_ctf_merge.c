@@ -195,6 +195,30 @@ static void heap_pop(struct psa_ctf_merge *m)
 		sift_down(m, 0);
 }
 
+/*
+ * A lane of one stream (one trace read by as many lanes as it has streams, or a trace of one
+ * stream) has nothing to merge: each batch is converted straight into the lane's queue.
+ */
+static bt_component_class_sink_consume_method_status consume_one(struct psa_ctf_merge *m)
+{
+	struct psa_ctf_sink *s = &m->lane->sink;
+	struct psa_ctf_input *in = &m->in[0];
+	bt_message_array_const msgs;
+	uint64_t count = 0;
+	bt_message_iterator_next_status st = bt_message_iterator_next(in->it, &msgs, &count);
+
+	if (st != BT_MESSAGE_ITERATOR_NEXT_STATUS_OK)
+		return consume_status(st);
+	s->port = in->port;
+	for (uint64_t k = 0; k < count; k++) {
+		if (!s->failed)
+			psa__ctf_sink_message(s, msgs[k]);
+		bt_message_put_ref(msgs[k]);
+	}
+	return s->failed ? BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR
+			 : BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_OK;
+}
+
 static bt_component_class_sink_consume_method_status merge_consume(bt_self_component_sink *self)
 {
 	struct psa_ctf_merge *m =
@@ -202,6 +226,8 @@ static bt_component_class_sink_consume_method_status merge_consume(bt_self_compo
 	struct psa_ctf_sink *s = &m->lane->sink;
 	bt_message_iterator_next_status st;
 
+	if (m->n_in == 1)
+		return consume_one(m);
 	if (m->pending >= 0) {
 		uint32_t i = (uint32_t)m->pending;
 
