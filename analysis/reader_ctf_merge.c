@@ -119,8 +119,9 @@ static bt_message_iterator_next_status refill_items(struct psa_ctf_sink *s,
 		if (st != BT_MESSAGE_ITERATOR_NEXT_STATUS_OK) {
 			if (st != BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN)
 				in->end = st; /* never asked again */
-			if (!in->n)
-				return st;
+			if (!in->n || (st != BT_MESSAGE_ITERATOR_NEXT_STATUS_END &&
+				       st != BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN))
+				return st; /* an error now, while it is the thread's current one */
 			break; /* the items first */
 		}
 		if (in->n + count > in->cap) { /* FILL_MIN and one batch, once for all */
