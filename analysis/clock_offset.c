@@ -1,0 +1,196 @@
+/*
+ * Host clock offsets from causality (psa_clock.h): the causal pairs taken from the network ops,
+ * and the tightest bound per ordered pair of hosts.
+ *
+ * A message is named by what both sides' events carry: job, sender rank, receiver rank, exec
+ * and tag (the transport matches a receive to a send by sender and tag). Whichever side comes
+ * first in the reader's order waits in a map until the other comes; a second event of the same
+ * side under one name makes the name ambiguous, and it gives no pair. A pair only keeps the
+ * minimum of recv_ts - send_ts per (send host, recv host): memory is the messages in flight
+ * (plus the skew between the hosts' clocks) and the host pairs, never the events.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <proxyscope/psa_clock.h>
+
+#include "clock_int.h"
+#include "hashmap.h"
+#include "model_int.h"
+
+/* encnet's op_kind enum (encnet_tp.h) */
+#define OP_SEND 0
+#define OP_RECV 1
+
+struct pending {
+	uint64_t job, src, dst, exec, tag; /* the message's name */
+	uint32_t host;                     /* the host of the side seen */
+	bool is_send;
+	bool ambiguous;
+	uint64_t ts;
+};
+
+int psa_clock_create(struct psa_clock **out)
+{
+	struct psa_clock *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	c->last_host = -1;
+	psa_hashmap_init(&c->pending);
+	psa_hashmap_init(&c->edge_idx);
+	*out = c;
+	return 0;
+}
+
+void psa_clock_destroy(struct psa_clock *c)
+{
+	uint64_t k;
+	void *v;
+
+	if (!c)
+		return;
+	for (size_t i = 0; psa_hashmap_next(&c->pending, &i, &k, &v);)
+		free(v);
+	psa_hashmap_fini(&c->pending);
+	psa_hashmap_fini(&c->edge_idx);
+	free(c->host);
+	free(c->edge);
+	free(c->out);
+	free(c);
+}
+
+/* The index of @name among the hosts, added when new; -1 when out of memory. */
+static long host_index(struct psa_clock *c, const char *name)
+{
+	size_t len = strnlen(name, PSA_HOST_MAX - 1);
+
+	if (c->last_host >= 0 && !strncmp(c->host[c->last_host].name, name, len) &&
+	    !c->host[c->last_host].name[len])
+		return c->last_host;
+	for (size_t i = 0; i < c->host_n; i++) {
+		if (!strncmp(c->host[i].name, name, len) && !c->host[i].name[len])
+			return c->last_host = (long)i;
+	}
+	if (c->host_n == c->host_cap) {
+		size_t cap = c->host_cap ? 2 * c->host_cap : 4;
+		struct psa__clock_host *h = realloc(c->host, cap * sizeof(*h));
+
+		if (!h)
+			return -1;
+		c->host = h;
+		c->host_cap = cap;
+	}
+	memset(&c->host[c->host_n], 0, sizeof(c->host[0]));
+	memcpy(c->host[c->host_n].name, name, len);
+	return c->last_host = (long)c->host_n++;
+}
+
+/* Tighten the bound of offset(@to) - offset(@from) <= @w. */
+static int edge_add(struct psa_clock *c, uint32_t from, uint32_t to, int64_t w)
+{
+	uint64_t key = psa_key((uint64_t)from + 1, (uint64_t)to + 1);
+	uintptr_t idx = (uintptr_t)psa_hashmap_get(&c->edge_idx, key);
+	struct psa__clock_edge *e;
+
+	if (!idx) {
+		if (c->edge_n == c->edge_cap) {
+			size_t cap = c->edge_cap ? 2 * c->edge_cap : 8;
+			struct psa__clock_edge *v = realloc(c->edge, cap * sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			c->edge = v;
+			c->edge_cap = cap;
+		}
+		if (psa_hashmap_put(&c->edge_idx, key, (void *)(uintptr_t)(c->edge_n + 1)))
+			return -ENOMEM;
+		e = &c->edge[c->edge_n++];
+		*e = (struct psa__clock_edge){ .from = from, .to = to, .w = w };
+	} else {
+		e = &c->edge[idx - 1];
+		if (w < e->w)
+			e->w = w;
+	}
+	e->pairs++;
+	c->host[from].pairs++;
+	c->host[to].pairs++;
+	return 0;
+}
+
+static int pair_add(struct psa_clock *c, uint32_t send_host, uint64_t send_ts, uint32_t recv_host,
+		    uint64_t recv_ts)
+{
+	if (send_host == recv_host)
+		return 0;
+	/* the difference of two times since 1970 fits: both are below 2^63 ns */
+	return edge_add(c, send_host, recv_host, (int64_t)recv_ts - (int64_t)send_ts);
+}
+
+int psa_clock_add_pair(struct psa_clock *c, const char *send_host, uint64_t send_ts,
+		       const char *recv_host, uint64_t recv_ts)
+{
+	long s = host_index(c, send_host), r = host_index(c, recv_host);
+
+	if (s < 0 || r < 0)
+		return -ENOMEM;
+	return pair_add(c, (uint32_t)s, send_ts, (uint32_t)r, recv_ts);
+}
+
+int psa_clock_feed(struct psa_clock *c, const struct psa_event *ev)
+{
+	struct pending *p;
+	uint64_t job, src, dst, exec, tag, key;
+	int64_t kind;
+	bool is_send;
+	long h;
+
+	if (ev->type != PSA_EV_encnet_post && ev->type != PSA_EV_encnet_complete)
+		return 0;
+	kind = psa__f(ev, PSA_F_kind, -1);
+	is_send = ev->type == PSA_EV_encnet_post;
+	/* a send's post and a receive's successful completion; the rest bound nothing */
+	if (is_send ? kind != OP_SEND
+		    : kind != OP_RECV || psa__f(ev, PSA_F_status, -1) != 0)
+		return 0;
+	if (!psa_ev_has(ev, PSA_F_rank) || !psa_ev_has(ev, PSA_F_peer) ||
+	    !psa_ev_has(ev, PSA_F_tag))
+		return 0;
+	h = host_index(c, ev->host);
+	if (h < 0)
+		return -ENOMEM;
+	job = (uint64_t)psa__f(ev, PSA_F_job, 0);
+	src = (uint64_t)psa__f(ev, is_send ? PSA_F_rank : PSA_F_peer, 0);
+	dst = (uint64_t)psa__f(ev, is_send ? PSA_F_peer : PSA_F_rank, 0);
+	exec = (uint64_t)psa__f(ev, PSA_F_exec_id, 0);
+	tag = (uint64_t)psa__f(ev, PSA_F_tag, 0);
+	key = psa_key(psa_key(psa_key(job, src), psa_key(dst, exec)), tag);
+	p = psa_hashmap_get(&c->pending, key);
+	if (p && (p->job != job || p->src != src || p->dst != dst || p->exec != exec ||
+		  p->tag != tag))
+		return 0; /* another message under the same key: no pair for this one */
+	if (!p) {
+		p = malloc(sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		*p = (struct pending){ .job = job, .src = src, .dst = dst, .exec = exec, .tag = tag,
+				       .host = (uint32_t)h, .is_send = is_send, .ts = ev->ts_ns };
+		if (psa_hashmap_put(&c->pending, key, p)) {
+			free(p);
+			return -ENOMEM;
+		}
+		return 0;
+	}
+	if (p->is_send == is_send || p->ambiguous) {
+		p->ambiguous = true; /* kept, so a late other side pairs with nothing */
+		return 0;
+	}
+	psa_hashmap_del(&c->pending, key);
+	if (is_send)
+		h = pair_add(c, (uint32_t)h, ev->ts_ns, p->host, p->ts);
+	else
+		h = pair_add(c, p->host, p->ts, (uint32_t)h, ev->ts_ns);
+	free(p);
+	return (int)h;
+}
