@@ -8,6 +8,8 @@
 
 #include "hashmap.h"
 
+struct pending;
+
 struct psa__clock_host {
 	char name[PSA_HOST_MAX];
 	uint64_t pairs;
@@ -28,6 +30,7 @@ struct psa_clock {
 	size_t edge_n, edge_cap;
 	struct psa_hashmap edge_idx;  /* psa_key(from + 1, to + 1) -> edge index + 1 */
 	struct psa_hashmap pending;   /* a message's key -> struct pending (one side seen) */
+	struct pending *free;         /* matched entries, for the next messages */
 	struct psa_clock_host *out;   /* psa_clock_estimate's result, host_n entries */
 	size_t out_n;
 };

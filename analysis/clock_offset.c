@@ -24,6 +24,7 @@
 #define OP_RECV 1
 
 struct pending {
+	struct pending *next_free;         /* on the free list, once matched */
 	uint64_t job, src, dst, exec, tag; /* the message's name */
 	uint32_t host;                     /* the host of the side seen */
 	bool is_send;
@@ -53,6 +54,12 @@ void psa_clock_destroy(struct psa_clock *c)
 		return;
 	for (size_t i = 0; psa_hashmap_next(&c->pending, &i, &k, &v);)
 		free(v);
+	while (c->free) {
+		struct pending *p = c->free;
+
+		c->free = p->next_free;
+		free(p);
+	}
 	psa_hashmap_fini(&c->pending);
 	psa_hashmap_fini(&c->edge_idx);
 	free(c->host);
@@ -171,9 +178,12 @@ int psa_clock_feed(struct psa_clock *c, const struct psa_event *ev)
 		  p->tag != tag))
 		return 0; /* another message under the same key: no pair for this one */
 	if (!p) {
-		p = malloc(sizeof(*p));
+		/* a matched entry is used again: the messages in flight are allocated once */
+		p = c->free ? c->free : malloc(sizeof(*p));
 		if (!p)
 			return -ENOMEM;
+		if (p == c->free)
+			c->free = p->next_free;
 		*p = (struct pending){ .job = job, .src = src, .dst = dst, .exec = exec, .tag = tag,
 				       .host = (uint32_t)h, .is_send = is_send, .ts = ev->ts_ns };
 		if (psa_hashmap_put(&c->pending, key, p)) {
@@ -191,6 +201,7 @@ int psa_clock_feed(struct psa_clock *c, const struct psa_event *ev)
 		h = pair_add(c, (uint32_t)h, ev->ts_ns, p->host, p->ts);
 	else
 		h = pair_add(c, p->host, p->ts, (uint32_t)h, ev->ts_ns);
-	free(p);
+	p->next_free = c->free;
+	c->free = p;
 	return (int)h;
 }

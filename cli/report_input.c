@@ -268,7 +268,14 @@ static unsigned snapshots_in(const char *dir, char *one, size_t onelen)
  * input must be a regular file or `-`: a FIFO would block the read forever and a device such
  * as /dev/zero never ends (stdin may still be a pipe).
  */
-static int classify(const char *path, bool *text)
+static void count_trace(void *arg, const char *dir)
+{
+	(void)dir;
+	++*(size_t *)arg;
+}
+
+/* Whether @path is babeltrace2 text (else CTF: *@traces += the trace directories under it). */
+static int classify(const char *path, bool *text, size_t *traces)
 {
 	char err[PSA_ERR_MAX], one[PATH_MAX + 256];
 	struct stat st;
@@ -282,7 +289,7 @@ static int classify(const char *path, bool *text)
 		return CLI_EXIT_USAGE;
 	}
 	if (S_ISDIR(st.st_mode)) {
-		if (psa_ctf_find(path, NULL, NULL, err, sizeof(err))) {
+		if (psa_ctf_find(path, count_trace, traces, err, sizeof(err))) {
 			cli_error("%s", err);
 			return CLI_EXIT_USAGE;
 		}
@@ -306,6 +313,7 @@ static int classify(const char *path, bool *text)
 	}
 	/* A CTF trace's own metadata file stands for its directory. */
 	*text = strcmp(strrchr(path, '/') ? strrchr(path, '/') + 1 : path, "metadata") != 0;
+	*traces += !*text;
 	return 0;
 }
 
@@ -490,6 +498,8 @@ static int clocks_correct(struct report_ctx *c, char *const *paths, size_t n,
 	size_t hn, fix_n = 0;
 	int rc;
 
+	if (!c->clock)
+		return 0;
 	if (psa_clock_estimate(c->clock)) {
 		cli_error("cannot estimate the hosts' clocks: out of memory");
 		return CLI_EXIT_FAILURE;
@@ -529,7 +539,7 @@ int report_ctx_read(struct report_ctx *c, char *const *paths, size_t n,
 {
 	struct report_read_opts none = { 0 };
 	struct psa_model_totals tot;
-	size_t texts = 0;
+	size_t texts = 0, traces = 0;
 	bool snapshot = false;
 	int rc;
 
@@ -538,7 +548,7 @@ int report_ctx_read(struct report_ctx *c, char *const *paths, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		bool text;
 
-		rc = classify(paths[i], &text);
+		rc = classify(paths[i], &text, &traces);
 		if (rc)
 			return rc;
 		texts += text;
@@ -558,6 +568,11 @@ int report_ctx_read(struct report_ctx *c, char *const *paths, size_t n,
 	c->in.text = texts != 0;
 	c->in.first = paths[0];
 	c->in.paths_n = n;
+	/* one trace directory is one host: its clock needs no estimate */
+	if (!texts && traces < 2) {
+		psa_clock_destroy(c->clock);
+		c->clock = NULL;
+	}
 	rc = read_pass(c, paths, n, opts, NULL, 0);
 	if (!rc)
 		rc = clocks_correct(c, paths, n, opts, snapshot);
