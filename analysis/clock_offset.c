@@ -4,8 +4,9 @@
  *
  * A message is named by what both sides' events carry: job, sender rank, receiver rank, exec
  * and tag (the transport matches a receive to a send by sender and tag). Whichever side comes
- * first in the reader's order waits in a map until the other comes; a second event of the same
- * side under one name makes the name ambiguous, and it gives no pair. A pair only keeps the
+ * first in the reader's order waits in a map until the other comes; the sides under one name are
+ * counted, the name forgotten when they balance, and a name seen twice on one side before that
+ * (a trace copied under another host's name, a tag used again) gives no pair. A pair only keeps the
  * minimum of recv_ts - send_ts per (send host, recv host): memory is the messages in flight
  * (plus the skew between the hosts' clocks) and the host pairs, never the events.
  */
@@ -26,8 +27,8 @@
 struct pending {
 	struct pending *next_free;         /* on the free list, once matched */
 	uint64_t job, src, dst, exec, tag; /* the message's name */
-	uint32_t host;                     /* the host of the side seen */
-	bool is_send;
+	uint32_t host;                     /* the host of the side seen first */
+	uint32_t sends, recvs;             /* the events seen under the name */
 	bool ambiguous;
 	uint64_t ts;
 };
@@ -151,7 +152,8 @@ int psa_clock_feed(struct psa_clock *c, const struct psa_event *ev)
 	uint64_t job, src, dst, exec, tag, key;
 	int64_t kind;
 	bool is_send;
-	long h;
+	long h_ev;
+	int rc = 0;
 
 	if (ev->type != PSA_EV_encnet_post && ev->type != PSA_EV_encnet_complete)
 		return 0;
@@ -164,8 +166,8 @@ int psa_clock_feed(struct psa_clock *c, const struct psa_event *ev)
 	if (!psa_ev_has(ev, PSA_F_rank) || !psa_ev_has(ev, PSA_F_peer) ||
 	    !psa_ev_has(ev, PSA_F_tag))
 		return 0;
-	h = host_index(c, ev->host);
-	if (h < 0)
+	h_ev = host_index(c, ev->host);
+	if (h_ev < 0)
 		return -ENOMEM;
 	job = (uint64_t)psa__f(ev, PSA_F_job, 0);
 	src = (uint64_t)psa__f(ev, is_send ? PSA_F_rank : PSA_F_peer, 0);
@@ -185,23 +187,31 @@ int psa_clock_feed(struct psa_clock *c, const struct psa_event *ev)
 		if (p == c->free)
 			c->free = p->next_free;
 		*p = (struct pending){ .job = job, .src = src, .dst = dst, .exec = exec, .tag = tag,
-				       .host = (uint32_t)h, .is_send = is_send, .ts = ev->ts_ns };
+				       .host = (uint32_t)h_ev, .sends = is_send, .recvs = !is_send,
+				       .ts = ev->ts_ns };
 		if (psa_hashmap_put(&c->pending, key, p)) {
 			free(p);
 			return -ENOMEM;
 		}
 		return 0;
 	}
-	if (p->is_send == is_send || p->ambiguous) {
-		p->ambiguous = true; /* kept, so a late other side pairs with nothing */
+	/*
+	 * Sends and receives under one name are counted, and the name forgotten once they
+	 * balance: a pair only from exactly one of each, and a name seen twice on one side (a
+	 * trace copied under another host's name, a tag used again) costs no memory after.
+	 */
+	p->sends += is_send;
+	p->recvs += !is_send;
+	if (p->sends > 1 || p->recvs > 1)
+		p->ambiguous = true;
+	if (p->sends != p->recvs)
 		return 0;
-	}
 	psa_hashmap_del(&c->pending, key);
-	if (is_send)
-		h = pair_add(c, (uint32_t)h, ev->ts_ns, p->host, p->ts);
-	else
-		h = pair_add(c, p->host, p->ts, (uint32_t)h, ev->ts_ns);
+	if (!p->ambiguous && is_send)
+		rc = pair_add(c, (uint32_t)h_ev, ev->ts_ns, p->host, p->ts);
+	else if (!p->ambiguous)
+		rc = pair_add(c, p->host, p->ts, (uint32_t)h_ev, ev->ts_ns);
 	p->next_free = c->free;
 	c->free = p;
-	return (int)h;
+	return rc;
 }

@@ -283,6 +283,37 @@ static void test_clock__events_matched_into_pairs(void **state)
 	psa_clock_destroy(c);
 }
 
+/*
+ * A name seen twice on one side (the same trace read under two host names) gives no pair, and
+ * is forgotten once its sides balance: the next message under it pairs again.
+ */
+static void test_clock__a_name_seen_twice_gives_no_pair(void **state)
+{
+	struct psa_clock *c = make();
+	struct psa_event ev;
+
+	(void)state;
+	ev = net_event(PSA_EV_encnet_post, "host0", T0, 0, 0, 2, 3, 7);
+	assert_int_equal(psa_clock_feed(c, &ev), 0);
+	ev = net_event(PSA_EV_encnet_post, "copy0", T0, 0, 0, 2, 3, 7);
+	assert_int_equal(psa_clock_feed(c, &ev), 0);
+	ev = net_event(PSA_EV_encnet_complete, "host1", T0 + 40 * US, 1, 2, 0, 3, 7);
+	assert_int_equal(psa_clock_feed(c, &ev), 0);
+	ev = net_event(PSA_EV_encnet_complete, "copy1", T0 + 40 * US, 1, 2, 0, 3, 7);
+	assert_int_equal(psa_clock_feed(c, &ev), 0);
+	assert_int_equal(psa_clock_estimate(c), 0);
+	assert_int_equal(host(c, "host1")->pairs, 0);
+	assert_int_equal(host(c, "copy1")->pairs, 0);
+	ev = net_event(PSA_EV_encnet_post, "host0", T0 + MS, 0, 0, 2, 3, 7);
+	assert_int_equal(psa_clock_feed(c, &ev), 0);
+	ev = net_event(PSA_EV_encnet_complete, "host1", T0 + MS + 30 * US, 1, 2, 0, 3, 7);
+	assert_int_equal(psa_clock_feed(c, &ev), 0);
+	assert_int_equal(psa_clock_estimate(c), 0);
+	assert_int_equal(host(c, "host1")->pairs, 1);
+	assert_int_equal(host(c, "host1")->hi_ns, 30 * US);
+	psa_clock_destroy(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -294,6 +325,7 @@ int main(void)
 		cmocka_unit_test(test_clock__contradicting_evidence_is_inconsistent),
 		cmocka_unit_test(test_clock__unlinked_host_and_single_host),
 		cmocka_unit_test(test_clock__events_matched_into_pairs),
+		cmocka_unit_test(test_clock__a_name_seen_twice_gives_no_pair),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
