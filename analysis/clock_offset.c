@@ -2,6 +2,12 @@
  * Host clock offsets from causality (psa_clock.h): the causal pairs taken from the network ops,
  * and the tightest bound per ordered pair of hosts.
  *
+ * A pair is (the event before a send's post on the sender's thread, the matching receive's
+ * completion): the post event itself fires after the transport call returned, and on a busy
+ * machine the receiver completed up to milliseconds before it (measured on a 2-host run over
+ * tcp;ofi_rxm with the cores oversubscribed); the event before it on its thread never is later
+ * than the message's leaving.
+ *
  * A message is named by what both sides' events carry: job, sender rank, receiver rank, exec
  * and tag (the transport matches a receive to a send by sender and tag). Whichever side comes
  * first in the reader's order waits in a map until the other comes; the sides under one name are
@@ -42,6 +48,7 @@ int psa_clock_create(struct psa_clock **out)
 	c->last_host = -1;
 	psa_hashmap_init(&c->pending);
 	psa_hashmap_init(&c->edge_idx);
+	psa_hashmap_init(&c->threads);
 	*out = c;
 	return 0;
 }
@@ -62,6 +69,9 @@ void psa_clock_destroy(struct psa_clock *c)
 		free(p);
 	}
 	psa_hashmap_fini(&c->pending);
+	for (size_t i = 0; psa_hashmap_next(&c->threads, &i, &k, &v);)
+		free(v);
+	psa_hashmap_fini(&c->threads);
 	psa_hashmap_fini(&c->edge_idx);
 	free(c->host);
 	free(c->edge);
@@ -146,15 +156,48 @@ int psa_clock_add_pair(struct psa_clock *c, const char *send_host, uint64_t send
 	return pair_add(c, (uint32_t)s, send_ts, (uint32_t)r, recv_ts);
 }
 
+/*
+ * The time of the event before @ev on its thread (0: none seen), and @ev's recorded as the
+ * thread's last. A send's post event fires after the transport call returns (the message may
+ * be on the wire, even received, before it), and nothing is traced between the call and that
+ * event: whatever the thread recorded before it was recorded before the message left.
+ */
+static int thread_before(struct psa_clock *c, uint32_t host, const struct psa_event *ev,
+			 uint64_t *before)
+{
+	uint64_t key = psa_key(psa_key((uint64_t)host + 1, ev->vpid), ev->vtid);
+	uint64_t *last = psa_hashmap_get(&c->threads, key);
+
+	*before = 0;
+	if (!ev->vtid)
+		return 0;
+	if (!last) {
+		last = malloc(sizeof(*last));
+		if (!last)
+			return -ENOMEM;
+		if (psa_hashmap_put(&c->threads, key, last)) {
+			free(last);
+			return -ENOMEM;
+		}
+	} else {
+		*before = *last;
+	}
+	*last = ev->ts_ns;
+	return 0;
+}
+
 int psa_clock_feed(struct psa_clock *c, const struct psa_event *ev)
 {
 	struct pending *p;
 	uint64_t job, src, dst, exec, tag, key;
 	int64_t kind;
 	bool is_send;
-	long h_ev;
+	long h_ev = host_index(c, ev->host);
+	uint64_t ts = ev->ts_ns, before;
 	int rc = 0;
 
+	if (h_ev < 0 || thread_before(c, (uint32_t)h_ev, ev, &before))
+		return -ENOMEM;
 	if (ev->type != PSA_EV_encnet_post && ev->type != PSA_EV_encnet_complete)
 		return 0;
 	kind = psa__f(ev, PSA_F_kind, -1);
@@ -166,9 +209,8 @@ int psa_clock_feed(struct psa_clock *c, const struct psa_event *ev)
 	if (!psa_ev_has(ev, PSA_F_rank) || !psa_ev_has(ev, PSA_F_peer) ||
 	    !psa_ev_has(ev, PSA_F_tag))
 		return 0;
-	h_ev = host_index(c, ev->host);
-	if (h_ev < 0)
-		return -ENOMEM;
+	if (is_send)
+		ts = before; /* 0: nothing before it on its thread, no bound (the name still counts) */
 	job = (uint64_t)psa__f(ev, PSA_F_job, 0);
 	src = (uint64_t)psa__f(ev, is_send ? PSA_F_rank : PSA_F_peer, 0);
 	dst = (uint64_t)psa__f(ev, is_send ? PSA_F_peer : PSA_F_rank, 0);
@@ -188,7 +230,7 @@ int psa_clock_feed(struct psa_clock *c, const struct psa_event *ev)
 			c->free = p->next_free;
 		*p = (struct pending){ .job = job, .src = src, .dst = dst, .exec = exec, .tag = tag,
 				       .host = (uint32_t)h_ev, .sends = is_send, .recvs = !is_send,
-				       .ts = ev->ts_ns };
+				       .ambiguous = !ts, .ts = ts };
 		if (psa_hashmap_put(&c->pending, key, p)) {
 			free(p);
 			return -ENOMEM;
@@ -202,15 +244,15 @@ int psa_clock_feed(struct psa_clock *c, const struct psa_event *ev)
 	 */
 	p->sends += is_send;
 	p->recvs += !is_send;
-	if (p->sends > 1 || p->recvs > 1)
+	if (p->sends > 1 || p->recvs > 1 || !ts)
 		p->ambiguous = true;
 	if (p->sends != p->recvs)
 		return 0;
 	psa_hashmap_del(&c->pending, key);
 	if (!p->ambiguous && is_send)
-		rc = pair_add(c, (uint32_t)h_ev, ev->ts_ns, p->host, p->ts);
+		rc = pair_add(c, (uint32_t)h_ev, ts, p->host, p->ts);
 	else if (!p->ambiguous)
-		rc = pair_add(c, p->host, p->ts, (uint32_t)h_ev, ev->ts_ns);
+		rc = pair_add(c, p->host, p->ts, (uint32_t)h_ev, ts);
 	p->next_free = c->free;
 	c->free = p;
 	return rc;

@@ -222,11 +222,11 @@ static void test_clock__unlinked_host_and_single_host(void **state)
 	psa_clock_destroy(c);
 }
 
-static struct psa_event net_event(enum psa_ev_type type, const char *hostname, uint64_t ts,
-				  int kind, uint32_t rank, uint32_t peer, uint64_t exec,
-				  uint64_t tag)
+static struct psa_event net_event(enum psa_ev_type type, const char *hostname, uint32_t tid,
+				  uint64_t ts, int kind, uint32_t rank, uint32_t peer,
+				  uint64_t exec, uint64_t tag)
 {
-	struct psa_event ev = { .ts_ns = ts, .type = type };
+	struct psa_event ev = { .ts_ns = ts, .type = type, .vpid = tid / 10, .vtid = tid };
 
 	snprintf(ev.host, sizeof(ev.host), "%s", hostname);
 #define SET(name, v) (ev.f[PSA_F_##name] = (int64_t)(v), ev.present |= UINT64_C(1) << PSA_F_##name)
@@ -242,10 +242,27 @@ static struct psa_event net_event(enum psa_ev_type type, const char *hostname, u
 	return ev;
 }
 
+static void feed(struct psa_clock *c, struct psa_event ev)
+{
+	assert_int_equal(psa_clock_feed(c, &ev), 0);
+}
+
+/* Some other event of thread @tid on @hostname (a state change of the task about to send). */
+static void step(struct psa_clock *c, const char *hostname, uint32_t tid, uint64_t ts)
+{
+	struct psa_event ev = { .ts_ns = ts, .type = PSA_EV_encproxy_task_state, .vpid = tid / 10,
+				.vtid = tid };
+
+	snprintf(ev.host, sizeof(ev.host), "%s", hostname);
+	feed(c, ev);
+}
+
 /*
- * Events into pairs: a send's post on one host and the matching receive's completion on the
- * other, in either order; a send's completion and a receive's post give nothing; a failed
- * receive gives nothing.
+ * Events into pairs: a send (the event before its post on its thread) on one host and the
+ * matching receive's completion on the other, in either order. The post's own time is not
+ * the send's: the receiver may complete before the post event fires. A send's completion and a
+ * receive's post give nothing, nor does a failed receive, nor a post with nothing before it on
+ * its thread.
  */
 static void test_clock__events_matched_into_pairs(void **state)
 {
@@ -254,31 +271,29 @@ static void test_clock__events_matched_into_pairs(void **state)
 	struct psa_event ev;
 
 	(void)state;
-	/* rank 0 on host0 sends tag 7 of exec 3 to rank 2 on host1: 40 us on the wire */
-	ev = net_event(PSA_EV_encnet_post, "host0", T0, 0, 0, 2, 3, 7);
-	assert_int_equal(psa_clock_feed(c, &ev), 0);
-	ev = net_event(PSA_EV_encnet_post, "host1", T0 - 100 * US, 1, 2, 0, 3, 7); /* recv post */
-	assert_int_equal(psa_clock_feed(c, &ev), 0);
-	ev = net_event(PSA_EV_encnet_complete, "host0", T0 + 5 * US, 0, 0, 2, 3, 7); /* send done */
-	assert_int_equal(psa_clock_feed(c, &ev), 0);
-	ev = net_event(PSA_EV_encnet_complete, "host1", T0 + 40 * US, 1, 2, 0, 3, 7);
-	assert_int_equal(psa_clock_feed(c, &ev), 0);
-	/* the other way, the receive's completion read first (host0's clock behind) */
-	ev = net_event(PSA_EV_encnet_complete, "host0", T0 + 10 * US, 1, 0, 2, 3, 8);
-	assert_int_equal(psa_clock_feed(c, &ev), 0);
-	ev = net_event(PSA_EV_encnet_post, "host1", T0 - 20 * US, 0, 2, 0, 3, 8);
-	assert_int_equal(psa_clock_feed(c, &ev), 0);
+	/* rank 0 on host0 sends tag 7 of exec 3 to rank 2 on host1 */
+	step(c, "host0", 10, T0 - 2 * US);
+	feed(c, net_event(PSA_EV_encnet_post, "host0", 10, T0, 0, 0, 2, 3, 7));
+	feed(c, net_event(PSA_EV_encnet_post, "host1", 20, T0 - 100 * US, 1, 2, 0, 3, 7)); /* recv */
+	feed(c, net_event(PSA_EV_encnet_complete, "host0", 10, T0 + 5 * US, 0, 0, 2, 3, 7));
+	feed(c, net_event(PSA_EV_encnet_complete, "host1", 20, T0 + 40 * US, 1, 2, 0, 3, 7));
+	/* the other way, the receive's completion read first, and before the post event fired */
+	feed(c, net_event(PSA_EV_encnet_complete, "host0", 11, T0 + 10 * US, 1, 0, 2, 3, 8));
+	step(c, "host1", 21, T0 - 25 * US);
+	feed(c, net_event(PSA_EV_encnet_post, "host1", 21, T0 + 50 * US, 0, 2, 0, 3, 8));
 	/* a failed receive bounds nothing */
-	ev = net_event(PSA_EV_encnet_post, "host1", T0, 0, 2, 0, 3, 9);
-	assert_int_equal(psa_clock_feed(c, &ev), 0);
-	ev = net_event(PSA_EV_encnet_complete, "host0", T0 - 5 * MS, 1, 0, 2, 3, 9);
+	feed(c, net_event(PSA_EV_encnet_post, "host1", 21, T0 + 60 * US, 0, 2, 0, 3, 9));
+	ev = net_event(PSA_EV_encnet_complete, "host0", 11, T0 - 5 * MS, 1, 0, 2, 3, 9);
 	ev.f[PSA_F_status] = -110;
-	assert_int_equal(psa_clock_feed(c, &ev), 0);
+	feed(c, ev);
+	/* nor a post that is the first event of its thread */
+	feed(c, net_event(PSA_EV_encnet_post, "host0", 30, T0, 0, 0, 2, 3, 11));
+	feed(c, net_event(PSA_EV_encnet_complete, "host1", 20, T0 - MS, 1, 2, 0, 3, 11));
 	assert_int_equal(psa_clock_estimate(c), 0);
 	h = host(c, "host1");
 	assert_int_equal(h->pairs, 2);
-	assert_int_equal(h->hi_ns, 40 * US);
-	assert_int_equal(h->lo_ns, -30 * US);
+	assert_int_equal(h->hi_ns, 42 * US);  /* 40 us after the event before the post */
+	assert_int_equal(h->lo_ns, -35 * US); /* not +40 us, from the post event's own time */
 	assert_int_equal(h->state, PSA_CLOCK_AGREES);
 	psa_clock_destroy(c);
 }
@@ -290,27 +305,22 @@ static void test_clock__events_matched_into_pairs(void **state)
 static void test_clock__a_name_seen_twice_gives_no_pair(void **state)
 {
 	struct psa_clock *c = make();
-	struct psa_event ev;
 
 	(void)state;
-	ev = net_event(PSA_EV_encnet_post, "host0", T0, 0, 0, 2, 3, 7);
-	assert_int_equal(psa_clock_feed(c, &ev), 0);
-	ev = net_event(PSA_EV_encnet_post, "copy0", T0, 0, 0, 2, 3, 7);
-	assert_int_equal(psa_clock_feed(c, &ev), 0);
-	ev = net_event(PSA_EV_encnet_complete, "host1", T0 + 40 * US, 1, 2, 0, 3, 7);
-	assert_int_equal(psa_clock_feed(c, &ev), 0);
-	ev = net_event(PSA_EV_encnet_complete, "copy1", T0 + 40 * US, 1, 2, 0, 3, 7);
-	assert_int_equal(psa_clock_feed(c, &ev), 0);
+	step(c, "host0", 10, T0 - US);
+	step(c, "copy0", 10, T0 - US);
+	feed(c, net_event(PSA_EV_encnet_post, "host0", 10, T0, 0, 0, 2, 3, 7));
+	feed(c, net_event(PSA_EV_encnet_post, "copy0", 10, T0, 0, 0, 2, 3, 7));
+	feed(c, net_event(PSA_EV_encnet_complete, "host1", 20, T0 + 40 * US, 1, 2, 0, 3, 7));
+	feed(c, net_event(PSA_EV_encnet_complete, "copy1", 20, T0 + 40 * US, 1, 2, 0, 3, 7));
 	assert_int_equal(psa_clock_estimate(c), 0);
 	assert_int_equal(host(c, "host1")->pairs, 0);
 	assert_int_equal(host(c, "copy1")->pairs, 0);
-	ev = net_event(PSA_EV_encnet_post, "host0", T0 + MS, 0, 0, 2, 3, 7);
-	assert_int_equal(psa_clock_feed(c, &ev), 0);
-	ev = net_event(PSA_EV_encnet_complete, "host1", T0 + MS + 30 * US, 1, 2, 0, 3, 7);
-	assert_int_equal(psa_clock_feed(c, &ev), 0);
+	feed(c, net_event(PSA_EV_encnet_post, "host0", 10, T0 + MS, 0, 0, 2, 3, 7));
+	feed(c, net_event(PSA_EV_encnet_complete, "host1", 20, T0 + MS + 30 * US, 1, 2, 0, 3, 7));
 	assert_int_equal(psa_clock_estimate(c), 0);
 	assert_int_equal(host(c, "host1")->pairs, 1);
-	assert_int_equal(host(c, "host1")->hi_ns, 30 * US);
+	assert_int_equal(host(c, "host1")->hi_ns, MS + 30 * US); /* after the post before it */
 	psa_clock_destroy(c);
 }
 
