@@ -127,6 +127,16 @@ check "clocks shifted: the text report says host1 was corrected" \
 	grep -Eq '^  host1 +\+4\.[0-9]+ ms|^  host1 +\+5\.[0-9]+ ms' "$tmp/out"
 roots "$tmp/stall.json" >"$tmp/roots-stall"
 roots "$tmp/skew.json" >"$tmp/roots-skew"
+check "clocks shifted: the root cause's duration as recorded, within the bound" python3 -c '
+import json, sys
+def root(f):
+    d = json.load(open(f))
+    return d, [x for x in d["watchdog"]["stalls"] if x["root_cause"]][0]
+_, a = root(sys.argv[1])
+d, b = root(sys.argv[2])
+h = [x for x in d["clocks"]["hosts"] if x["host"] == "host1"][0]
+sys.exit(0 if abs(a["duration_ns"] - b["duration_ns"]) <= h["bound_ns"] else 1)' \
+	"$tmp/stall.json" "$tmp/skew.json"
 check "clocks shifted: the same root cause as recorded" \
 	sh -c "[ -s '$tmp/roots-stall' ] && grep -q '^5 10 device_no_trigger host1$' '$tmp/roots-stall' &&
 		cmp -s '$tmp/roots-stall' '$tmp/roots-skew'"
