@@ -3,7 +3,8 @@
 # streaming to the relay daemon on the collector. The relay daemon's tree holds one trace per
 # host (under its hostname), the merged report covers every rank and names each process's host;
 # a device stall on a rank of the second host is the root cause, named with its host, by the
-# run and by `proxyscope watchdog` on the tree; nothing of the hosts is left (their namespaces
+# run and by `proxyscope watchdog` on the tree; with host1's clock moved 5 ms in a copy, the
+# offset is found within the bound stated and the root cause stays; nothing of the hosts is left (their namespaces
 # held by no process and no descriptor: the session daemons, the relay daemon, mpirun and the
 # processes gone with them; the runtime directory removed). Needs root.
 set -u
@@ -90,7 +91,8 @@ check "stalled run: nothing left" nothing_left
 
 # Clocks: host1's clock moved 5 ms ahead in a copy of the stalled trace's metadata. The
 # estimate from the messages between the hosts finds it within the bound it states, the
-# events are ordered on the corrected clock, and the root cause (rank, exec, cause, host) is
+# events are ordered on the corrected clock (the root cause's duration and the exported
+# intervals as recorded, within that bound), and the root cause (rank, exec, cause, host) is
 # the one of the trace as recorded, where the hosts' clocks agree.
 shift_ns=5000000
 cp -r "$tmp/stall" "$tmp/skew"
@@ -137,6 +139,19 @@ d, b = root(sys.argv[2])
 h = [x for x in d["clocks"]["hosts"] if x["host"] == "host1"][0]
 sys.exit(0 if abs(a["duration_ns"] - b["duration_ns"]) <= h["bound_ns"] else 1)' \
 	"$tmp/stall.json" "$tmp/skew.json"
+"$bin" export --format csv -o "$tmp/stall.csv" "$tmp/stall" >/dev/null 2>>"$tmp/err"
+"$bin" export --format csv -o "$tmp/skew.csv" "$tmp/skew" >/dev/null 2>>"$tmp/err"
+check "clocks shifted: export writes host1's intervals at their recorded times, within the bound" \
+	python3 -c '
+import csv, json, sys
+def begins(f):
+    return {(r["host"], r["vpid"], r["task_id"], r["state"]): int(r["begin_abs_ns"])
+            for r in csv.DictReader(open(f))}
+a, b = begins(sys.argv[1]), begins(sys.argv[2])
+h = [x for x in json.load(open(sys.argv[3]))["clocks"]["hosts"] if x["host"] == "host1"][0]
+d = [b[k] - a[k] for k in a if k[0] == "host1"]
+sys.exit(0 if d and len(a) == len(b) and max(map(abs, d)) <= h["bound_ns"] else 1)' \
+	"$tmp/stall.csv" "$tmp/skew.csv" "$tmp/skew.json"
 check "clocks shifted: the same root cause as recorded" \
 	sh -c "[ -s '$tmp/roots-stall' ] && grep -q '^5 10 device_no_trigger host1$' '$tmp/roots-stall' &&
 		cmp -s '$tmp/roots-stall' '$tmp/roots-skew'"
