@@ -149,7 +149,8 @@ int psa_clock_estimate(struct psa_clock *c)
 	}
 	ref = host_of(c, &o[0]);
 	o[0].state = PSA_CLOCK_REFERENCE;
-	memcpy(s.e, c->edge, c->edge_n * sizeof(*s.e));
+	if (c->edge_n)
+		memcpy(s.e, c->edge, c->edge_n * sizeof(*s.e));
 	s.e_n = c->edge_n;
 	fits = solve(&s, ref);
 	for (size_t i = 1; i < c->host_n; i++) {
