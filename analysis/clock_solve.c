@@ -200,6 +200,18 @@ bool psa_clock_needs_correction(const struct psa_clock *c)
 	return false;
 }
 
+int psa_clock_fixes(const struct psa_clock *c, struct psa_clock_fix **out, size_t *n)
+{
+	*n = 0;
+	*out = calloc(c->out_n ? c->out_n : 1, sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->out_n; i++)
+		if (c->out[i].state == PSA_CLOCK_CORRECTED && c->out[i].offset_ns)
+			(*out)[(*n)++] = (struct psa_clock_fix){ c->out[i].host, c->out[i].offset_ns };
+	return 0;
+}
+
 /* @ns as milliseconds with a sign and µs precision: "+5.012 ms" */
 static void ms_str(int64_t ns, bool sign, char *buf, size_t len)
 {

@@ -393,9 +393,8 @@ out_destroy:
 static int export_again(const struct export_cli *c, struct export_out *target,
 			struct psa_model **m, struct export_clock *k)
 {
-	const struct psa_clock_host *h;
 	struct psa_clock_fix *fix;
-	size_t n, fix_n = 0;
+	size_t fix_n;
 	int rc;
 
 	if (!k->est)
@@ -410,15 +409,10 @@ static int export_again(const struct export_cli *c, struct export_out *target,
 		psa_clock_print(k->est, false, stderr);
 		return 0;
 	}
-	h = psa_clock_hosts(k->est, &n);
-	fix = calloc(n, sizeof(*fix));
-	if (!fix) {
+	if (psa_clock_fixes(k->est, &fix, &fix_n)) {
 		cli_error("cannot correct the hosts' clocks: out of memory");
 		return CLI_EXIT_FAILURE;
 	}
-	for (size_t i = 0; i < n; i++)
-		if (h[i].state == PSA_CLOCK_CORRECTED)
-			fix[fix_n++] = (struct psa_clock_fix){ h[i].host, h[i].offset_ns };
 	k->fix = fix;
 	k->fix_n = fix_n;
 	psa_model_destroy(*m);

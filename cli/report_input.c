@@ -493,9 +493,8 @@ static int read_pass(struct report_ctx *c, char *const *paths, size_t n,
 static int clocks_correct(struct report_ctx *c, char *const *paths, size_t n,
 			  const struct report_read_opts *opts, bool snapshot)
 {
-	const struct psa_clock_host *h;
 	struct psa_clock_fix *fix;
-	size_t hn, fix_n = 0;
+	size_t fix_n;
 	int rc;
 
 	if (!c->clock)
@@ -507,15 +506,10 @@ static int clocks_correct(struct report_ctx *c, char *const *paths, size_t n,
 	if (c->in.text || !psa_clock_needs_correction(c->clock) ||
 	    (c->extra_observers && !opts->reread))
 		return 0;
-	h = psa_clock_hosts(c->clock, &hn);
-	fix = calloc(hn, sizeof(*fix));
-	if (!fix) {
+	if (psa_clock_fixes(c->clock, &fix, &fix_n)) {
 		cli_error("cannot correct the hosts' clocks: out of memory");
 		return CLI_EXIT_FAILURE;
 	}
-	for (size_t i = 0; i < hn; i++)
-		if (h[i].state == PSA_CLOCK_CORRECTED)
-			fix[fix_n++] = (struct psa_clock_fix){ h[i].host, h[i].offset_ns };
 	parts_destroy(c);
 	c->extra_observers = 0;
 	rc = parts_create(c);

@@ -85,6 +85,8 @@ static void test_clock__shifted_clock_found_within_bound(void **state)
 	const int64_t off = 5 * MS + 123 * US;
 	struct psa_clock *c = make();
 	const struct psa_clock_host *h;
+	struct psa_clock_fix *fix;
+	size_t n;
 
 	(void)state;
 	for (int i = 0; i < 20; i++) {
@@ -99,6 +101,11 @@ static void test_clock__shifted_clock_found_within_bound(void **state)
 	assert_true(h->bound_ns > 0 && h->bound_ns <= (h->hi_ns - h->lo_ns + 1) / 2);
 	assert_true(llabs(h->offset_ns - off) <= h->bound_ns);
 	assert_true(psa_clock_needs_correction(c));
+	assert_int_equal(psa_clock_fixes(c, &fix, &n), 0);
+	assert_int_equal(n, 1); /* the reference is never corrected */
+	assert_string_equal(fix[0].host, "host1");
+	assert_int_equal(fix[0].offset_ns, h->offset_ns);
+	free(fix);
 	psa_clock_destroy(c);
 }
 

@@ -87,6 +87,13 @@ struct psa_clock_fix {
 };
 
 /*
+ * The corrections of the hosts psa_clock_estimate corrects, for psa_read_ctf_clocked: a
+ * malloc'ed array (free() it; its host names are @c's, valid until the next feed or estimate)
+ * in *@out, *@n entries. 0 or -ENOMEM.
+ */
+int psa_clock_fixes(const struct psa_clock *c, struct psa_clock_fix **out, size_t *n);
+
+/*
  * psa_read_ctf with the traces of host @fix[i].host read on a clock corrected by
  * -@fix[i].offset_ns (babeltrace2 moves each trace's clock classes, so the traces are merged in
  * corrected time order). A trace's host is the `hostname` of its metadata's environment.
