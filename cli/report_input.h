@@ -35,7 +35,9 @@
 	"TRACE is a CTF trace directory, or any directory above some (every trace found under it\n" \
 	"is read, merged by time with the others), or babeltrace2's text output: a file, or '-'\n"   \
 	"for stdin (babeltrace2 TRACE | proxyscope report -). A progress line is drawn on stderr\n" \
-	"during a long read when stderr is a terminal.\n"
+	"during a long read when stderr is a terminal. The traces of several hosts are merged on\n"  \
+	"clocks checked against the messages between them: a host whose clock disagrees by more\n" \
+	"than they allow is corrected (CTF: read again), and the clocks section says so.\n"
 
 /* The parts a command asks for (each one is a model observer, fed in the same pass). */
 enum report_part {
