@@ -1,8 +1,9 @@
 /*
  * Host clocks estimated from causality. Every host's events carry its own clock; a message
  * cannot be received before it was sent, so each network op between ranks on two hosts - its
- * send posted on one host (encnet:post SEND), its receive completed on the other
- * (encnet:complete RECV) - bounds the difference of the two clocks:
+ * send on one host (the event before its encnet:post SEND on the sender's thread: the post
+ * event fires after the transport call), its receive completed on the other (encnet:complete
+ * RECV) - bounds the difference of the two clocks:
  *
  *	offset(recv host) - offset(send host) <= recv_ts - send_ts
  *
@@ -60,7 +61,8 @@ struct psa_clock;
 int psa_clock_create(struct psa_clock **out);
 void psa_clock_destroy(struct psa_clock *c);
 
-/* Observe one event (any order of hosts; the reader's order within a host). 0 or -ENOMEM. */
+/* Observe one event: every event, in the reader's order (each thread's in its own order, which
+ * gives the event before a send's post). 0 or -ENOMEM. */
 int psa_clock_feed(struct psa_clock *c, const struct psa_event *ev);
 /* One causal pair: an event at @send_ts on @send_host precedes one at @recv_ts on @recv_host. */
 int psa_clock_add_pair(struct psa_clock *c, const char *send_host, uint64_t send_ts,
