@@ -117,6 +117,11 @@ for x in json.load(open(sys.argv[1]))["watchdog"]["stalls"]:
     if x["root_cause"]:
         print(x["rank"], x["exec_id"], x["cause"], x["host"])' "$1"
 }
+check "clocks: one host's trace alone has no clocks section" sh -c "
+	'$bin' watchdog '$tmp/stall/host0' | grep -q '^clocks' && exit 1
+	'$bin' watchdog --json '$tmp/stall/host0' | python3 -c '
+import json, sys
+sys.exit(1 if \"clocks\" in json.load(sys.stdin) else 0)'"
 check "clocks as recorded: host1 agrees with host0, nothing corrected" \
 	clocks "$tmp/stall.json" 'd["clocks"]["reference"] == "host0" and h["state"] == "agrees"
 		and not d["clocks"]["corrected"] and h["pairs"] > 0'
