@@ -165,24 +165,6 @@ static struct peak peak_median(const struct peak *p, unsigned n)
 
 /* ---- measuring ---------------------------------------------------------------------------- */
 
-static double median_cpu(const struct cost *c, unsigned n)
-{
-	double v[RUNS_MAX];
-
-	for (unsigned i = 0; i < n; i++)
-		v[i] = c[i].cpu_s;
-	return br_median(v, n);
-}
-
-static double median_wall(const struct cost *c, unsigned n)
-{
-	double v[RUNS_MAX];
-
-	for (unsigned i = 0; i < n; i++)
-		v[i] = c[i].wall_s;
-	return br_median(v, n);
-}
-
 /* The programs timed on a tree, in the order of the first round. */
 enum { P_REPORT, P_BT2, P_COMPARE, P_NR };
 
@@ -215,16 +197,16 @@ static bool measure(const struct hopts *h, const struct trace *t, struct result 
 	for (unsigned p = 0; p < np; p++)
 		br_print_costs(label[p], c[p], runs);
 	r->events = t->events;
-	r->report_s = median_wall(c[P_REPORT], runs);
-	r->bt2_s = median_wall(c[P_BT2], runs);
-	r->report_cpu = median_cpu(c[P_REPORT], runs);
-	r->bt2_cpu = median_cpu(c[P_BT2], runs);
+	r->report_s = br_median_wall(c[P_REPORT], runs);
+	r->bt2_s = br_median_wall(c[P_BT2], runs);
+	r->report_cpu = br_median_cpu(c[P_REPORT], runs);
+	r->bt2_cpu = br_median_cpu(c[P_BT2], runs);
 	r->main = peak_median(self[P_REPORT], runs);
 	r->reader = peak_median(kids[P_REPORT], runs);
 	r->bt2 = peak_median(self[P_BT2], runs);
 	if (h->compare) {
-		r->cmp_s = median_wall(c[P_COMPARE], runs);
-		r->cmp_cpu = median_cpu(c[P_COMPARE], runs);
+		r->cmp_s = br_median_wall(c[P_COMPARE], runs);
+		r->cmp_cpu = br_median_cpu(c[P_COMPARE], runs);
 		r->cmp_reader = peak_median(kids[P_COMPARE], runs);
 	}
 	return true;
@@ -511,8 +493,6 @@ static bool run_all(struct hopts *h, char **made, unsigned *made_n)
 int main(int argc, char **argv)
 {
 	struct hopts h;
-	struct sigaction sa;
-	const char *tmp;
 	char *found = NULL, *made[HOSTS_MAX + 2];
 	unsigned made_n = 0;
 	int rc = parse_args(argc, argv, &h);
@@ -529,21 +509,10 @@ int main(int argc, char **argv)
 				"program: give --proxyscope PATH\n");
 		return 2;
 	}
-	tmp = h.o.workdir ? h.o.workdir : getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR")
-										: "/tmp";
-	snprintf(g_work, sizeof(g_work) - 64, "%s/bench_hosts.XXXXXX", tmp);
-	if (!mkdtemp(g_work)) {
-		fprintf(stderr, "bench_hosts: cannot make a directory under %s: %s\n", tmp,
-			strerror(errno));
+	if (!br_start("bench_hosts", h.o.workdir)) {
 		free(found);
 		return 1;
 	}
-	snprintf(g_log, sizeof(g_log), "%s/children.log", g_work);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = br_on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("# bench_hosts: proxyscope %s, babeltrace2 %s, %u runs each, work dir %s\n",
 	       h.o.proxyscope, h.o.bt2, h.o.runs, g_work);
 	br_print_bt2_version(h.o.bt2);

@@ -168,8 +168,6 @@ static int parse_args(int argc, char **argv, struct opts *o)
 int main(int argc, char **argv)
 {
 	struct trace base = { 0 }, big = { 0 };
-	struct sigaction sa;
-	const char *tmp;
 	char *found = NULL;
 	struct opts o;
 	int rc = parse_args(argc, argv, &o);
@@ -184,23 +182,10 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	tmp = o.workdir ? o.workdir : getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR")
-									    : "/tmp";
-	if ((size_t)snprintf(g_work, sizeof(g_work) - 64, "%s/bench_report.XXXXXX", tmp) >=
-		    sizeof(g_work) - 64 ||
-	    !mkdtemp(g_work)) {
-		fprintf(stderr, "bench_report: cannot make a directory under %s: %s\n", tmp,
-			strerror(errno));
+	if (!br_start("bench_report", o.workdir)) {
 		free(found);
 		return 1;
 	}
-	snprintf(g_log, sizeof(g_log), "%s/children.log", g_work);
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = br_on_signal; /* no SA_RESTART: the children end, we clean up */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	printf("# bench_report: proxyscope %s, babeltrace2 %s, %u runs each, work dir %s\n",
 	       o.proxyscope, o.bt2, o.runs, g_work);

@@ -62,7 +62,10 @@ extern const char *g_child_env;
 
 /* ---- children.c: running children --------------------------------------------------------- */
 
-/* Pass SIGINT/SIGTERM on to the running children (the handler main() installs). */
+/* Make g_work (@prog.XXXXXX under @workdir, $TMPDIR or /tmp) and g_log, install the signal
+ * handler, line-buffer stdout. False (said on stderr) when the directory cannot be made. */
+bool br_start(const char *prog, const char *workdir);
+/* Pass SIGINT/SIGTERM on to the running children (the handler br_start installs). */
 void br_on_signal(int sig);
 double br_now_s(void);
 /*
@@ -88,6 +91,9 @@ bool br_run_pipe(char *const a[], char *const b[], int ok_max_b, double *wall_s,
 
 /* The median of @n values (sorts a copy; @n <= RUNS_MAX). */
 double br_median(const double *v, unsigned n);
+/* The median CPU time (user + system), wall time, of @n runs. */
+double br_median_cpu(const struct cost *c, unsigned n);
+double br_median_wall(const struct cost *c, unsigned n);
 /* A `#` line: min/median/max wall, median CPU, RSS range, context switches of @n runs. */
 void br_print_costs(const char *what, const struct cost *c, unsigned n);
 

@@ -279,3 +279,27 @@ bool br_run_pipe(char *const a[], char *const b[], int ok_max_b, double *wall_s,
 		return false;
 	return br_ended_well(a, ca, 0) && br_ended_well(b, cb, ok_max_b);
 }
+
+/* The work directory @prog.XXXXXX under @workdir (else $TMPDIR, else /tmp), the children's
+ * log in it, the signals passed on to the children, stdout line-buffered. */
+bool br_start(const char *prog, const char *workdir)
+{
+	const char *tmp = workdir ? workdir : getenv("TMPDIR") && *getenv("TMPDIR")
+						    ? getenv("TMPDIR") : "/tmp";
+	struct sigaction sa;
+
+	if ((size_t)snprintf(g_work, sizeof(g_work) - 64, "%s/%s.XXXXXX", tmp, prog) >=
+		    sizeof(g_work) - 64 ||
+	    !mkdtemp(g_work)) {
+		fprintf(stderr, "%s: cannot make a directory under %s: %s\n", prog, tmp,
+			strerror(errno));
+		return false;
+	}
+	snprintf(g_log, sizeof(g_log), "%s/children.log", g_work);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = br_on_signal; /* no SA_RESTART: the children end, we clean up */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	return true;
+}

@@ -11,15 +11,6 @@
 #define RATIO_GOAL 1.3
 #define RSS_GOAL_MB 200.0
 
-static double median_cpu(const struct cost *c, unsigned n)
-{
-	double v[RUNS_MAX];
-
-	for (unsigned i = 0; i < n; i++)
-		v[i] = c[i].cpu_s;
-	return br_median(v, n);
-}
-
 /* The programs timed on a CTF trace, in the order of the first round. */
 enum { P_BT2, P_REPORT, P_REPORT_1LANE, P_NR };
 
@@ -63,8 +54,8 @@ bool br_measure_ctf(const struct opts *o, const struct trace *t)
 	mr = br_median(w[P_REPORT], o->runs);
 	printf("# cpu time (user+sys, medians): report / babeltrace2 = %.2f; report 1 run with "
 	       "ENC_TRACE=0: %.3f s wall, maxrss %.1f MB\n",
-	       median_cpu(c[P_BT2], o->runs) > 0
-		       ? median_cpu(c[P_REPORT], o->runs) / median_cpu(c[P_BT2], o->runs)
+	       br_median_cpu(c[P_BT2], o->runs) > 0
+		       ? br_median_cpu(c[P_REPORT], o->runs) / br_median_cpu(c[P_BT2], o->runs)
 		       : 0,
 	       no_ust.wall_s, no_ust.rss_mb);
 	if (o->one_lane)

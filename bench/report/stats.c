@@ -63,3 +63,21 @@ void br_print_costs(const char *what, const struct cost *c, unsigned n)
 	       br_median(wall, n) > 0 ? br_median(cpu, n) / br_median(wall, n) : 0, vmin(rss, n),
 	       vmax(rss, n), br_median(csw, n), br_median(icsw, n));
 }
+
+double br_median_cpu(const struct cost *c, unsigned n)
+{
+	double v[RUNS_MAX];
+
+	for (unsigned i = 0; i < n; i++)
+		v[i] = c[i].cpu_s;
+	return br_median(v, n);
+}
+
+double br_median_wall(const struct cost *c, unsigned n)
+{
+	double v[RUNS_MAX];
+
+	for (unsigned i = 0; i < n; i++)
+		v[i] = c[i].wall_s;
+	return br_median(v, n);
+}
