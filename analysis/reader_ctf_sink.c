@@ -278,7 +278,9 @@ static const char *trace_host(struct psa_ctf_sink *s, const bt_trace *trace)
 
 	if (trace == s->last_trace)
 		return s->last_host;
-	if (s->hosts_cap) {
+	/* the live reader's traces can come and go (a pointer seen before may be another's): only
+	 * the last one is remembered there, as it always was */
+	if (s->hosts_cap && s->dirs) {
 		size_t i;
 
 		for (i = ptr_slot(trace, s->hosts_cap); s->hosts[i].trace && s->hosts[i].trace != trace;
@@ -291,7 +293,7 @@ static const char *trace_host(struct psa_ctf_sink *s, const bt_trace *trace)
 		s->last_host = v && bt_value_is_string(v) ? bt_value_string_get(v) : "";
 		s->last_host_len = strlen(s->last_host);
 		s->last_trace = trace;
-		if (hosts_room(s)) {
+		if (s->dirs && hosts_room(s)) {
 			size_t i;
 
 			for (i = ptr_slot(trace, s->hosts_cap); s->hosts[i].trace;
