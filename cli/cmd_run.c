@@ -207,7 +207,7 @@ struct run_cli {
 	const char *xchild; /* --_xchild DIR: a process of a --hosts run, result into DIR */
 	uint32_t hosts;    /* --hosts H; 0: this host only */
 	const char *trace_dir;     /* a recorded --hosts run: the relay daemon's output tree */
-	enum lt_level trace_level;
+	const struct run_trace_opts *hosts_topts; /* and its recording options */
 	bool no_trace;
 	bool snapshot;
 	bool watch;
@@ -397,6 +397,9 @@ static int trace_args(const struct run_cli *c, struct run_trace_opts *t)
 	}
 	if (c->watch_threshold_ns && !c->watch)
 		return cli_usage_error("run", "--watch-threshold: only with --watch");
+	if (c->watch && c->snapshot)
+		return cli_usage_error("run", "--watch and --snapshot: a session is either live or "
+				       "a snapshot one (lttng create takes one mode)");
 	if (c->level && lt_level_parse(c->level, &t->level))
 		return cli_usage_error("run", "--loglevel: '%s' is not a level (err, warning, info, "
 				       "debug)", c->level);
@@ -451,10 +454,19 @@ static struct run_hosts g_rh; /* the processes of a --hosts run */
 /* A --hosts run: the processes on simulated hosts, started by mpirun. */
 static int run_hosts_workload(struct run_cli *c, int argc, char **argv, struct enc_wl_result *res)
 {
-	struct run_hosts_trace t = { .output = c->trace_dir, .level = c->trace_level };
+	const struct run_trace_opts *o = c->hosts_topts;
+	struct run_hosts_trace t = { .output = c->trace_dir };
 	static char job[ENC_WL_JOB_MAX];
 	int rc;
 
+	if (o) {
+		t.level = o->level;
+		t.buffer_size = o->buffer_size;
+		t.snapshot = o->snapshot;
+		t.watch = o->watch;
+		t.watch_threshold_ns = o->watch_threshold_ns;
+		t.watch_json = o->watch_json;
+	}
 	if (!c->args.job) {
 		snprintf(job, sizeof(job), "run-%ld-%ld", (long)getpid(), (long)time(NULL));
 		c->args.job = job;
@@ -515,9 +527,6 @@ static int hosts_args(struct run_cli *c)
 	if (geteuid() != 0)
 		return cli_usage_error("run", "--hosts: simulated hosts need root (network, UTS "
 				       "and mount namespaces)");
-	if (c->watch || c->snapshot || c->buffer_size)
-		return cli_usage_error("run", "--hosts: %s does not work across hosts yet",
-				       c->watch ? "--watch" : c->snapshot ? "--snapshot" : "--buffer-size");
 	if (!c->args.backend || strcmp(c->args.backend, "ofi") || !c->args.provider ||
 	    strncmp(c->args.provider, "tcp", 3))
 		return cli_usage_error("run", "--hosts: needs --backend ofi --provider tcp");
@@ -651,7 +660,7 @@ static int hosts_trace_prepare(struct run_cli *c, struct run_trace *rt,
 	if (rc)
 		return rc;
 	c->trace_dir = rt->s.output;
-	c->trace_level = topts->level;
+	c->hosts_topts = topts;
 	return 0;
 }
 

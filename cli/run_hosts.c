@@ -23,6 +23,7 @@
 #include "cli_util.h"
 #include "hosts.h"
 #include "hosts_trace.h"
+#include "run_watch.h"
 
 /* What a process leaves in the results directory: who it was, then its result. */
 struct xchild_result {
@@ -34,6 +35,7 @@ struct xchild_result {
 
 #define XCHILD_MAGIC 0x78726573u /* "xres" */
 #define REGISTER_TIMEOUT_MS 10000
+#define WATCH_TIMER_US 100000 /* the live sessions' timer, as run --watch's */
 
 /*
  * The probes, and this process on its host's session daemon's list: its session records from
@@ -166,30 +168,70 @@ static void results_read(const struct hosts *h, struct run_hosts *rh, struct enc
 	}
 }
 
-/* Recording: the relay daemon and the hosts' sessions; 0, or -errno after an "error:" line. */
-static int trace_begin(struct hosts_trace *t, struct hosts *h, const struct run_hosts_trace *trace)
+/* Recording: the relay daemon and the hosts' sessions, and the watch; 0, or -errno after an
+ * "error:" line. */
+static int trace_begin(struct hosts_trace *t, struct hosts *h, const struct run_hosts_trace *trace,
+		       struct run_watch **watch)
 {
-	char err[HOSTS_ERR_MAX];
+	struct hosts_trace_opts o = { .output = trace ? trace->output : NULL };
+	char err[HOSTS_ERR_MAX], (*url)[512];
+	const char **urls;
 	int rc;
 
+	*watch = NULL;
 	if (!trace)
 		return 0;
-	rc = hosts_trace_begin(t, h, trace->output, trace->level, err, sizeof(err));
-	if (rc)
+	o.level = trace->level;
+	o.buffer_size = trace->buffer_size;
+	o.snapshot = trace->snapshot;
+	o.live_timer_us = trace->watch ? WATCH_TIMER_US : 0;
+	rc = hosts_trace_begin(t, h, &o, err, sizeof(err));
+	if (rc) {
 		cli_error("cannot record across hosts: %s", err);
-	return rc;
+		return rc;
+	}
+	if (!trace->watch)
+		return 0;
+	url = calloc(h->n, sizeof(*url));
+	urls = calloc(h->n, sizeof(*urls));
+	for (unsigned i = 0; url && urls && i < h->n; i++) {
+		hosts_trace_live_url(t, h, i, url[i], sizeof(url[i]));
+		urls[i] = url[i];
+	}
+	if (!url || !urls ||
+	    run_watch_start(&(struct run_watch_opts){ .urls = urls, .n = h->n,
+						      .netns_fd = h->collector.ns_fd[HOSTS_NS_NET],
+						      .threshold_ns = trace->watch_threshold_ns,
+						      .json = trace->watch_json }, watch))
+		cli_error("cannot start the watch; the run goes on, unwatched");
+	free(url);
+	free(urls);
+	return 0;
 }
 
-static int trace_end(struct hosts_trace *t, const struct run_hosts_trace *trace)
+/* The last snapshots, the sessions ended (their data at the relay daemon), the watch drained,
+ * the relay daemon stopped. */
+static int trace_end(struct hosts_trace *t, const struct run_hosts_trace *trace,
+		     struct run_watch *watch)
 {
 	char err[LT_ERR_MAX];
-	int rc;
+	int rc = 0;
 
 	if (!trace)
 		return 0;
-	rc = hosts_trace_end(t, err, sizeof(err));
-	if (rc)
+	if (trace->snapshot && hosts_trace_snapshot(t, err, sizeof(err))) {
 		cli_error("recording across hosts: %s", err);
+		rc = -EIO;
+	}
+	if (hosts_trace_end_sessions(t, err, sizeof(err)) && !rc) {
+		cli_error("recording across hosts: %s", err);
+		rc = -EIO;
+	}
+	run_watch_stop(watch);
+	if (hosts_trace_end(t, err, sizeof(err)) && !rc) {
+		cli_error("recording across hosts: %s", err);
+		rc = -EIO;
+	}
 	return rc;
 }
 
@@ -199,6 +241,7 @@ int run_hosts_run(const struct enc_wl_args *args, uint32_t hosts,
 {
 	struct hosts_opts o = { .n = hosts, .sessiond = trace != NULL };
 	struct hosts_trace t;
+	struct run_watch *watch;
 	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
 	char err[HOSTS_ERR_MAX], exe[PATH_MAX], np[16], ppr[32];
 	struct hosts *h;
@@ -231,7 +274,7 @@ int run_hosts_run(const struct enc_wl_args *args, uint32_t hosts,
 		hosts_destroy(h);
 		goto out_signals;
 	}
-	rc = trace_begin(&t, h, trace);
+	rc = trace_begin(&t, h, trace, &watch);
 	if (rc) {
 		hosts_destroy(h);
 		goto out_signals;
@@ -245,7 +288,7 @@ int run_hosts_run(const struct enc_wl_args *args, uint32_t hosts,
 		rh->launcher_status = launcher_wait(pid);
 		results_read(h, rh, res);
 	}
-	if (trace_end(&t, trace) && !rc)
+	if (trace_end(&t, trace, watch) && !rc)
 		rc = -EIO;
 	hosts_destroy(h);
 out_signals:

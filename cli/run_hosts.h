@@ -15,6 +15,9 @@
  * relay daemon on the collector (hosts_trace.h), started before mpirun and ended after it; a
  * process loads the probes and waits until its host's daemon lists it before its first rank
  * runs. The relay daemon's output tree is the run's trace directory: one trace per host.
+ * Watched (--watch), the sessions are live and one thread of the parent follows them all
+ * through the relay daemon (run_watch.h) while mpirun runs; in snapshot mode (--snapshot)
+ * they are overwrite-mode sessions whose snapshots go to the relay daemon.
  */
 #ifndef PROXYSCOPE_CLI_RUN_HOSTS_H
 #define PROXYSCOPE_CLI_RUN_HOSTS_H
@@ -41,6 +44,12 @@ struct run_hosts {
 struct run_hosts_trace {
 	const char *output;  /* absolute: the relay daemon's output tree (it creates it) */
 	enum lt_level level;
+	uint64_t buffer_size; /* per CPU, every host's session; 0: as record sizes one */
+	bool snapshot;        /* flight recorder on every host: a snapshot to the relay daemon
+				 when a driver's watchdog fires there, and every host's at the end */
+	bool watch;           /* live sessions, all watched at once by a thread of ours */
+	uint64_t watch_threshold_ns;
+	bool watch_json;
 };
 
 /*

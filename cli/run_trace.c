@@ -118,7 +118,7 @@ static int output_prepare(struct run_trace *rt, const char *output, char *err, s
 /* --watch: the run's session streams live to a relay daemon of ours writing into DIR. */
 static int watch_relayd(struct run_trace *rt, char *err, size_t errlen)
 {
-	int rc = live_relayd_start(&rt->relayd, rt->s.output, err, errlen);
+	int rc = live_relayd_start(&rt->relayd, NULL, rt->s.output, err, errlen);
 
 	if (rc)
 		return rc;
@@ -190,12 +190,16 @@ int run_trace_begin(struct run_trace *rt, const struct run_trace_opts *opts)
 	}
 	if (opts->watch) {
 		char url[512], host[256] = "";
+		const char *urls[1] = { url };
+		struct run_watch_opts wo = { .urls = urls, .n = 1, .netns_fd = -1,
+					     .threshold_ns = opts->watch_threshold_ns,
+					     .json = opts->watch_json };
 
 		if (rt->s.sessiond_pid > 0) /* ours: its consumers do the live flushes */
 			live_boost_sessiond(rt->s.sessiond_pid);
 		gethostname(host, sizeof(host) - 1);
 		snprintf(url, sizeof(url), "%s/host/%s/%s", rt->relayd.relay_url, host, rt->s.name);
-		if (run_watch_start(url, opts->watch_threshold_ns, opts->watch_json, &rt->watch))
+		if (run_watch_start(&wo, &rt->watch))
 			cli_error("cannot start the watch; the run goes on, unwatched");
 	}
 	return 0;
@@ -254,6 +258,9 @@ int run_trace_prepare(struct run_trace *rt, const struct run_trace_opts *opts)
 	memset(rt, 0, sizeof(*rt));
 	pthread_mutex_init(&rt->mtx, NULL);
 	rt->s.level = opts->level;
+	rt->s.snapshot = opts->snapshot;
+	/* as the sessions of the hosts are sized (hosts_trace.c), for the report's buffers line */
+	lt_buffers_size(&rt->s, opts->level, 0, opts->buffer_size);
 	if (output_prepare(rt, opts->output, err, sizeof(err))) {
 		cli_error("%s", err);
 		return CLI_EXIT_USAGE;
