@@ -2,7 +2,8 @@
  * `proxyscope watch`: the live watchdog.
  *
  *	watch [OPTIONS] -- CMD ARGS...     a live session around CMD, watched while it runs
- *	watch [OPTIONS] net://RELAYD[:PORT]/host/HOST/SESSION    attach to a running session
+ *	watch [OPTIONS] net://RELAYD[:PORT]/host/HOST/SESSION...  attach to running sessions
+ *	                                    (one per host of a job across hosts: followed at once)
  *	watch --list net://RELAYD[:PORT]   the sessions a relay daemon offers
  *
  * Design choice: around CMD, watch starts a relay daemon of its own on free loopback ports
@@ -49,7 +50,7 @@ static const struct cli_opt watch_opts[] = {
 static const char watch_usage[] =
 	"usage: proxyscope watch [--threshold DURATION] [--json] [-o DIR] [--loglevel LEVEL]\n"
 	"                        [--live-timer DURATION] [--buffer-size SIZE] -- CMD [ARGS...]\n"
-	"   or: proxyscope watch [--threshold DURATION] [--json] net://RELAYD[:PORT]/host/HOST/SESSION\n"
+	"   or: proxyscope watch [--threshold DURATION] [--json] net://RELAYD[:PORT]/host/HOST/SESSION...\n"
 	"   or: proxyscope watch --list net://RELAYD[:PORT]\n"
 	"\n"
 	"Follow a live LTTng session while it is written and print a finding as soon as a task\n"
@@ -72,7 +73,9 @@ static const char watch_usage[] =
 	"\n"
 	"Around CMD, a relay daemon (lttng-relayd) of its own is started on free loopback ports and\n"
 	"stopped afterwards, and a session daemon when none answers. To attach, give the session's\n"
-	"URL as --list prints it (the relay daemon's live port, 5344 by default). While stderr is a\n"
+	"URL as --list prints it (the relay daemon's live port, 5344 by default); several URLs (a job\n"
+	"across hosts: one session per host) are followed at once, in time order, and every line\n"
+	"names the host of the process it is about. While stderr is a\n"
 	"terminal a status line shows events/s, tasks open and lost events; lost events make the\n"
 	"findings whose window they overlap uncertain.\n"
 	"\n"
