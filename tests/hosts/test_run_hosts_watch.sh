@@ -8,6 +8,8 @@
 #  - flight recorder: overwrite-mode sessions whose snapshots go to the relay daemon (the
 #    driver's watchdog on each host, and every host's at the end); the report reads the last
 #    of each host and names the same root cause;
+#  - attached from the collector's network namespace, `watch --list` shows both hosts' sessions
+#    and `watch URL URL` follows them at once, naming the stall with its host;
 #  - --watch with --snapshot is a usage error (a session has one mode);
 # and nothing of the hosts is left after each run (namespaces, links, mounts, daemons). Needs root.
 set -u
@@ -22,7 +24,25 @@ trap 'rm -rf "$tmp"' EXIT
 
 root="root cause: rank 5 exec 10 (pid [0-9]* on host1, gid 5): the device of rank 5 never wrote"
 
+# attach: `proxyscope watch` from the collector's network namespace, on the run's relay daemon:
+# --list shows both hosts' sessions, and `watch URL URL` follows them at once
+attach() {
+	relay=net://198.18.0.254:5344
+	for i in $(seq 1 150); do
+		d=$(hosts_dirs | comm -13 "$tmp/dirs-before" - | head -n 1)
+		c=$(cat "$d/collector.pid" 2>/dev/null) &&
+			nsenter -t "$c" -n "$bin" watch --list $relay >"$tmp/list" 2>/dev/null &&
+			[ "$(grep -c '/host/host[01]/' "$tmp/list")" -eq 2 ] && break
+		sleep 0.2
+	done
+	nsenter -t "$c" -n timeout 60 "$bin" watch --threshold 500ms $(cut -d' ' -f1 "$tmp/list") \
+		>"$tmp/attach" 2>"$tmp/attach.err"
+	echo $? >"$tmp/attach.rc"
+}
+hosts_dirs >"$tmp/dirs-before"
+attach &
 run "$tmp/watch" --timeout 10s --inject device-stall:rank=5,exec=10 --watch --watch-threshold 500ms
+wait
 grep '^\[+' "$tmp/out" >"$tmp/live"
 # the finding's own evidence says how long the stall had lasted when it was named
 live_before_end() {
@@ -37,6 +57,12 @@ check "watched: every live line names its host" \
 check "watched: the report at the end agrees" \
 	sh -c "grep -q '^$root' '$tmp/out' && grep -q '^watchdog: .* 1 root cause$' '$tmp/out' &&
 		grep -q '^watch: [0-9]* events, 0 lost, 1 finding' '$tmp/err'"
+check "attached: --list shows the session of each host" \
+	sh -c "grep -q '/host/host0/' '$tmp/list' && grep -q '/host/host1/' '$tmp/list'"
+check "attached to both hosts' sessions: the stall named with host1, every line with its host" \
+	sh -c "[ \$(cat '$tmp/attach.rc') -eq 1 ] &&
+		grep -q '^\[+[0-9.]* s\] finding: $root' '$tmp/attach' &&
+		! grep '^\[+' '$tmp/attach' | grep -v ' on host[01]'"
 check "watched: one trace per host in the relay daemon's tree" traces_per_host "$tmp/watch"
 check "watched run: nothing left" nothing_left
 
