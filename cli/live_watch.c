@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <proxyscope/psa_live.h>
 #include <proxyscope/psa_watch.h>
@@ -24,6 +25,7 @@
 #define CLOSE_MS 2000
 #define LIST_MS 5000
 #define LIST_N 256
+#define STREAMS_WAIT_MS 3000 /* how long a session's streams may take to all be there */
 
 struct loop {
 	const struct live_watch_opts *o;
@@ -271,8 +273,8 @@ int live_relay_of(const char *url, char *out, size_t len)
 	return p && p[6] && strchr(p + 6, '/') && strchr(p + 6, '/')[1] ? 0 : -ENOENT;
 }
 
-/* Whether session @url is on the relay daemon's list @ss, and has a stream. */
-static bool listed(const char *url, const struct psa_live_session *ss, size_t n, bool *streams)
+/* Whether session @url is on the relay daemon's list @ss, and its streams. */
+static bool listed(const char *url, const struct psa_live_session *ss, size_t n, uint64_t *streams)
 {
 	const char *tail = strstr(url, "/host/");
 
@@ -280,17 +282,17 @@ static bool listed(const char *url, const struct psa_live_session *ss, size_t n,
 		const char *t = strstr(ss[i].url, "/host/");
 
 		if (t && tail && !strcmp(t, tail)) {
-			*streams = ss[i].streams > 0;
+			*streams = ss[i].streams;
 			return true;
 		}
 	}
 	return false;
 }
 
-/* 0 when session @url has a stream, 1 when not yet, or a negative errno with a reason. */
-static int has_stream(const char *url, struct psa_live_session *ss, char *err, size_t errlen)
+/* Session @url's streams on its relay daemon's list (>= 0), or a negative errno with a reason. */
+static int64_t streams_of(const char *url, struct psa_live_session *ss, char *err, size_t errlen)
 {
-	bool streams = false;
+	uint64_t streams = 0;
 	char relay[128];
 	size_t n;
 	int rc;
@@ -304,14 +306,25 @@ static int has_stream(const char *url, struct psa_live_session *ss, char *err, s
 			 "proxyscope watch --list %.100s)", url, relay, relay);
 		return -ENOENT;
 	}
-	return streams ? 0 : 1;
+	return (int64_t)streams;
 }
 
+/*
+ * A session's streams reach the relay daemon one by one (the metadata, then a ring buffer per
+ * CPU), and babeltrace2 2.0.4's live source took a stream announced after it attached only
+ * late (measured across hosts: a viewer that attached to a session with 2 of its 3 streams
+ * got its events about 10 s late). So a session is ready once it has 1 + CPUs streams (one
+ * channel, per-user buffers: what proxyscope's sessions have), or STREAMS_WAIT_MS after its
+ * first stream appeared (a session of another shape).
+ */
 int live_wait_streams(const char *const *urls, size_t n, bool (*stop)(void *), void *arg,
 		      char *err, size_t errlen)
 {
 	struct psa_live_session *ss = calloc(LIST_N, sizeof(*ss));
 	struct timespec nap = { 0, 100 * 1000 * 1000 };
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int64_t want = 1 + (cpus > 0 ? cpus : 1), got = 0;
+	unsigned since_first = 0; /* naps since the current session's first stream */
 	size_t ready = 0;
 	int rc = 0;
 
@@ -319,18 +332,24 @@ int live_wait_streams(const char *const *urls, size_t n, bool (*stop)(void *), v
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	/* the sessions in order: one that has a stream keeps it */
+	/* the sessions in order: one that has its streams keeps them */
 	while (ready < n) {
-		rc = has_stream(urls[ready], ss, err, errlen);
-		if (rc < 0)
+		got = streams_of(urls[ready], ss, err, errlen);
+		if (got < 0) {
+			rc = (int)got;
 			break;
-		if (rc == 0) {
+		}
+		if (got >= want || (got && since_first * 100 >= STREAMS_WAIT_MS)) {
 			ready++;
+			since_first = 0;
 			continue;
 		}
-		if (stop && stop(arg))
+		if (stop && stop(arg)) {
+			rc = 1;
 			break;
+		}
 		nanosleep(&nap, NULL);
+		since_first += got > 0;
 	}
 	free(ss);
 	return rc;

@@ -23,6 +23,7 @@
 #include "cli_util.h"
 #include "hosts.h"
 #include "hosts_trace.h"
+#include "live_relayd.h"
 #include "run_watch.h"
 
 /* What a process leaves in the results directory: who it was, then its result. */
@@ -192,6 +193,12 @@ static int trace_begin(struct hosts_trace *t, struct hosts *h, const struct run_
 	}
 	if (!trace->watch)
 		return 0;
+	/* as run --watch boosts its own: a stalled job spins, and starved consumer daemons sent
+	 * neither data nor beacons for seconds on a loaded machine (the muxed stream waits for
+	 * the slowest host) */
+	for (unsigned i = 0; i < h->n; i++)
+		if (h->host[i].sessiond > 0)
+			live_boost_sessiond(h->host[i].sessiond);
 	url = calloc(h->n, sizeof(*url));
 	urls = calloc(h->n, sizeof(*urls));
 	for (unsigned i = 0; url && urls && i < h->n; i++) {

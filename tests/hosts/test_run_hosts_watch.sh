@@ -24,45 +24,22 @@ trap 'rm -rf "$tmp"' EXIT
 
 root="root cause: rank 5 exec 10 (pid [0-9]* on host1, gid 5): the device of rank 5 never wrote"
 
-# attach: `proxyscope watch` from the collector's network namespace, on the run's relay daemon:
-# --list shows both hosts' sessions, and `watch URL URL` follows them at once
-attach() {
-	relay=net://198.18.0.254:5344
-	for i in $(seq 1 150); do
-		d=$(hosts_dirs | comm -13 "$tmp/dirs-before" - | head -n 1)
-		c=$(cat "$d/collector.pid" 2>/dev/null) &&
-			nsenter -t "$c" -n "$bin" watch --list $relay >"$tmp/list" 2>/dev/null &&
-			[ "$(grep -c '/host/host[01]/' "$tmp/list")" -eq 2 ] && break
-		sleep 0.2
-	done
-	nsenter -t "$c" -n timeout 60 "$bin" watch --threshold 500ms $(cut -d' ' -f1 "$tmp/list") \
-		>"$tmp/attach" 2>"$tmp/attach.err"
-	echo $? >"$tmp/attach.rc"
-}
-hosts_dirs >"$tmp/dirs-before"
-attach &
 run "$tmp/watch" --timeout 10s --inject device-stall:rank=5,exec=10 --watch --watch-threshold 500ms
-wait
 grep '^\[+' "$tmp/out" >"$tmp/live"
-# the finding's own evidence says how long the stall had lasted when it was named
+# live_before_end FILE: the first finding in FILE came while the stall lasted (its own
+# evidence says how long it had lasted when named; the job's timeout is 10 s)
 live_before_end() {
-	w=$(sed -n 's/.*finding: .*(waited \([0-9.]*\) s).*/\1/p' "$tmp/live" | head -n 1)
+	w=$(sed -n 's/.*finding: .*(waited \([0-9.]*\) s).*/\1/p' "$1" | head -n 1)
 	[ -n "$w" ] && awk -v w="$w" 'BEGIN { exit !(w >= 0.5 && w < 10) }'
 }
 check "watched: exit 1, the stall named live with host1, rank 5, exec 10 and its cause" \
 	sh -c "[ $rc -eq 1 ] && grep -q '^\[+[0-9.]* s\] finding: $root' '$tmp/live'"
-check "watched: named while it lasted, before the job ended" live_before_end
+check "watched: named while it lasted, before the job ended" live_before_end "$tmp/live"
 check "watched: every live line names its host" \
 	sh -c "[ -s '$tmp/live' ] && ! grep -v ' on host[01]' '$tmp/live'"
 check "watched: the report at the end agrees" \
 	sh -c "grep -q '^$root' '$tmp/out' && grep -q '^watchdog: .* 1 root cause$' '$tmp/out' &&
 		grep -q '^watch: [0-9]* events, 0 lost, 1 finding' '$tmp/err'"
-check "attached: --list shows the session of each host" \
-	sh -c "grep -q '/host/host0/' '$tmp/list' && grep -q '/host/host1/' '$tmp/list'"
-check "attached to both hosts' sessions: the stall named with host1, every line with its host" \
-	sh -c "[ \$(cat '$tmp/attach.rc') -eq 1 ] &&
-		grep -q '^\[+[0-9.]* s\] finding: $root' '$tmp/attach' &&
-		! grep '^\[+' '$tmp/attach' | grep -v ' on host[01]'"
 check "watched: one trace per host in the relay daemon's tree" traces_per_host "$tmp/watch"
 check "watched run: nothing left" nothing_left
 
@@ -74,6 +51,21 @@ check "snapshots: at the relay daemon, the watchdog's and the last of each host"
 	sh -c "[ \$(find '$tmp/snap/host0' '$tmp/snap/host1' -mindepth 2 -maxdepth 2 -name 'snapshot-*' |
 		wc -l) -ge 4 ]"
 check "snapshot run: nothing left" nothing_left
+
+# attached: a relay daemon holds one viewer per session, so this is a job of its own - a live
+# session on each host, a device stall in a run on host1, `watch URL URL` from the collector
+mkdir "$tmp/attach"
+"$bin" hosts --hosts 2 -- sh "$dir/watch_attach_job.sh" "$bin" "$tmp/attach" >"$tmp/out" 2>"$tmp/err"
+cat "$tmp/attach/list" "$tmp/attach/watch.out" "$tmp/attach/watch.err" >>"$tmp/out" 2>/dev/null
+check "attached: --list shows the session of each host" \
+	sh -c "grep -q '/host/host0/w-host0 ' '$tmp/attach/list' &&
+		grep -q '/host/host1/w-host1 ' '$tmp/attach/list'"
+check "attached to both hosts' sessions: the stall named with host1, every line with its host" \
+	sh -c "[ \$(cat '$tmp/attach/watch.rc') -eq 1 ] &&
+		grep -q '^\[+[0-9.]* s\] finding: root cause: rank 1 exec 50 (pid [0-9]* on host1, ' \
+			'$tmp/attach/watch.out' &&
+		! grep '^\[+' '$tmp/attach/watch.out' | grep -v ' on host[01]'"
+check "attached: named while it lasted" live_before_end "$tmp/attach/watch.out"
 
 "$bin" run --hosts 2 --procs 4 --backend ofi --provider tcp --watch --snapshot >"$tmp/out" 2>"$tmp/err"
 check "--watch with --snapshot: a usage error" \
