@@ -8,8 +8,9 @@
 #  - flight recorder: overwrite-mode sessions whose snapshots go to the relay daemon (the
 #    driver's watchdog on each host, and every host's at the end); the report reads the last
 #    of each host and names the same root cause;
-#  - attached from the collector's network namespace, `watch --list` shows both hosts' sessions
-#    and `watch URL URL` follows them at once, naming the stall with its host;
+#  - attached (`proxyscope hosts` running watch_attach_job.sh on the collector: a live session
+#    per host, a device stall on host1), `watch --list` shows both hosts' sessions and
+#    `watch URL URL` follows them at once, naming the stall with its host while it lasts;
 #  - --watch with --snapshot is a usage error (a session has one mode);
 # and nothing of the hosts is left after each run (namespaces, links, mounts, daemons). Needs root.
 set -u
