@@ -25,13 +25,18 @@ inodes_of() {
 }
 
 # The namespaces of the hosts of a run in the background (pid $1), noted while it runs from the
-# holders' pid files in its new runtime directory, into $tmp/inodes.
+# holders' pid files in its new runtime directory, into $tmp/inodes. Only holders that are the
+# run's own children count: another job's hosts may come and go meanwhile on a shared machine.
 note_namespaces() {
 	: >"$tmp/inodes"
+	: >"$tmp/run-dir"
 	while kill -0 "$1" 2>/dev/null; do
 		for d in $(hosts_dirs | comm -13 "$tmp/dirs-before" -); do
 			for f in "$d"/*.pid; do
 				p=$(cat "$f" 2>/dev/null) || continue
+				[ "$(awk '/^PPid:/ { print $2 }' "/proc/$p/status" 2>/dev/null)" = "$1" ] ||
+					continue
+				echo "$d" >"$tmp/run-dir"
 				readlink "/proc/$p/ns/net" 2>/dev/null |
 					sed -n 's/^net:\[\([0-9]*\)\]$/\1/p' >>"$tmp/inodes"
 			done
@@ -59,9 +64,12 @@ nothing_left() {
 	for i in $(cat "$tmp/inodes"); do
 		find /proc/[0-9]*/ns/net /proc/[0-9]*/fd/ -maxdepth 1 -lname "net:\[$i\]" 2>/dev/null
 	done | sed 's/^/left: /' >&2
-	hosts_dirs | comm -13 "$tmp/dirs-before" - | sed 's/^/left: /' >&2
-	[ -s "$tmp/inodes" ] && [ "$(leftovers "$tmp/inodes")" -eq 0 ] &&
-		hosts_dirs | cmp -s - "$tmp/dirs-before"
+	[ -s "$tmp/inodes" ] && [ "$(leftovers "$tmp/inodes")" -eq 0 ] && ! run_dir_left
+}
+# Whether the run's runtime directory (the one that held the noted namespaces' holders) is left.
+run_dir_left() {
+	d=$(cat "$tmp/run-dir" 2>/dev/null)
+	[ -n "$d" ] && [ -e "$d" ] && echo "left: $d" >&2
 }
 
 # traces_per_host DIR: one trace per host in the relay daemon's tree DIR, under the host's name.
