@@ -15,20 +15,23 @@ trap 'kill $relayd 2>/dev/null' EXIT
 for i in $(seq 1 50); do grep -q ':14E0 .* 0A ' /proc/net/tcp && break; sleep 0.1; done
 on() { h=$1; shift; "$PROXYSCOPE_AGENT" "$h" "$@"; }
 for h in host0 host1; do
+	# as proxyscope's own sessions: one channel of 8 x 1 MiB per CPU, the providers at info
 	on $h lttng create "w-$h" --live=100000 --set-url=net://$relay >/dev/null &&
+	on $h lttng enable-channel -u -s "w-$h" --subbuf-size=1M --num-subbuf=8 c >/dev/null &&
 	for p in encproxy encdev encnet bananaphone; do
-		on $h lttng enable-event -u -s "w-$h" "'$p:*'" --loglevel=TRACE_INFO >/dev/null || exit 1
+		on $h lttng enable-event -u -s "w-$h" -c c "'$p:*'" --loglevel=TRACE_INFO >/dev/null ||
+			exit 1
 	done &&
-	on $h lttng add-context -u -s "w-$h" -t vpid -t vtid -t procname >/dev/null &&
+	on $h lttng add-context -u -s "w-$h" -c c -t vpid -t vtid -t procname >/dev/null &&
 	on $h lttng start "w-$h" >/dev/null || { echo "watch_attach_job: no session on $h"; exit 1; }
 done
 # the runs load the probes (--no-trace) and are recorded by their host's session
-on host0 "$bin" run --no-trace --ops 400 --compute 20ms >"$out/host0.run" 2>&1 &
+on host0 "$bin" run --no-trace --ranks 2 --ops 300 --compute 20ms >"$out/host0.run" 2>&1 &
 r0=$!
 on host1 "$bin" run --no-trace --ops 400 --compute 20ms --timeout 10s \
 	--inject device-stall:rank=1,exec=50 >"$out/host1.run" 2>&1 &
 r1=$!
-for i in $(seq 1 100); do
+for i in $(seq 1 300); do
 	"$bin" watch --list net://$relay >"$out/list" 2>/dev/null
 	[ "$(grep -c ' [1-9][0-9]* streams' "$out/list")" -eq 2 ] && break
 	sleep 0.1
