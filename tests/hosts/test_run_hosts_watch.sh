@@ -64,7 +64,7 @@ check "attached: --list shows the session of each host" \
 		grep -q '/host/host1/w-host1 ' '$tmp/attach/list'"
 check "attached to both hosts' sessions: the stall named with host1, every line with its host" \
 	sh -c "[ \$(cat '$tmp/attach/watch.rc') -eq 1 ] &&
-		grep -q '^\[+[0-9.]* s\] finding: root cause: rank 1 exec 50 (pid [0-9]* on host1, ' \
+		grep -q '^\[+[0-9.]* s\] finding: root cause: rank 1 exec 250 (pid [0-9]* on host1, ' \
 			'$tmp/attach/watch.out' &&
 		! grep '^\[+' '$tmp/attach/watch.out' | grep -v ' on host[01]'"
 check "attached: named while it lasted" live_before_end "$tmp/attach/watch.out"

@@ -26,10 +26,12 @@ for h in host0 host1; do
 	on $h lttng start "w-$h" >/dev/null || { echo "watch_attach_job: no session on $h"; exit 1; }
 done
 # the runs load the probes (--no-trace) and are recorded by their host's session
-on host0 "$bin" run --no-trace --ranks 2 --ops 300 --compute 20ms >"$out/host0.run" 2>&1 &
+# the stall comes ~5 s into host1's run (exec 250 of 20 ms each), after the viewer attached
+# (as in test_watch: a first attach took seconds on a loaded machine)
+on host0 "$bin" run --no-trace --ranks 2 --ops 600 --compute 20ms >"$out/host0.run" 2>&1 &
 r0=$!
 on host1 "$bin" run --no-trace --ops 400 --compute 20ms --timeout 10s \
-	--inject device-stall:rank=1,exec=50 >"$out/host1.run" 2>&1 &
+	--inject device-stall:rank=1,exec=250 >"$out/host1.run" 2>&1 &
 r1=$!
 for i in $(seq 1 300); do
 	"$bin" watch --list net://$relay >"$out/list" 2>/dev/null
