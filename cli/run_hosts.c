@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <proxyscope/launcher.h>
@@ -34,6 +35,8 @@ struct xchild_result {
 
 #define XCHILD_MAGIC 0x78726573u /* "xres" */
 #define REGISTER_TIMEOUT_MS 10000
+#define JOB_GONE_GRACE_MS 3000
+#define LAUNCHER_STOP_MS 5000
 
 /*
  * The probes, and this process on its host's session daemon's list: its session records from
@@ -50,6 +53,12 @@ static void child_trace(uint32_t proc)
 	else if (lt_wait_registered(getpid(), REGISTER_TIMEOUT_MS))
 		cli_error("process %" PRIu32 ": not registered with its host's lttng-sessiond "
 			  "within %u ms: its first events may be missing", proc, REGISTER_TIMEOUT_MS);
+}
+
+int run_hosts_link_cut(void *arg)
+{
+	(void)arg;
+	return host_link_down_here();
 }
 
 int run_hosts_child(struct enc_wl_args *args, const char *dir, bool traced)
@@ -69,6 +78,9 @@ int run_hosts_child(struct enc_wl_args *args, const char *dir, bool traced)
 	args->procs = l.size;
 	args->local_proc = l.local_rank;
 	args->local_procs = l.local_size;
+	if (uname(&u) || sscanf(u.nodename, "host%" SCNu32, &args->host) != 1)
+		args->host = 0; /* not one of ours: no partition fault matches it but host 0's */
+	run_hosts_job_started(dir, l.rank);
 	if (traced)
 		child_trace(l.rank);
 	enc_log_set_hook(enc_log_stderr, NULL, ENC_LOG_WARN);
@@ -77,8 +89,7 @@ int run_hosts_child(struct enc_wl_args *args, const char *dir, bool traced)
 		cli_error("process %" PRIu32 ": cannot run the workload: %s", args->proc,
 			  r.res.err[0] ? r.res.err : strerror(-rc));
 	r.proc = l.rank;
-	if (uname(&u) == 0)
-		snprintf(r.host, sizeof(r.host), "%.31s", u.nodename);
+	snprintf(r.host, sizeof(r.host), "%.31s", u.nodename);
 	snprintf(path, sizeof(path), "%s/result.%" PRIu32, dir, l.rank);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -105,7 +116,10 @@ static char **launcher_argv(const struct hosts *h, const struct enc_wl_args *arg
 {
 	const char *head[] = { "mpirun", "--allow-run-as-root", "--hostfile", h->hostfile,
 			       "--mca", "plm_rsh_agent", h->agent, "-np", np,
-			       "--map-by", ppr, "--bind-to", "none", exe };
+			       "--map-by", ppr, "--bind-to", "none",
+			       /* a process that dies (the kill fault) ends only itself: the
+				* others' results are written (orte_enable_recovery, 4.x's name) */
+			       "--mca", "orte_enable_recovery", "1", exe };
 	size_t nh = sizeof(head) / sizeof(head[0]), n = 0;
 	char **v = calloc(nh + (size_t)argc + 8, sizeof(*v));
 
@@ -124,20 +138,43 @@ static char **launcher_argv(const struct hosts *h, const struct enc_wl_args *arg
 	return v;
 }
 
-static int launcher_wait(pid_t pid)
+/*
+ * Wait for mpirun, passing Ctrl-C on. Once the job's processes are all gone (each left its
+ * result or died, run_hosts_job_gone), a partitioned host's link is healed (what its orted and
+ * session daemon still hold can then reach the collector), and a launcher still running
+ * JOB_GONE_GRACE_MS later is stopped (one that keeps a job going after a process died waits on
+ * for minutes), then killed; @rh->launcher_stopped says so.
+ */
+static int launcher_wait(struct hosts *h, struct run_hosts *rh, bool heal, pid_t pid)
 {
+	struct timespec tick = { 0, 50 * 1000 * 1000 };
+	unsigned gone_ms = 0;
 	bool passed = false;
 	int st;
 
 	for (;;) {
-		if (waitpid(pid, &st, 0) == pid)
+		pid_t w = waitpid(pid, &st, WNOHANG);
+
+		if (w == pid)
 			break;
-		if (errno != EINTR)
+		if (w < 0 && errno != EINTR)
 			return -errno;
 		if (g_signal && !passed) { /* mpirun ends its job on SIGINT/SIGTERM */
 			kill(pid, g_signal == SIGINT ? SIGINT : SIGTERM);
 			passed = true;
 		}
+		if (gone_ms || run_hosts_job_gone(h->dir, rh->procs)) {
+			if (gone_ms == 0 && heal)
+				hosts_links_heal(h);
+			gone_ms += 50;
+			if (gone_ms == JOB_GONE_GRACE_MS) {
+				rh->launcher_stopped = true;
+				kill(pid, SIGTERM);
+			} else if (gone_ms == JOB_GONE_GRACE_MS + LAUNCHER_STOP_MS) {
+				kill(pid, SIGKILL);
+			}
+		}
+		nanosleep(&tick, NULL);
 	}
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
@@ -242,7 +279,7 @@ int run_hosts_run(const struct enc_wl_args *args, uint32_t hosts,
 	if (rc) {
 		cli_error("cannot start mpirun: %s", strerror(-rc));
 	} else {
-		rh->launcher_status = launcher_wait(pid);
+		rh->launcher_status = launcher_wait(h, rh, run_hosts_partitions(args), pid);
 		results_read(h, rh, res);
 	}
 	if (trace_end(&t, trace) && !rc)
@@ -267,6 +304,8 @@ void run_hosts_print(const struct run_hosts *rh, FILE *out)
 		if (!rh->seen[p])
 			fprintf(out, "process %" PRIu32 " (host%" PRIu32 "): left no result\n", p,
 				p / per);
-	if (rh->launcher_status)
+	if (rh->launcher_stopped)
+		fprintf(out, "mpirun ran on after the job's processes were gone: stopped\n");
+	else if (rh->launcher_status)
 		fprintf(out, "mpirun exited with status %d\n", rh->launcher_status);
 }

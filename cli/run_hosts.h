@@ -36,6 +36,7 @@ struct run_hosts {
 	bool seen[ENC_WL_MAX_RANKS];            /* per process */
 	char host[ENC_WL_MAX_RANKS][32];        /* per process: the host it ran on */
 	int launcher_status;                    /* mpirun's exit status (128+N: signal N) */
+	bool launcher_stopped;                  /* it ran on after the job: we stopped it */
 };
 
 struct run_hosts_trace {
@@ -59,5 +60,16 @@ void run_hosts_print(const struct run_hosts *rh, FILE *out);
 /* In a process started by mpirun: run this process's ranks (recorded by its host's session
  * when @traced), leave the result in @dir. */
 int run_hosts_child(struct enc_wl_args *args, const char *dir, bool traced);
+
+/* run_hosts_job.c: the job's processes, seen from the parent through files in @dir. */
+/* In a process of the job: note its pid as rank @rank's (at its start). */
+void run_hosts_job_started(const char *dir, uint32_t rank);
+/* Whether each of the @procs processes has left its result or is no longer running (false
+ * while one has not started yet). */
+bool run_hosts_job_gone(const char *dir, uint32_t procs);
+/* The partition fault's cut (enc_wl_args.link_cut) in a process on a simulated host. */
+int run_hosts_link_cut(void *arg);
+/* Whether @args arms a partition fault (its host's link is healed after the job). */
+bool run_hosts_partitions(const struct enc_wl_args *args);
 
 #endif /* PROXYSCOPE_CLI_RUN_HOSTS_H */
