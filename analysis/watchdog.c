@@ -28,6 +28,7 @@ static const char *const cause_names[PSA_CAUSE_NR] = {
 	[PSA_CAUSE_WORKER_STALLED] = "worker_stalled",
 	[PSA_CAUSE_SLOW_PROGRESS] = "slow_progress",
 	[PSA_CAUSE_PROCESS_DIED] = "process_died",
+	[PSA_CAUSE_HOST_UNREACHABLE] = "host_unreachable",
 	[PSA_CAUSE_WAITING_ON_PEER] = "waiting_on_peer",
 	[PSA_CAUSE_BARRIER_WAIT] = "barrier_wait",
 	[PSA_CAUSE_GATE_WAIT] = "gate_wait",
