@@ -12,6 +12,35 @@ check() {
 # The hosts' runtime directories there are now.
 hosts_dirs() { ls -d /tmp/proxyscope-hosts.* 2>/dev/null | sort; }
 
+# note_namespaces PID: the namespaces of the hosts of a run in the background (pid PID), noted
+# while it runs from the pid files of its holders (its children) in its runtime directory, into
+# $tmp/inodes, and that directory into $tmp/dirs (another job's hosts at the same time are not
+# noted).
+note_namespaces() {
+	: >"$tmp/inodes"
+	: >"$tmp/dirs"
+	while kill -0 "$1" 2>/dev/null; do
+		for d in $(hosts_dirs); do
+			for f in "$d"/*.pid; do
+				p=$(cat "$f" 2>/dev/null) || continue
+				[ "$(awk '{ print $4 }' "/proc/$p/stat" 2>/dev/null)" = "$1" ] || continue
+				echo "$d" >>"$tmp/dirs"
+				readlink "/proc/$p/ns/net" 2>/dev/null |
+					sed -n 's/^net:\[\([0-9]*\)\]$/\1/p' >>"$tmp/inodes"
+			done
+		done
+		sleep 0.2
+	done
+	sort -u -o "$tmp/inodes" "$tmp/inodes"
+	sort -u -o "$tmp/dirs" "$tmp/dirs"
+}
+
+# The run's runtime directory (noted by note_namespaces) is gone.
+dirs_gone() {
+	[ -s "$tmp/dirs" ] || return 1
+	while read -r d; do [ ! -e "$d" ] || return 1; done <"$tmp/dirs"
+}
+
 # leftovers FILE: how many processes are in, and descriptors hold,
 # the network namespaces whose inodes FILE lists (one a line).
 leftovers() {
