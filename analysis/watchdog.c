@@ -361,7 +361,8 @@ static int analyze_at(struct psa_watchdog *w, const struct psa_model *m, uint64_
 	w->poll_stuck_ns = tot.timeout_ms_max ? (uint64_t)tot.timeout_ms_max * 1000000u : UINT64_MAX;
 	for (size_t i = 0; i < w->n; i++) /* the findings of finished tasks, so far */
 		psa__watchdog_threshold_recheck(w, m, &w->stalls[i]);
-	if (psa__watchdog_deaths(w, m) || psa__watchdog_add_failed(w, m))
+	if (psa__watchdog_deaths(w, m) || psa__watchdog_hosts_cut(w, m) ||
+	    psa__watchdog_add_failed(w, m))
 		return -ENOMEM;
 	/* The earliest exec shown stuck: a task whose fate was lost matters only near it (an older
 	 * one its rank went past long ago most likely finished among the lost events). */

@@ -1,8 +1,9 @@
 /*
  * The watchdog's private state. Call graph (no cycles): watchdog.c (the analysis) calls
- * watchdog_classify.c, watchdog_slow.c and watchdog_death.c; those call the leaf
- * watchdog_stall.c (the stall array, lost windows, waiting edges) and nothing above them;
- * watchdog_print.c only reads.
+ * watchdog_classify.c, watchdog_slow.c, watchdog_host.c and watchdog_death.c; watchdog_host.c
+ * (a host cut off, a death of the whole host) calls watchdog_death.c's table of deaths; those
+ * call the leaf watchdog_stall.c (the stall array, lost windows, waiting edges) and nothing
+ * above them; watchdog_print.c only reads.
  */
 #ifndef PSA_WATCHDOG_INT_H
 #define PSA_WATCHDOG_INT_H

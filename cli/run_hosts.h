@@ -9,7 +9,10 @@
  * process meets its host's processes on the bus and the other hosts through PMIx
  * (proxyscope/launcher.h). Every process exits 0 once its result is written, whatever the
  * result: mpirun ends the whole job when one process fails, and the others' results would be
- * lost. Ctrl-C is passed to mpirun, and the hosts are torn down on every path.
+ * lost; a process that dies (the kill fault) ends only itself (orte_enable_recovery). The
+ * parent sees the processes through files in DIR (run_hosts_job.c) and stops a launcher that
+ * runs on after them, healing a link the partition fault cut first. Ctrl-C is passed to
+ * mpirun, and the hosts are torn down on every path.
  *
  * Recorded (not --no-trace): every host gets its session daemon and a session streaming to a
  * relay daemon on the collector (hosts_trace.h), started before mpirun and ended after it; a
