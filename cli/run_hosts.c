@@ -143,17 +143,21 @@ static char **launcher_argv(const struct hosts *h, const struct enc_wl_args *arg
  * result or died, run_hosts_job_gone), a partitioned host's link is healed (what its orted and
  * session daemon still hold can then reach the collector), and a launcher still running
  * JOB_GONE_GRACE_MS later is stopped (one that keeps a job going after a process died waits on
- * for minutes), then killed; @rh->launcher_stopped says so.
+ * for minutes), then killed; @rh->launcher_stopped says so. Once one is gone, the others get
+ * @stuck_ms to follow (as run_procs.c gives them): one still running then is stuck, and the
+ * launcher is stopped with it.
  */
-static int launcher_wait(struct hosts *h, struct run_hosts *rh, bool heal, pid_t pid)
+static int launcher_wait(struct hosts *h, struct run_hosts *rh, bool heal, uint64_t stuck_ms,
+			 pid_t pid)
 {
 	struct timespec tick = { 0, 50 * 1000 * 1000 };
-	unsigned gone_ms = 0;
+	uint64_t all_ms = 0, some_ms = 0, stop_ms = 0;
 	bool passed = false;
 	int st;
 
-	for (;;) {
+	for (;; nanosleep(&tick, NULL)) {
 		pid_t w = waitpid(pid, &st, WNOHANG);
+		uint32_t gone;
 
 		if (w == pid)
 			break;
@@ -163,18 +167,25 @@ static int launcher_wait(struct hosts *h, struct run_hosts *rh, bool heal, pid_t
 			kill(pid, g_signal == SIGINT ? SIGINT : SIGTERM);
 			passed = true;
 		}
-		if (gone_ms || run_hosts_job_gone(h->dir, rh->procs)) {
-			if (gone_ms == 0 && heal)
+		gone = all_ms ? rh->procs : run_hosts_job_gone(h->dir, rh->procs);
+		if (gone == rh->procs)
+			all_ms += 50;
+		else if (gone)
+			some_ms += 50;
+		if (all_ms < JOB_GONE_GRACE_MS && some_ms < stuck_ms) {
+			if (heal && all_ms == 50)
 				hosts_links_heal(h);
-			gone_ms += 50;
-			if (gone_ms == JOB_GONE_GRACE_MS) {
-				rh->launcher_stopped = true;
-				kill(pid, SIGTERM);
-			} else if (gone_ms == JOB_GONE_GRACE_MS + LAUNCHER_STOP_MS) {
-				kill(pid, SIGKILL);
-			}
+			continue;
 		}
-		nanosleep(&tick, NULL);
+		if (stop_ms == 0) {
+			if (heal && all_ms == 0)
+				hosts_links_heal(h);
+			rh->launcher_stopped = true;
+			kill(pid, SIGTERM);
+		} else if (stop_ms == LAUNCHER_STOP_MS) {
+			kill(pid, SIGKILL); /* the teardown's sweep ends what it leaves */
+		}
+		stop_ms += 50;
 	}
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
@@ -279,7 +290,8 @@ int run_hosts_run(const struct enc_wl_args *args, uint32_t hosts,
 	if (rc) {
 		cli_error("cannot start mpirun: %s", strerror(-rc));
 	} else {
-		rh->launcher_status = launcher_wait(h, rh, run_hosts_partitions(args), pid);
+		rh->launcher_status = launcher_wait(h, rh, run_hosts_partitions(args),
+						    3 * (uint64_t)args->timeout_ms + 10000, pid);
 		results_read(h, rh, res);
 	}
 	if (trace_end(&t, trace) && !rc)
@@ -305,7 +317,8 @@ void run_hosts_print(const struct run_hosts *rh, FILE *out)
 			fprintf(out, "process %" PRIu32 " (host%" PRIu32 "): left no result\n", p,
 				p / per);
 	if (rh->launcher_stopped)
-		fprintf(out, "mpirun ran on after the job's processes were gone: stopped\n");
+		fprintf(out, "mpirun ran on after the job's processes were gone, or with some of "
+			"them stuck: stopped\n");
 	else if (rh->launcher_status)
 		fprintf(out, "mpirun exited with status %d\n", rh->launcher_status);
 }

@@ -67,9 +67,9 @@ int run_hosts_child(struct enc_wl_args *args, const char *dir, bool traced);
 /* run_hosts_job.c: the job's processes, seen from the parent through files in @dir. */
 /* In a process of the job: note its pid as rank @rank's (at its start). */
 void run_hosts_job_started(const char *dir, uint32_t rank);
-/* Whether each of the @procs processes has left its result or is no longer running (false
- * while one has not started yet). */
-bool run_hosts_job_gone(const char *dir, uint32_t procs);
+/* How many of the @procs processes have left their result or are no longer running (one not
+ * started yet is not gone). */
+uint32_t run_hosts_job_gone(const char *dir, uint32_t procs);
 /* The partition fault's cut (enc_wl_args.link_cut) in a process on a simulated host. */
 int run_hosts_link_cut(void *arg);
 /* Whether @args arms a partition fault (its host's link is healed after the job). */

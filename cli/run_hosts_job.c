@@ -52,28 +52,30 @@ static bool pid_runs(long pid)
 	return state && state[1] == ' ' && state[2] != 'Z' && state[2] != 'X';
 }
 
-bool run_hosts_job_gone(const char *dir, uint32_t procs)
+uint32_t run_hosts_job_gone(const char *dir, uint32_t procs)
 {
 	char path[PATH_MAX];
+	uint32_t gone = 0;
 
 	for (uint32_t p = 0; p < procs; p++) {
 		long pid = 0;
 		FILE *f;
 
 		snprintf(path, sizeof(path), "%s/result.%" PRIu32, dir, p);
-		if (access(path, F_OK) == 0)
+		if (access(path, F_OK) == 0) {
+			gone++;
 			continue;
+		}
 		snprintf(path, sizeof(path), "%s/pid.%" PRIu32, dir, p);
 		f = fopen(path, "re");
 		if (!f)
-			return false; /* not started yet */
+			continue; /* not started yet */
 		if (fscanf(f, "%ld", &pid) != 1)
 			pid = 0;
 		fclose(f);
-		if (pid <= 0 || pid_runs(pid))
-			return false;
+		gone += pid > 0 && !pid_runs(pid);
 	}
-	return true;
+	return gone;
 }
 
 bool run_hosts_partitions(const struct enc_wl_args *args)

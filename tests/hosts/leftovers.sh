@@ -41,6 +41,22 @@ dirs_gone() {
 	while read -r d; do [ ! -e "$d" ] || return 1; done <"$tmp/dirs"
 }
 
+# run_noted CMD...: run CMD (output in $tmp/out, $tmp/err; exit status in $rc), noting the
+# namespaces of the hosts it builds (note_namespaces) for nothing_left.
+run_noted() {
+	"$@" >"$tmp/out" 2>"$tmp/err" &
+	pid=$!
+	note_namespaces $pid
+	wait $pid
+	rc=$?
+}
+
+# Nothing of the hosts of the last run_noted is left: no process in, and no descriptor on,
+# their namespaces, and their runtime directory removed.
+nothing_left() {
+	[ -s "$tmp/inodes" ] && [ "$(leftovers "$tmp/inodes")" -eq 0 ] && dirs_gone
+}
+
 # leftovers FILE: how many processes are in, and descriptors hold,
 # the network namespaces whose inodes FILE lists (one a line).
 leftovers() {

@@ -11,19 +11,12 @@ trap 'rm -rf "$tmp"' EXIT
 
 run_ok() { # hosts pattern
 	h=$1
-	"$bin" run --hosts "$h" --procs $((h * 2)) --ranks $((h * 4)) --ranks-per-proxy 1 \
-		--backend ofi --provider tcp --no-trace --ops 20 --bytes 16k --timeout 30s \
-		--pattern "$2" >"$tmp/out" 2>"$tmp/err" &
-	pid=$!
-	note_namespaces $pid
-	wait $pid
-	rc=$?
+	run_noted "$bin" run --hosts "$h" --procs $((h * 2)) --ranks $((h * 4)) \
+		--ranks-per-proxy 1 --backend ofi --provider tcp --no-trace --ops 20 --bytes 16k \
+		--timeout 30s --pattern "$2"
 	[ $rc -eq 0 ] && grep -q '^result: *ok$' "$tmp/out" &&
 		grep -q "^execs: *$((h * 4 * 20)) / $((h * 4 * 20)) completed" "$tmp/out" &&
 		grep -q ' 0 mismatches' "$tmp/out" && grep -q "^hosts: *$h (" "$tmp/out"
-}
-nothing_left() {
-	[ -s "$tmp/inodes" ] && [ "$(leftovers "$tmp/inodes")" -eq 0 ] && dirs_gone
 }
 
 check "2 hosts, ring" run_ok 2 ring

@@ -20,16 +20,8 @@ trap 'rm -rf "$tmp"' EXIT
 
 run() { # output-dir args...
 	out=$1; shift
-	"$bin" run --hosts 3 --procs 6 --ranks 12 --ranks-per-proxy 1 --backend ofi \
-		--provider tcp --ops 12 --bytes 16k --timeout 3s -o "$out" "$@" \
-		>"$tmp/out" 2>"$tmp/err" &
-	pid=$!
-	note_namespaces $pid
-	wait $pid
-	rc=$?
-}
-nothing_left() {
-	[ -s "$tmp/inodes" ] && [ "$(leftovers "$tmp/inodes")" -eq 0 ] && dirs_gone
+	run_noted "$bin" run --hosts 3 --procs 6 --ranks 12 --ranks-per-proxy 1 --backend ofi \
+		--provider tcp --ops 12 --bytes 16k --timeout 3s -o "$out" "$@"
 }
 # The root cause lines of the report in $tmp/out: exactly the one given.
 only_root() {

@@ -21,15 +21,8 @@ trap 'rm -rf "$tmp"' EXIT
 
 run() { # output-dir args...
 	out=$1; shift
-	"$bin" run --hosts 2 --procs 4 --ranks 8 --ranks-per-proxy 1 --backend ofi --provider tcp \
-		--ops 20 --bytes 16k -o "$out" "$@" >"$tmp/out" 2>"$tmp/err" &
-	pid=$!
-	note_namespaces $pid
-	wait $pid
-	rc=$?
-}
-nothing_left() {
-	[ -s "$tmp/inodes" ] && [ "$(leftovers "$tmp/inodes")" -eq 0 ] && dirs_gone
+	run_noted "$bin" run --hosts 2 --procs 4 --ranks 8 --ranks-per-proxy 1 --backend ofi \
+		--provider tcp --ops 20 --bytes 16k -o "$out" "$@"
 }
 # One trace per host in the relay daemon's tree, under the host's name.
 traces_per_host() {
