@@ -17,6 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <proxyscope/psa_clock.h>
+
 #include "event_internal.h"
 #include "reader_ctf.h"
 
@@ -198,9 +200,33 @@ out_lanes:
 	return rc;
 }
 
+/* Each trace's clock shift: minus the correction of its host (the metadata's hostname). */
+static int shifts_set(struct psa_trace_dirs *dirs, size_t i, const char *host,
+		      const struct psa_clock_fix *fix, size_t fix_n)
+{
+	for (size_t k = 0; k < fix_n && host[0]; k++) {
+		if (strcmp(fix[k].host, host) || !fix[k].offset_ns)
+			continue;
+		if (!dirs->clock_shift_ns &&
+		    !(dirs->clock_shift_ns = calloc(dirs->n, sizeof(*dirs->clock_shift_ns))))
+			return -ENOMEM;
+		dirs->clock_shift_ns[i] = -fix[k].offset_ns;
+	}
+	return 0;
+}
+
 int psa_read_ctf(const char *const *paths, size_t paths_n, const struct psa_sink *sink,
 		 struct psa_read_stats *stats, void (*progress)(uint64_t events, void *arg),
 		 void *progress_arg, char *err, size_t errlen)
+{
+	return psa_read_ctf_clocked(paths, paths_n, NULL, 0, sink, stats, progress, progress_arg,
+				    err, errlen);
+}
+
+int psa_read_ctf_clocked(const char *const *paths, size_t paths_n, const struct psa_clock_fix *fix,
+			 size_t fix_n, const struct psa_sink *sink, struct psa_read_stats *stats,
+			 void (*progress)(uint64_t events, void *arg), void *progress_arg,
+			 char *err, size_t errlen)
 {
 	struct psa_read_stats stats_local;
 	struct psa_trace_dirs dirs;
@@ -232,6 +258,10 @@ int psa_read_ctf(const char *const *paths, size_t paths_n, const struct psa_sink
 
 		rc = psa__ctf_check_trace(dirs.dir[i], &c, err, errlen);
 		hide[i] = c.hide_index;
+		if (!rc && fix_n && shifts_set(&dirs, i, c.hostname, fix, fix_n)) {
+			psa__errf(err, errlen, "out of memory");
+			rc = -ENOMEM;
+		}
 		psa__ctf_check_fini(&c);
 	}
 	if (!rc) {

@@ -39,6 +39,7 @@ struct psa_trace_dirs {
 	char **open; /* what babeltrace2 opens (NULL, or NULL entries: dir) */
 	void (*opening)(void *arg, long trace); /* trace (an index) being opened; -1: all opened */
 	void *opening_arg;
+	int64_t *clock_shift_ns; /* NULL, or per trace: added to its clocks' offsets (psa_clock.h) */
 };
 
 void psa__trace_dirs_init(struct psa_trace_dirs *l);
@@ -63,6 +64,7 @@ struct psa_ctf_check {
 	unsigned streams_cut;        /* of them, shorter than their index says (packets lost at the end) */
 	bool has_uuid;               /* the metadata names the trace's UUID */
 	uint8_t uuid[16];
+	char hostname[PSA_HOST_MAX]; /* its environment's `hostname` ("" when it has none) */
 	/* streams missing, emptied or cut short against an index that tiles from byte 0 (each
 	 * issue's trace left empty); malloc'ed: psa__ctf_check_fini */
 	struct psa_integrity_issue *damage;

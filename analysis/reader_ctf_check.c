@@ -358,6 +358,28 @@ static void text_uuid(const char *text, size_t len, struct psa_ctf_check *c)
 	}
 }
 
+/* The environment's `hostname = "NAME";` in the metadata's text: into @c (a text metadata is
+ * searched as it is; a packetized one after depacketizing). */
+static void text_hostname(const char *text, size_t len, struct psa_ctf_check *c)
+{
+	static const char key[] = "hostname";
+	const char *p = memmem(text, len, key, sizeof(key) - 1), *end = text + len;
+
+	for (; p; p = memmem(p + 1, (size_t)(end - p - 1), key, sizeof(key) - 1)) {
+		const char *q = p + sizeof(key) - 1, *e;
+
+		while (q < end && (*q == ' ' || *q == '\t' || *q == '='))
+			q++;
+		if (q >= end || *q != '"' || !(e = memchr(q + 1, '"', (size_t)(end - q - 1))))
+			continue;
+		if ((size_t)(e - q - 1) < sizeof(c->hostname)) {
+			memcpy(c->hostname, q + 1, (size_t)(e - q - 1));
+			c->hostname[e - q - 1] = '\0';
+		}
+		return;
+	}
+}
+
 static int check_metadata(const char *dir, struct psa_ctf_check *c, char *err, size_t errlen)
 {
 	char path[PATH_MAX];
@@ -377,6 +399,8 @@ static int check_metadata(const char *dir, struct psa_ctf_check *c, char *err, s
 		rc = depacketize(path, md, len, &text, &text_len, err, errlen);
 		if (!rc)
 			rc = check_text(path, text, text_len, err, errlen);
+		if (!rc)
+			text_hostname(text, text_len, c);
 		if (!rc && len >= 20) { /* the packets' header names the trace */
 			memcpy(c->uuid, md + 4, sizeof(c->uuid));
 			c->has_uuid = true;
@@ -384,8 +408,10 @@ static int check_metadata(const char *dir, struct psa_ctf_check *c, char *err, s
 		free(text);
 	} else {
 		rc = check_text(path, (const char *)md, len, err, errlen);
-		if (!rc)
+		if (!rc) {
 			text_uuid((const char *)md, len, c);
+			text_hostname((const char *)md, len, c);
+		}
 	}
 	free(md);
 	return rc;

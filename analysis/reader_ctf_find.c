@@ -44,6 +44,7 @@ void psa__trace_dirs_fini(struct psa_trace_dirs *l)
 	free(l->dir);
 	free(l->real);
 	free(l->open);
+	free(l->clock_shift_ns);
 	memset(l, 0, sizeof(*l));
 }
 

@@ -222,6 +222,13 @@ static int add_source(struct psa_ctf_lane *l, const bt_component_class_source *f
 							 ? l->dirs->open[i] : l->dirs->dir[i]) ||
 	    bt_value_map_insert_string_entry(params, "trace-name", trace_name))
 		goto out_nomem;
+	/* a host's clock corrected (psa_clock.h): babeltrace2 moves the trace's clock classes */
+	if (l->dirs->clock_shift_ns && l->dirs->clock_shift_ns[i] &&
+	    (bt_value_map_insert_signed_integer_entry(params, "clock-class-offset-s",
+						      l->dirs->clock_shift_ns[i] / 1000000000) ||
+	     bt_value_map_insert_signed_integer_entry(params, "clock-class-offset-ns",
+						      l->dirs->clock_shift_ns[i] % 1000000000)))
+		goto out_nomem;
 	snprintf(name, sizeof(name), SRC_PREFIX "%zu", i);
 	switch (bt_graph_add_source_component(l->graph, fs, name, params, BT_LOGGING_LEVEL_NONE,
 					      &l->src[i])) {

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 
+#include <proxyscope/psa_clock.h>
 #include <proxyscope/psa_live.h>
 
 #include "event_internal.h"
@@ -16,6 +17,15 @@ int psa_read_ctf(const char *const *paths, size_t paths_n, const struct psa_sink
 		*stats = (struct psa_read_stats){ 0 };
 	psa__errf(err, errlen, "built without babeltrace2 (-DWITH_ANALYSIS=OFF)");
 	return -ENOTSUP;
+}
+
+int psa_read_ctf_clocked(const char *const *paths, size_t paths_n, const struct psa_clock_fix *fix,
+			 size_t fix_n, const struct psa_sink *sink, struct psa_read_stats *stats,
+			 void (*progress)(uint64_t events, void *arg), void *progress_arg,
+			 char *err, size_t errlen)
+{
+	(void)fix, (void)fix_n;
+	return psa_read_ctf(paths, paths_n, sink, stats, progress, progress_arg, err, errlen);
 }
 
 int psa_live_open(const char *url, struct psa_live **out, char *err, size_t errlen)

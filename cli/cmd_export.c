@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <proxyscope/psa_clock.h>
 #include <proxyscope/psa_event.h>
 #include <proxyscope/psa_export.h>
 #include <proxyscope/psa_model.h>
@@ -205,14 +206,47 @@ static void progress_clear(void)
 	g_progress_drawn = false;
 }
 
+/*
+ * The hosts' clocks (psa_clock.h): estimated in the first pass (est), and the corrections
+ * a second pass reads the CTF traces with (fix).
+ */
+struct export_clock {
+	struct psa_clock *est;
+	const struct psa_clock_fix *fix;
+	size_t fix_n;
+	struct psa_sink model;
+	bool nomem;
+};
+
+static void clock_event(void *arg, const struct psa_event *ev)
+{
+	struct export_clock *k = arg;
+
+	if (psa_clock_feed(k->est, ev))
+		k->nomem = true;
+	k->model.event(k->model.arg, ev);
+}
+
+static void clock_discard(void *arg, const struct psa_discard *d)
+{
+	struct export_clock *k = arg;
+
+	k->model.discard(k->model.arg, d);
+}
+
 /* Read the traces into @m. Returns 0 or the exit code (the message printed). */
-static int read_traces(const struct export_cli *c, struct psa_model *m, struct psa_read_stats *rs)
+static int read_traces(const struct export_cli *c, struct psa_model *m, struct export_clock *k,
+		       struct psa_read_stats *rs)
 {
 	char err[PSA_ERR_MAX];
 	struct psa_sink sink;
 	int rc;
 
 	psa_model_sink(m, &sink);
+	if (k->est && !k->fix) {
+		k->model = sink;
+		sink = (struct psa_sink){ clock_event, clock_discard, k };
+	}
 	if (c->text) {
 		const char *path = c->traces[0];
 		FILE *f = strcmp(path, "-") ? report_open_text(path, err, sizeof(err)) : stdin;
@@ -229,9 +263,13 @@ static int read_traces(const struct export_cli *c, struct psa_model *m, struct p
 	} else {
 		bool tty = isatty(STDERR_FILENO);
 
-		rc = psa_read_ctf(c->traces, c->traces_n, &sink, rs, tty ? progress : NULL, NULL, err,
-				  sizeof(err));
+		rc = psa_read_ctf_clocked(c->traces, c->traces_n, k->fix, k->fix_n, &sink, rs,
+					  tty ? progress : NULL, NULL, err, sizeof(err));
 		progress_clear();
+	}
+	if (!rc && k->nomem) {
+		err[0] = '\0';
+		rc = -ENOMEM;
 	}
 	if (!rc)
 		return 0;
@@ -278,7 +316,7 @@ static void summary(const struct export_cli *c, const struct psa_model *m)
 
 /* Read, model and export into @out. Returns 0 or the exit code (the message printed). */
 static int export_run(const struct export_cli *c, FILE *out, const char *out_name,
-		      struct psa_model *m)
+		      struct psa_model *m, struct export_clock *k)
 {
 	struct psa_model_totals t;
 	struct psa_read_stats rs;
@@ -311,7 +349,7 @@ static int export_run(const struct export_cli *c, FILE *out, const char *out_nam
 		rc = CLI_EXIT_FAILURE;
 		goto out_destroy;
 	}
-	rc = read_traces(c, m, &rs);
+	rc = read_traces(c, m, k, &rs);
 	if (rc)
 		goto out_destroy;
 	psa_model_totals(m, &t);
@@ -346,9 +384,60 @@ out_destroy:
 	return rc;
 }
 
+/*
+ * A host's clock disagreeing by more than the evidence allows (psa_clock.h): a regular FILE
+ * (still the temporary file) is written again from a second pass on the corrected clocks; what
+ * cannot be rewound (standard output, a FIFO) keeps the recorded clocks, and stderr says so.
+ * Returns 0 or the exit code.
+ */
+static int export_again(const struct export_cli *c, struct export_out *target,
+			struct psa_model **m, struct export_clock *k)
+{
+	struct psa_clock_fix *fix;
+	size_t fix_n;
+	int rc;
+
+	if (!k->est)
+		return 0;
+	if (psa_clock_estimate(k->est)) {
+		cli_error("cannot estimate the hosts' clocks: out of memory");
+		return CLI_EXIT_FAILURE;
+	}
+	if (!psa_clock_needs_correction(k->est))
+		return 0;
+	if (target->kind != EXPORT_OUT_REPLACE) {
+		psa_clock_print(k->est, false, stderr);
+		return 0;
+	}
+	if (psa_clock_fixes(k->est, &fix, &fix_n)) {
+		cli_error("cannot correct the hosts' clocks: out of memory");
+		return CLI_EXIT_FAILURE;
+	}
+	k->fix = fix;
+	k->fix_n = fix_n;
+	psa_model_destroy(*m);
+	*m = NULL;
+	rc = psa_model_create(m) ? -ENOMEM : 0;
+	/* the stream writes straight into the temporary file's descriptor: empty both */
+	if (!rc && (fflush(target->f) || ftruncate(target->fd, 0) ||
+		    lseek(target->fd, 0, SEEK_SET) < 0))
+		rc = -errno;
+	if (rc) {
+		cli_error("cannot write '%s' again: %s", c->output, strerror(-rc));
+		rc = CLI_EXIT_FAILURE;
+	} else {
+		rc = export_run(c, target->f, c->output, *m, k);
+	}
+	if (!rc)
+		psa_clock_print(k->est, true, stderr);
+	free(fix);
+	return rc;
+}
+
 int cmd_export(int argc, char **argv)
 {
 	struct export_out target;
+	struct export_clock clk = { 0 };
 	struct export_cli c;
 	struct psa_model *m;
 	int rc;
@@ -356,7 +445,7 @@ int cmd_export(int argc, char **argv)
 	rc = export_parse(argc, argv, &c);
 	if (rc >= 0)
 		goto out_free;
-	if (psa_model_create(&m)) {
+	if ((!c.text && psa_clock_create(&clk.est)) || psa_model_create(&m)) {
 		cli_error("out of memory");
 		rc = CLI_EXIT_FAILURE;
 		goto out_free;
@@ -375,7 +464,9 @@ int cmd_export(int argc, char **argv)
 	}
 	rc = export_out_open(&target);
 	if (!rc) {
-		rc = export_run(&c, target.f, c.to_stdout ? "standard output" : c.output, m);
+		rc = export_run(&c, target.f, c.to_stdout ? "standard output" : c.output, m, &clk);
+		if (!rc)
+			rc = export_again(&c, &target, &m, &clk);
 		rc = export_out_close(&target, rc);
 	}
 	if (rc && c.to_stdout) {
@@ -387,6 +478,7 @@ int cmd_export(int argc, char **argv)
 		summary(&c, m);
 	psa_model_destroy(m);
 out_free:
+	psa_clock_destroy(clk.est);
 	free(c.traces);
 	return rc;
 }

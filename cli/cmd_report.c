@@ -53,6 +53,7 @@ int cmd_report(int argc, char **argv)
 		} else {
 			psa_overview_print(c.overview, c.m, &c.in.rs, c.in.desc, stdout);
 			fputc('\n', stdout);
+			report_print_clocks(&c, stdout);
 			psa_stats_print(c.stats, false, stdout);
 			fputc('\n', stdout);
 			psa_watchdog_print(c.wd, c.m, stdout);

@@ -44,6 +44,7 @@ int cmd_watchdog(int argc, char **argv)
 			report_json_watchdog(&j, &c, a.wopts.threshold_ns);
 			report_json_end(&j);
 		} else {
+			report_print_clocks(&c, stdout);
 			psa_watchdog_print(c.wd, c.m, stdout);
 		}
 		rc = report_exit_status(c.wd);

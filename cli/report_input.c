@@ -29,30 +29,60 @@
 	"and the failures: a healthy run leaves none"
 #define TEXT_PROGRESS_EVERY 65536
 
-int report_ctx_init(struct report_ctx *c, unsigned parts, const struct psa_timeline_filter *filter,
-		    const struct psa_watchdog_opts *wopts)
+/* The model and the parts report_ctx_init was asked for (again for a second pass). */
+static int parts_create(struct report_ctx *c)
 {
 	struct psa_observer obs;
-	int rc = 0;
+	int rc;
 
-	memset(c, 0, sizeof(*c));
 	rc = psa_model_create(&c->m);
-	if (!rc && (parts & REPORT_OVERVIEW) && !(rc = psa_overview_create(&c->overview))) {
+	if (!rc && (c->parts & REPORT_OVERVIEW) && !(rc = psa_overview_create(&c->overview))) {
 		psa_overview_observer(c->overview, &obs);
 		rc = psa_model_add_observer(c->m, &obs);
 	}
-	if (!rc && (parts & REPORT_STATS) && !(rc = psa_stats_create(&c->stats))) {
+	if (!rc && (c->parts & REPORT_STATS) && !(rc = psa_stats_create(&c->stats))) {
 		psa_stats_observer(c->stats, &obs);
 		rc = psa_model_add_observer(c->m, &obs);
 	}
-	if (!rc && (parts & REPORT_TIMELINE) && !(rc = psa_timeline_create(filter, &c->timeline))) {
+	if (!rc && (c->parts & REPORT_TIMELINE) &&
+	    !(rc = psa_timeline_create(c->filter, &c->timeline))) {
 		psa_timeline_observer(c->timeline, &obs);
 		rc = psa_model_add_observer(c->m, &obs);
 	}
-	if (!rc && (parts & REPORT_WATCHDOG) && !(rc = psa_watchdog_create(wopts, &c->wd))) {
+	if (!rc && (c->parts & REPORT_WATCHDOG) && !(rc = psa_watchdog_create(&c->wopts, &c->wd))) {
 		psa_watchdog_observer(c->wd, &obs);
 		rc = psa_model_add_observer(c->m, &obs);
 	}
+	return rc;
+}
+
+static void parts_destroy(struct report_ctx *c)
+{
+	psa_watchdog_destroy(c->wd);
+	psa_timeline_destroy(c->timeline);
+	psa_stats_destroy(c->stats);
+	psa_overview_destroy(c->overview);
+	psa_model_destroy(c->m);
+	c->wd = NULL;
+	c->timeline = NULL;
+	c->stats = NULL;
+	c->overview = NULL;
+	c->m = NULL;
+}
+
+int report_ctx_init(struct report_ctx *c, unsigned parts, const struct psa_timeline_filter *filter,
+		    const struct psa_watchdog_opts *wopts)
+{
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	c->parts = parts;
+	c->filter = filter;
+	if (wopts)
+		c->wopts = *wopts;
+	rc = psa_clock_create(&c->clock);
+	if (!rc)
+		rc = parts_create(c);
 	if (rc) {
 		cli_error("cannot set up the analysis: %s", strerror(-rc));
 		report_ctx_fini(c);
@@ -69,18 +99,29 @@ int report_ctx_add_observer(struct report_ctx *c, const struct psa_observer *obs
 		cli_error("cannot set up the analysis: %s", strerror(-rc));
 		return CLI_EXIT_FAILURE;
 	}
+	c->extra_observers++;
 	return 0;
 }
 
 void report_ctx_fini(struct report_ctx *c)
 {
-	psa_watchdog_destroy(c->wd);
+	parts_destroy(c);
 	psa_integrity_fini(&c->integrity);
-	psa_timeline_destroy(c->timeline);
-	psa_stats_destroy(c->stats);
-	psa_overview_destroy(c->overview);
-	psa_model_destroy(c->m);
+	psa_clock_destroy(c->clock);
 	memset(c, 0, sizeof(*c));
+}
+
+void report_print_clocks(const struct report_ctx *c, FILE *out)
+{
+	size_t n = 0;
+
+	if (!c->clock)
+		return;
+	psa_clock_hosts(c->clock, &n);
+	if (n < 2)
+		return;
+	psa_clock_print(c->clock, c->clock_applied, out);
+	fputc('\n', out);
 }
 
 /* --- a report command's arguments ------------------------------------------------------------ */
@@ -227,7 +268,14 @@ static unsigned snapshots_in(const char *dir, char *one, size_t onelen)
  * input must be a regular file or `-`: a FIFO would block the read forever and a device such
  * as /dev/zero never ends (stdin may still be a pipe).
  */
-static int classify(const char *path, bool *text)
+static void count_trace(void *arg, const char *dir)
+{
+	(void)dir;
+	++*(size_t *)arg;
+}
+
+/* Whether @path is babeltrace2 text (else CTF: *@traces += the trace directories under it). */
+static int classify(const char *path, bool *text, size_t *traces)
 {
 	char err[PSA_ERR_MAX], one[PATH_MAX + 256];
 	struct stat st;
@@ -241,7 +289,7 @@ static int classify(const char *path, bool *text)
 		return CLI_EXIT_USAGE;
 	}
 	if (S_ISDIR(st.st_mode)) {
-		if (psa_ctf_find(path, NULL, NULL, err, sizeof(err))) {
+		if (psa_ctf_find(path, count_trace, traces, err, sizeof(err))) {
 			cli_error("%s", err);
 			return CLI_EXIT_USAGE;
 		}
@@ -265,6 +313,7 @@ static int classify(const char *path, bool *text)
 	}
 	/* A CTF trace's own metadata file stands for its directory. */
 	*text = strcmp(strrchr(path, '/') ? strrchr(path, '/') + 1 : path, "metadata") != 0;
+	*traces += !*text;
 	return 0;
 }
 
@@ -273,6 +322,8 @@ static int classify(const char *path, bool *text)
 /* Between the reader and the model: the process filter and the text reader's progress count. */
 struct feed {
 	struct psa_sink model;
+	struct psa_clock *clock; /* fed in the first pass only */
+	bool clock_nomem;
 	const uint32_t *only_vpids;
 	size_t only_vpids_n;
 	uint64_t seen;
@@ -287,6 +338,8 @@ static void feed_event(void *arg, const struct psa_event *ev)
 
 	if (f->count_progress && ++f->seen % TEXT_PROGRESS_EVERY == 0)
 		atomic_store_explicit(&f->progress, f->seen, memory_order_relaxed);
+	if (f->clock && psa_clock_feed(f->clock, ev))
+		f->clock_nomem = true;
 	if (f->only_vpids_n && ev->vpid) {
 		size_t i = 0;
 
@@ -388,16 +441,100 @@ static void describe(struct report_input *in, char *const *paths, size_t n)
 			 in->rs.traces == 1 ? "" : "s", paths[0], n > 1 ? " and more" : "");
 }
 
+/* One pass over the inputs into c->m; 0 or the exit code (message printed). */
+static int read_pass(struct report_ctx *c, char *const *paths, size_t n,
+		     const struct report_read_opts *opts, const struct psa_clock_fix *fix,
+		     size_t fix_n)
+{
+	struct feed f = { .only_vpids_n = 0 };
+	struct psa_sink sink = { feed_event, feed_discard, &f };
+	char err[PSA_ERR_MAX];
+	bool progress;
+	int rc;
+
+	psa_model_sink(c->m, &f.model);
+	f.clock = fix ? NULL : c->clock;
+	f.only_vpids = opts->only_vpids;
+	f.only_vpids_n = opts->only_vpids_n;
+	atomic_init(&f.progress, 0);
+
+	progress = !opts->quiet && isatty(STDERR_FILENO) &&
+		   progress_start_count(fix ? "reading the trace on corrected clocks"
+					    : "reading the trace", "events", &f.progress,
+					PROGRESS_DELAY_MS);
+	if (c->in.text)
+		rc = read_text(c, paths[0], &f, &sink, err, sizeof(err));
+	else
+		rc = psa_read_ctf_clocked((const char *const *)paths, n, fix, fix_n, &sink,
+					  &c->in.rs, ctf_progress, &f, err, sizeof(err));
+	if (progress)
+		progress_stop();
+	c->in.filtered = f.filtered;
+	if (rc == -ENOMEM || f.clock_nomem) {
+		cli_error("%s", err[0] ? err : "out of memory");
+		return CLI_EXIT_FAILURE;
+	}
+	if (rc == -EINVAL && c->in.text) {
+		text_error(paths[0], c->in.rs.lines, err);
+		return CLI_EXIT_USAGE;
+	}
+	if (rc) {
+		cli_error("%s", err[0] ? err : strerror(-rc));
+		return CLI_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/*
+ * The hosts' clocks from the first pass; when one is to be corrected, CTF input is read again
+ * into new parts on the corrected clocks. Only then: a trace whose clocks agree costs nothing
+ * more than the estimator's matching of sends with receives. 0 or the exit code.
+ */
+static int clocks_correct(struct report_ctx *c, char *const *paths, size_t n,
+			  const struct report_read_opts *opts, bool snapshot)
+{
+	struct psa_clock_fix *fix;
+	size_t fix_n;
+	int rc;
+
+	if (!c->clock)
+		return 0;
+	if (psa_clock_estimate(c->clock)) {
+		cli_error("cannot estimate the hosts' clocks: out of memory");
+		return CLI_EXIT_FAILURE;
+	}
+	if (c->in.text || !psa_clock_needs_correction(c->clock) ||
+	    (c->extra_observers && !opts->reread))
+		return 0;
+	if (psa_clock_fixes(c->clock, &fix, &fix_n)) {
+		cli_error("cannot correct the hosts' clocks: out of memory");
+		return CLI_EXIT_FAILURE;
+	}
+	parts_destroy(c);
+	c->extra_observers = 0;
+	rc = parts_create(c);
+	if (rc) {
+		cli_error("cannot set up the analysis: %s", strerror(-rc));
+		rc = CLI_EXIT_FAILURE;
+	}
+	if (!rc && snapshot)
+		psa_model_set_snapshot(c->m);
+	if (!rc && opts->reread)
+		rc = opts->reread(c, opts->reread_arg);
+	if (!rc)
+		rc = read_pass(c, paths, n, opts, fix, fix_n);
+	c->clock_applied = rc == 0;
+	free(fix);
+	return rc;
+}
+
 int report_ctx_read(struct report_ctx *c, char *const *paths, size_t n,
 		    const struct report_read_opts *opts)
 {
 	struct report_read_opts none = { 0 };
-	struct feed f = { .only_vpids_n = 0 };
 	struct psa_model_totals tot;
-	struct psa_sink sink = { feed_event, feed_discard, &f };
-	char err[PSA_ERR_MAX];
-	size_t texts = 0;
-	bool progress;
+	size_t texts = 0, traces = 0;
+	bool snapshot = false;
 	int rc;
 
 	if (!opts)
@@ -405,7 +542,7 @@ int report_ctx_read(struct report_ctx *c, char *const *paths, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		bool text;
 
-		rc = classify(paths[i], &text);
+		rc = classify(paths[i], &text, &traces);
 		if (rc)
 			return rc;
 		texts += text;
@@ -419,38 +556,22 @@ int report_ctx_read(struct report_ctx *c, char *const *paths, size_t n,
 		return CLI_EXIT_USAGE;
 	}
 	for (size_t i = 0; i < n && !texts; i++)
-		if (opts->snapshot || in_snapshot_dir(paths[i]))
-			psa_model_set_snapshot(c->m);
+		snapshot |= opts->snapshot || in_snapshot_dir(paths[i]);
+	if (snapshot)
+		psa_model_set_snapshot(c->m);
 	c->in.text = texts != 0;
 	c->in.first = paths[0];
 	c->in.paths_n = n;
-	psa_model_sink(c->m, &f.model);
-	f.only_vpids = opts->only_vpids;
-	f.only_vpids_n = opts->only_vpids_n;
-	atomic_init(&f.progress, 0);
-
-	progress = !opts->quiet && isatty(STDERR_FILENO) &&
-		   progress_start_count("reading the trace", "events", &f.progress, PROGRESS_DELAY_MS);
-	if (c->in.text)
-		rc = read_text(c, paths[0], &f, &sink, err, sizeof(err));
-	else
-		rc = psa_read_ctf((const char *const *)paths, n, &sink, &c->in.rs, ctf_progress, &f,
-				  err, sizeof(err));
-	if (progress)
-		progress_stop();
-	c->in.filtered = f.filtered;
-	if (rc == -ENOMEM) {
-		cli_error("%s", err[0] ? err : "out of memory");
-		return CLI_EXIT_FAILURE;
+	/* one trace directory is one host: its clock needs no estimate */
+	if (!texts && traces < 2) {
+		psa_clock_destroy(c->clock);
+		c->clock = NULL;
 	}
-	if (rc == -EINVAL && c->in.text) {
-		text_error(paths[0], c->in.rs.lines, err);
-		return CLI_EXIT_USAGE;
-	}
-	if (rc) {
-		cli_error("%s", err[0] ? err : strerror(-rc));
-		return CLI_EXIT_USAGE;
-	}
+	rc = read_pass(c, paths, n, opts, NULL, 0);
+	if (!rc)
+		rc = clocks_correct(c, paths, n, opts, snapshot);
+	if (rc)
+		return rc;
 	describe(&c->in, paths, n);
 	report_warn_text(paths[0], &c->in.rs);
 

@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <proxyscope/psa_clock.h>
 #include <proxyscope/psa_event.h>
 #include <proxyscope/psa_integrity.h>
 #include <proxyscope/psa_model.h>
@@ -34,7 +35,9 @@
 	"TRACE is a CTF trace directory, or any directory above some (every trace found under it\n" \
 	"is read, merged by time with the others), or babeltrace2's text output: a file, or '-'\n"   \
 	"for stdin (babeltrace2 TRACE | proxyscope report -). A progress line is drawn on stderr\n" \
-	"during a long read when stderr is a terminal.\n"
+	"during a long read when stderr is a terminal. The traces of several hosts are merged on\n"  \
+	"clocks checked against the messages between them: a host whose clock disagrees by more\n" \
+	"than they allow is corrected (CTF: read again), and the clocks section says so.\n"
 
 /* The parts a command asks for (each one is a model observer, fed in the same pass). */
 enum report_part {
@@ -44,6 +47,8 @@ enum report_part {
 	REPORT_WATCHDOG = 1u << 3,
 };
 
+struct report_ctx;
+
 struct report_read_opts {
 	const uint32_t *only_vpids; /* keep only these processes' events (none: every process) */
 	size_t only_vpids_n;
@@ -52,6 +57,13 @@ struct report_read_opts {
 			       also assumed for a path inside an LTTng snapshot directory */
 	bool empty_ok;      /* no proxyscope event is not an error: c->in.empty is set, and the
 			       caller says it (a recording command, trace_tally.h) */
+	/*
+	 * The observers added with report_ctx_add_observer, added again to the new model when
+	 * the traces are read a second time on corrected host clocks: 0 or the exit code. Without
+	 * it, a context with such observers is not re-read (the clocks say so).
+	 */
+	int (*reread)(struct report_ctx *c, void *arg);
+	void *reread_arg;
 };
 
 /* What was read. */
@@ -72,7 +84,14 @@ struct report_ctx {
 	struct psa_timeline *timeline; /* NULL unless REPORT_TIMELINE */
 	struct psa_watchdog *wd;       /* NULL unless REPORT_WATCHDOG */
 	struct psa_integrity integrity; /* damaged streams, copied traces (CTF input) */
+	struct psa_clock *clock;        /* the hosts' clocks, estimated in the first pass */
+	bool clock_applied;             /* the traces were read again on corrected clocks */
 	struct report_input in;
+	/* what report_ctx_init was given, to make the parts again for a second pass */
+	unsigned parts;
+	const struct psa_timeline_filter *filter;
+	struct psa_watchdog_opts wopts;
+	unsigned extra_observers;       /* added with report_ctx_add_observer */
 };
 
 /*
@@ -87,7 +106,10 @@ int report_ctx_add_observer(struct report_ctx *c, const struct psa_observer *obs
 
 /*
  * Read @paths (@n >= 1) into the model in one pass, finish it, run the watchdog analysis, and
- * warn on stderr about lost events. Returns 0, CLI_EXIT_USAGE after an "error:" line for every
+ * warn on stderr about lost events. The hosts' clocks are estimated in the same pass (psa_clock.h);
+ * when a host's clock disagrees by more than the evidence allows, CTF traces are read a second
+ * time, into new parts, on the corrected clocks (traces whose clocks agree are read once).
+ * Returns 0, CLI_EXIT_USAGE after an "error:" line for every
  * input problem (missing path, not a trace, corrupt trace, not babeltrace2 text, no proxyscope
  * event, mixed inputs), or CLI_EXIT_FAILURE (out of memory).
  */
@@ -95,6 +117,9 @@ int report_ctx_read(struct report_ctx *c, char *const *paths, size_t n,
 		    const struct report_read_opts *opts);
 
 void report_ctx_fini(struct report_ctx *c);
+
+/* The "clocks:" section and a blank line (nothing for a trace of one host). */
+void report_print_clocks(const struct report_ctx *c, FILE *out);
 
 /*
  * Open babeltrace2 text file @path for reading: a regular file only (opened without blocking on

@@ -90,6 +90,53 @@ void report_json_begin(struct cli_json *j, const char *command, const struct rep
 	cli_json_begin_object(j);
 	str_member(j, "command", command);
 	report_json_input(j, c, a->paths, a->n);
+	report_json_clocks(j, c);
+}
+
+void report_json_clocks(struct cli_json *j, const struct report_ctx *c)
+{
+	const struct psa_clock_host *h;
+	size_t n = 0;
+
+	h = c->clock ? psa_clock_hosts(c->clock, &n) : NULL;
+	if (n < 2)
+		return;
+	cli_json_key(j, "clocks");
+	cli_json_begin_object(j);
+	str_member(j, "reference", h[0].host);
+	cli_json_key(j, "corrected");
+	cli_json_bool(j, c->clock_applied);
+	cli_json_key(j, "hosts");
+	cli_json_begin_array(j);
+	for (size_t i = 0; i < n; i++) {
+		cli_json_begin_object(j);
+		str_member(j, "host", h[i].host);
+		str_member(j, "state", psa_clock_state_str(h[i].state));
+		cli_json_key(j, "offset_ns");
+		cli_json_i64(j, h[i].offset_ns);
+		cli_json_key(j, "bound_ns");
+		if (h[i].bound_ns >= 0)
+			cli_json_i64(j, h[i].bound_ns);
+		else
+			cli_json_null(j);
+		cli_json_key(j, "allowed_min_ns");
+		if (h[i].has_lo && i)
+			cli_json_i64(j, h[i].lo_ns);
+		else
+			cli_json_null(j);
+		cli_json_key(j, "allowed_max_ns");
+		if (h[i].has_hi && i)
+			cli_json_i64(j, h[i].hi_ns);
+		else
+			cli_json_null(j);
+		cli_json_key(j, "pairs");
+		cli_json_u64(j, h[i].pairs);
+		cli_json_key(j, "applied");
+		cli_json_bool(j, c->clock_applied && h[i].state == PSA_CLOCK_CORRECTED);
+		cli_json_end_object(j);
+	}
+	cli_json_end_array(j);
+	cli_json_end_object(j);
 }
 
 void report_json_end(struct cli_json *j)

@@ -23,6 +23,8 @@ void report_json_end(struct cli_json *j);
 void report_json_input(struct cli_json *j, const struct report_ctx *c, char *const *paths,
 		       size_t n);
 
+/* "clocks": the hosts' clock offsets and what was corrected (nothing for one host). */
+void report_json_clocks(struct cli_json *j, const struct report_ctx *c);
 /* "overview": span, processes, events, tasks, workers, groups. */
 void report_json_overview(struct cli_json *j, const struct report_ctx *c);
 

@@ -367,6 +367,21 @@ static void exports_destroy(struct timeline_file *tf)
 	}
 }
 
+/* The exports started again for the second pass on corrected host clocks (report_read_opts). */
+struct exports_again {
+	struct run_trace *rt;
+	struct timeline_file *tf;
+};
+
+static int exports_reopen(struct report_ctx *c, void *arg)
+{
+	struct exports_again *a = arg;
+
+	exports_destroy(a->tf);
+	memset(a->tf, 0, 2 * sizeof(*a->tf));
+	return exports_open(c, a->rt, a->tf);
+}
+
 /* What the trace holds of this run's processes (the reader's counts after the vpid filter). */
 static void run_tally(const struct report_ctx *c, const struct run_trace *rt,
 		      struct trace_tally *t)
@@ -447,10 +462,13 @@ int run_trace_report(struct run_trace *rt, const struct run_report_opts *opts)
 					  .quiet = opts->quiet, .empty_ok = true,
 					  .snapshot = rt->s.snapshot };
 	struct timeline_file tf[2];
+	struct exports_again again = { rt, tf };
 	char *paths[1] = { rt->s.output };
 	struct report_ctx c;
 	int rc;
 
+	ropts.reread = exports_reopen;
+	ropts.reread_arg = &again;
 	if (opts->every_proc) {
 		ropts.only_vpids = NULL;
 		ropts.only_vpids_n = 0;
@@ -484,6 +502,7 @@ int run_trace_report(struct run_trace *rt, const struct run_report_opts *opts)
 		cli_json_key(opts->j, "report");
 		cli_json_begin_object(opts->j);
 		report_json_input(opts->j, &c, paths, 1);
+		report_json_clocks(opts->j, &c);
 		report_json_overview(opts->j, &c);
 		report_json_stats(opts->j, c.stats, true);
 		report_json_watchdog(opts->j, &c, 0);
@@ -494,6 +513,7 @@ int run_trace_report(struct run_trace *rt, const struct run_report_opts *opts)
 		fputc('\n', stdout);
 		psa_overview_print(c.overview, c.m, &c.in.rs, c.in.desc, stdout);
 		fputc('\n', stdout);
+		report_print_clocks(&c, stdout);
 		psa_watchdog_print(c.wd, c.m, stdout);
 	} else if (psa_watchdog_verdict(c.wd) != PSA_VERDICT_OK) {
 		psa_watchdog_print(c.wd, c.m, stdout);

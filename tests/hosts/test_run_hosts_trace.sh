@@ -3,7 +3,8 @@
 # streaming to the relay daemon on the collector. The relay daemon's tree holds one trace per
 # host (under its hostname), the merged report covers every rank and names each process's host;
 # a device stall on a rank of the second host is the root cause, named with its host, by the
-# run and by `proxyscope watchdog` on the tree; nothing of the hosts is left (their namespaces
+# run and by `proxyscope watchdog` on the tree; with host1's clock moved 5 ms in a copy, the
+# offset is found within the bound stated and the root cause stays; nothing of the hosts is left (their namespaces
 # held by no process and no descriptor: the session daemons, the relay daemon, mpirun and the
 # processes gone with them; the runtime directory removed). Needs root.
 set -u
@@ -61,5 +62,77 @@ check "one root cause, every other rank's evidence on its host" \
 "$bin" watchdog "$tmp/stall" >"$tmp/out" 2>"$tmp/err"
 check "proxyscope watchdog on the tree: the same root cause" grep -q "$root" "$tmp/out"
 check "stalled run: nothing left" nothing_left
+
+# Clocks: host1's clock moved 5 ms ahead in a copy of the stalled trace's metadata. The
+# estimate from the messages between the hosts finds it within the bound it states, the
+# events are ordered on the corrected clock (the root cause's duration and the exported
+# intervals as recorded, within that bound), and the root cause (rank, exec, cause, host) is
+# the one of the trace as recorded, where the hosts' clocks agree.
+shift_ns=5000000
+cp -r "$tmp/stall" "$tmp/skew"
+for m in $(find "$tmp/skew/host1" -name metadata); do
+	python3 "$dir/ctf_clock_shift.py" "$m" $shift_ns
+done
+"$bin" watchdog --json "$tmp/stall" >"$tmp/stall.json" 2>"$tmp/err"
+"$bin" watchdog --json "$tmp/skew" >"$tmp/skew.json" 2>>"$tmp/err"
+"$bin" watchdog "$tmp/skew" >"$tmp/out" 2>>"$tmp/err"
+clocks() { # JSON FILE, python condition on host1's entry h, the document d and the shift s
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+h = [x for x in d["clocks"]["hosts"] if x["host"] == "host1"][0]
+s = int(sys.argv[3])
+sys.exit(0 if eval("(" + sys.argv[2] + ")") else 1)' "$@" $shift_ns
+}
+roots() { # JSON FILE: the root causes, one "rank exec cause host" a line
+	python3 -c '
+import json, sys
+for x in json.load(open(sys.argv[1]))["watchdog"]["stalls"]:
+    if x["root_cause"]:
+        print(x["rank"], x["exec_id"], x["cause"], x["host"])' "$1"
+}
+check "clocks: one host's trace alone has no clocks section" sh -c "
+	'$bin' watchdog '$tmp/stall/host0' | grep -q '^clocks' && exit 1
+	'$bin' watchdog --json '$tmp/stall/host0' | python3 -c '
+import json, sys
+sys.exit(1 if \"clocks\" in json.load(sys.stdin) else 0)'"
+check "clocks as recorded: host1 agrees with host0, nothing corrected" \
+	clocks "$tmp/stall.json" 'd["clocks"]["reference"] == "host0" and h["state"] == "agrees"
+		and not d["clocks"]["corrected"] and h["pairs"] > 0'
+check "clocks shifted 5 ms: host1 corrected, |estimate - shift| <= the bound stated" \
+	clocks "$tmp/skew.json" 'h["state"] == "corrected" and h["applied"] and
+		d["clocks"]["corrected"] and 0 < h["bound_ns"] < s / 2 and
+		abs(h["offset_ns"] - s) <= h["bound_ns"] and
+		h["allowed_min_ns"] <= s <= h["allowed_max_ns"]'
+check "clocks shifted: the text report says host1 was corrected" \
+	grep -Eq '^  host1 +\+4\.[0-9]+ ms|^  host1 +\+5\.[0-9]+ ms' "$tmp/out"
+roots "$tmp/stall.json" >"$tmp/roots-stall"
+roots "$tmp/skew.json" >"$tmp/roots-skew"
+check "clocks shifted: the root cause's duration as recorded, within the bound" python3 -c '
+import json, sys
+def root(f):
+    d = json.load(open(f))
+    return d, [x for x in d["watchdog"]["stalls"] if x["root_cause"]][0]
+_, a = root(sys.argv[1])
+d, b = root(sys.argv[2])
+h = [x for x in d["clocks"]["hosts"] if x["host"] == "host1"][0]
+sys.exit(0 if abs(a["duration_ns"] - b["duration_ns"]) <= h["bound_ns"] else 1)' \
+	"$tmp/stall.json" "$tmp/skew.json"
+"$bin" export --format csv -o "$tmp/stall.csv" "$tmp/stall" >/dev/null 2>>"$tmp/err"
+"$bin" export --format csv -o "$tmp/skew.csv" "$tmp/skew" >/dev/null 2>>"$tmp/err"
+check "clocks shifted: export writes host1's intervals at their recorded times, within the bound" \
+	python3 -c '
+import csv, json, sys
+def begins(f):
+    return {(r["host"], r["vpid"], r["task_id"], r["state"]): int(r["begin_abs_ns"])
+            for r in csv.DictReader(open(f))}
+a, b = begins(sys.argv[1]), begins(sys.argv[2])
+h = [x for x in json.load(open(sys.argv[3]))["clocks"]["hosts"] if x["host"] == "host1"][0]
+d = [b[k] - a[k] for k in a if k[0] == "host1"]
+sys.exit(0 if d and len(a) == len(b) and max(map(abs, d)) <= h["bound_ns"] else 1)' \
+	"$tmp/stall.csv" "$tmp/skew.csv" "$tmp/skew.json"
+check "clocks shifted: the same root cause as recorded" \
+	sh -c "[ -s '$tmp/roots-stall' ] && grep -q '^5 10 device_no_trigger host1$' '$tmp/roots-stall' &&
+		cmp -s '$tmp/roots-stall' '$tmp/roots-skew'"
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]
