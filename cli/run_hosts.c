@@ -78,8 +78,11 @@ int run_hosts_child(struct enc_wl_args *args, const char *dir, bool traced)
 	args->procs = l.size;
 	args->local_proc = l.local_rank;
 	args->local_procs = l.local_size;
-	if (uname(&u) || sscanf(u.nodename, "host%" SCNu32, &args->host) != 1)
-		args->host = 0; /* not one of ours: no partition fault matches it but host 0's */
+	if (uname(&u))
+		u.nodename[0] = '\0';
+	/* the index a partition fault names: the hosts are host0, host1, ... */
+	if (sscanf(u.nodename, "host%" SCNu32, &args->host) != 1)
+		args->host = 0;
 	run_hosts_job_started(dir, l.rank);
 	if (traced)
 		child_trace(l.rank);
