@@ -162,6 +162,9 @@ static const char run_usage[] =
 	"                            slow-progress:rank=R,us=U       (loop backend)\n"
 	"                            kill:rank=R,exec=E              (--procs 2 or more: the\n"
 	"                                                             process holding R dies)\n"
+	"                            partition:host=H,exec=E         (--hosts 2 or more: host\n"
+	"                                                             H's link goes down as its\n"
+	"                                                             ranks start exec E)\n"
 	"\n"
 	"Network:\n"
 	"    --backend NAME        loop (default: ranks are threads of one process, data is copied\n"
@@ -539,12 +542,9 @@ static int hosts_args(struct run_cli *c)
 	if (c->args.procs < c->hosts || c->args.procs % c->hosts)
 		return cli_usage_error("run", "--hosts %" PRIu32 ": --procs %" PRIu32 " must be a "
 				       "multiple of the hosts", c->hosts, c->args.procs);
-	for (size_t i = 0; i < c->args.faults_n; i++)
-		if (c->args.faults[i].target == ENC_WL_FAULT_KILL)
-			return cli_usage_error("run", "--hosts: the kill fault does not work across "
-					       "hosts yet (mpirun ends the job with the process)");
 	c->args.job = job ? job : "check";
 	c->args.local_procs = c->args.procs / c->hosts;
+	c->args.host = 0;
 	rc = enc_wl_args_check(&c->args, err, sizeof(err));
 	c->args.local_procs = 0;
 	c->args.job = job;
@@ -685,6 +685,10 @@ int cmd_run(int argc, char **argv)
 	if (c.help) {
 		fputs(run_usage, stdout);
 		return CLI_EXIT_OK;
+	}
+	if (c.hosts) { /* the partition fault, checked and armed across hosts */
+		c.args.hosts = c.hosts;
+		c.args.link_cut = run_hosts_link_cut;
 	}
 	if (c.child)
 		return run_child(&c);

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <proxyscope/launcher.h>
@@ -37,6 +38,8 @@ struct xchild_result {
 #define XCHILD_MAGIC 0x78726573u /* "xres" */
 #define REGISTER_TIMEOUT_MS 10000
 #define WATCH_TIMER_US 100000 /* the live sessions' timer, as run --watch's */
+#define JOB_GONE_GRACE_MS 3000
+#define LAUNCHER_STOP_MS 5000
 
 /*
  * The probes, and this process on its host's session daemon's list: its session records from
@@ -53,6 +56,12 @@ static void child_trace(uint32_t proc)
 	else if (lt_wait_registered(getpid(), REGISTER_TIMEOUT_MS))
 		cli_error("process %" PRIu32 ": not registered with its host's lttng-sessiond "
 			  "within %u ms: its first events may be missing", proc, REGISTER_TIMEOUT_MS);
+}
+
+int run_hosts_link_cut(void *arg)
+{
+	(void)arg;
+	return host_link_down_here();
 }
 
 int run_hosts_child(struct enc_wl_args *args, const char *dir, bool traced)
@@ -72,6 +81,12 @@ int run_hosts_child(struct enc_wl_args *args, const char *dir, bool traced)
 	args->procs = l.size;
 	args->local_proc = l.local_rank;
 	args->local_procs = l.local_size;
+	if (uname(&u))
+		u.nodename[0] = '\0';
+	/* the index a partition fault names: the hosts are host0, host1, ... */
+	if (sscanf(u.nodename, "host%" SCNu32, &args->host) != 1)
+		args->host = 0;
+	run_hosts_job_started(dir, l.rank);
 	if (traced)
 		child_trace(l.rank);
 	enc_log_set_hook(enc_log_stderr, NULL, ENC_LOG_WARN);
@@ -80,8 +95,7 @@ int run_hosts_child(struct enc_wl_args *args, const char *dir, bool traced)
 		cli_error("process %" PRIu32 ": cannot run the workload: %s", args->proc,
 			  r.res.err[0] ? r.res.err : strerror(-rc));
 	r.proc = l.rank;
-	if (uname(&u) == 0)
-		snprintf(r.host, sizeof(r.host), "%.31s", u.nodename);
+	snprintf(r.host, sizeof(r.host), "%.31s", u.nodename);
 	snprintf(path, sizeof(path), "%s/result.%" PRIu32, dir, l.rank);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -108,7 +122,10 @@ static char **launcher_argv(const struct hosts *h, const struct enc_wl_args *arg
 {
 	const char *head[] = { "mpirun", "--allow-run-as-root", "--hostfile", h->hostfile,
 			       "--mca", "plm_rsh_agent", h->agent, "-np", np,
-			       "--map-by", ppr, "--bind-to", "none", exe };
+			       "--map-by", ppr, "--bind-to", "none",
+			       /* a process that dies (the kill fault) ends only itself: the
+				* others' results are written (orte_enable_recovery, 4.x's name) */
+			       "--mca", "orte_enable_recovery", "1", exe };
 	size_t nh = sizeof(head) / sizeof(head[0]), n = 0;
 	char **v = calloc(nh + (size_t)argc + 8, sizeof(*v));
 
@@ -127,20 +144,54 @@ static char **launcher_argv(const struct hosts *h, const struct enc_wl_args *arg
 	return v;
 }
 
-static int launcher_wait(pid_t pid)
+/*
+ * Wait for mpirun, passing Ctrl-C on. Once the job's processes are all gone (each left its
+ * result or died, run_hosts_job_gone), a partitioned host's link is healed (what its orted and
+ * session daemon still hold can then reach the collector), and a launcher still running
+ * JOB_GONE_GRACE_MS later is stopped (one that keeps a job going after a process died waits on
+ * for minutes), then killed; @rh->launcher_stopped says so. Once one is gone, the others get
+ * @stuck_ms to follow (as run_procs.c gives them): one still running then is stuck, and the
+ * launcher is stopped with it.
+ */
+static int launcher_wait(struct hosts *h, struct run_hosts *rh, bool heal, uint64_t stuck_ms,
+			 pid_t pid)
 {
+	struct timespec tick = { 0, 50 * 1000 * 1000 };
+	uint64_t all_ms = 0, some_ms = 0, stop_ms = 0;
 	bool passed = false;
 	int st;
 
-	for (;;) {
-		if (waitpid(pid, &st, 0) == pid)
+	for (;; nanosleep(&tick, NULL)) {
+		pid_t w = waitpid(pid, &st, WNOHANG);
+		uint32_t gone;
+
+		if (w == pid)
 			break;
-		if (errno != EINTR)
+		if (w < 0 && errno != EINTR)
 			return -errno;
 		if (g_signal && !passed) { /* mpirun ends its job on SIGINT/SIGTERM */
 			kill(pid, g_signal == SIGINT ? SIGINT : SIGTERM);
 			passed = true;
 		}
+		gone = all_ms ? rh->procs : run_hosts_job_gone(h->dir, rh->procs);
+		if (gone == rh->procs)
+			all_ms += 50;
+		else if (gone)
+			some_ms += 50;
+		if (all_ms < JOB_GONE_GRACE_MS && some_ms < stuck_ms) {
+			if (heal && all_ms == 50)
+				hosts_links_heal(h);
+			continue;
+		}
+		if (stop_ms == 0) {
+			if (heal && all_ms == 0)
+				hosts_links_heal(h);
+			rh->launcher_stopped = true;
+			kill(pid, SIGTERM);
+		} else if (stop_ms == LAUNCHER_STOP_MS) {
+			kill(pid, SIGKILL); /* the teardown's sweep ends what it leaves */
+		}
+		stop_ms += 50;
 	}
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
@@ -292,7 +343,8 @@ int run_hosts_run(const struct enc_wl_args *args, uint32_t hosts,
 	if (rc) {
 		cli_error("cannot start mpirun: %s", strerror(-rc));
 	} else {
-		rh->launcher_status = launcher_wait(pid);
+		rh->launcher_status = launcher_wait(h, rh, run_hosts_partitions(args),
+						    3 * (uint64_t)args->timeout_ms + 10000, pid);
 		results_read(h, rh, res);
 	}
 	if (trace_end(&t, trace, watch) && !rc)
@@ -317,6 +369,9 @@ void run_hosts_print(const struct run_hosts *rh, FILE *out)
 		if (!rh->seen[p])
 			fprintf(out, "process %" PRIu32 " (host%" PRIu32 "): left no result\n", p,
 				p / per);
-	if (rh->launcher_status)
+	if (rh->launcher_stopped)
+		fprintf(out, "mpirun ran on after the job's processes were gone, or with some of "
+			"them stuck: stopped\n");
+	else if (rh->launcher_status)
 		fprintf(out, "mpirun exited with status %d\n", rh->launcher_status);
 }
