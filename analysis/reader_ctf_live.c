@@ -2,7 +2,12 @@
  * The live reader (psa_live.h): a graph of source.ctf.lttng-live → a simple sink, built, run
  * and destroyed on a thread of its own, handing items to the caller's thread through a lane's
  * queue (reader_ctf_queue.c) with the lane's sink converting the messages
- * (reader_ctf_sink.c). The live source muxes its streams itself, so there is no muxer.
+ * (reader_ctf_sink.c). A live source reads one session and muxes its streams itself; a job
+ * across hosts has one session per host on the relay daemon, so several sessions are one
+ * source each, joined by a filter.utils.muxer. The muxer gives a message only once every
+ * source has one (an event, or the relay's inactivity beacon of a quiet stream), so the
+ * stream's time is the slowest session's: a host whose data is still on its way is never
+ * judged at a present another host's stream reached.
  *
  * Design: the source returns AGAIN whenever the relay daemon has nothing new; the thread then
  * publishes the partial batch it holds, notes that it is caught up, and sleeps a little before
@@ -20,6 +25,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -35,7 +41,8 @@
 #define LIVE_PUBLISH_NS (5 * 1000 * 1000)
 
 struct psa_live {
-	char url[512];                    /* I */
+	char (*url)[512];                 /* I: [n] */
+	size_t n;                         /* I */
 	struct psa_ctf_queue q;
 	struct psa_ctf_sink sink;         /* W */
 	bt_interrupter *intr;             /* I: created and released by the caller */
@@ -160,13 +167,66 @@ static const bt_plugin *find_ctf(const bt_component_class_source **live, char *e
 	return p;
 }
 
+/* One live source per session, named psa-live-I, into @g. */
+static int add_source(struct psa_live *l, bt_graph *g, const bt_component_class_source *cls,
+		      size_t i, const bt_component_source **src)
+{
+	bt_value *params = bt_value_map_create(), *inputs = NULL;
+	char name[32];
+	int rc = 0;
+
+	snprintf(name, sizeof(name), "psa-live-%zu", i);
+	if (!params || bt_value_map_insert_empty_array_entry(params, "inputs", &inputs) ||
+	    bt_value_array_append_string_element(inputs, l->url[i]) ||
+	    /* the default ("continue") waits for a missing session forever */
+	    bt_value_map_insert_string_entry(params, "session-not-found-action", "fail")) {
+		psa__errf(l->err, sizeof(l->err), "out of memory");
+		rc = -ENOMEM;
+	} else if (bt_graph_add_source_component(g, cls, name, params, BT_LOGGING_LEVEL_NONE, src)) {
+		rc = take_error(l->err, sizeof(l->err), "cannot build the live graph");
+	}
+	bt_value_put_ref(params);
+	return rc;
+}
+
+/* Several sessions: every source into a muxer (its input port k exists once k - 1 is
+ * connected), the muxer's output in *@out. */
+static int add_muxer(struct psa_live *l, bt_graph *g, const bt_component_source *const *src,
+		     const bt_port_output **out)
+{
+	const bt_plugin *utils = NULL;
+	const bt_component_class_filter *cls;
+	const bt_component_filter *mux;
+
+	if (bt_plugin_find("utils", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, &utils) !=
+		    BT_PLUGIN_FIND_STATUS_OK ||
+	    !(cls = bt_plugin_borrow_filter_component_class_by_name_const(utils, "muxer"))) {
+		bt_current_thread_clear_error();
+		bt_plugin_put_ref(utils);
+		psa__errf(l->err, sizeof(l->err), "babeltrace2 lacks filter.utils.muxer");
+		return -ENOTSUP;
+	}
+	if (bt_graph_add_filter_component(g, cls, "psa-muxer", NULL, BT_LOGGING_LEVEL_NONE, &mux)) {
+		bt_plugin_put_ref(utils);
+		return take_error(l->err, sizeof(l->err), "cannot build the live graph");
+	}
+	bt_plugin_put_ref(utils);
+	for (size_t i = 0; i < l->n; i++)
+		if (bt_graph_connect_ports(g, bt_component_source_borrow_output_port_by_index_const(src[i], 0),
+					   bt_component_filter_borrow_input_port_by_index_const(mux, i),
+					   NULL))
+			return take_error(l->err, sizeof(l->err), "cannot connect the live sources");
+	*out = bt_component_filter_borrow_output_port_by_index_const(mux, 0);
+	return 0;
+}
+
 static int build(struct psa_live *l, bt_graph **out)
 {
 	const bt_component_class_source *cls;
-	const bt_component_source *src;
+	const bt_component_source **src = calloc(l->n, sizeof(*src));
 	const bt_component_sink *sink;
+	const bt_port_output *head = NULL;
 	const bt_plugin *p = find_ctf(&cls, l->err, sizeof(l->err));
-	bt_value *params = bt_value_map_create(), *inputs = NULL;
 	bt_graph *g = bt_graph_create(0);
 	int rc = -EIO;
 
@@ -174,19 +234,21 @@ static int build(struct psa_live *l, bt_graph **out)
 		rc = -ENOTSUP;
 		goto out;
 	}
-	if (!g || !params || bt_value_map_insert_empty_array_entry(params, "inputs", &inputs) ||
-	    bt_value_array_append_string_element(inputs, l->url) ||
-	    /* the default ("continue") waits for a missing session forever */
-	    bt_value_map_insert_string_entry(params, "session-not-found-action", "fail") ||
-	    bt_graph_add_interrupter(g, l->intr)) {
+	if (!g || !src || bt_graph_add_interrupter(g, l->intr)) {
 		psa__errf(l->err, sizeof(l->err), "out of memory");
 		rc = -ENOMEM;
 		goto out;
 	}
-	if (bt_graph_add_source_component(g, cls, "psa-live", params, BT_LOGGING_LEVEL_NONE, &src) ||
-	    bt_graph_add_simple_sink_component(g, "psa-sink", NULL, consume, NULL, l, &sink) ||
-	    bt_graph_connect_ports(g, bt_component_source_borrow_output_port_by_index_const(src, 0),
-				   bt_component_sink_borrow_input_port_by_index_const(sink, 0), NULL)) {
+	for (size_t i = 0; i < l->n; i++)
+		if ((rc = add_source(l, g, cls, i, &src[i])) != 0)
+			goto out;
+	if (l->n == 1)
+		head = bt_component_source_borrow_output_port_by_index_const(src[0], 0);
+	else if ((rc = add_muxer(l, g, src, &head)) != 0)
+		goto out;
+	if (bt_graph_add_simple_sink_component(g, "psa-sink", NULL, consume, NULL, l, &sink) ||
+	    bt_graph_connect_ports(g, head, bt_component_sink_borrow_input_port_by_index_const(sink, 0),
+				   NULL)) {
 		rc = take_error(l->err, sizeof(l->err), "cannot build the live graph");
 		goto out;
 	}
@@ -195,8 +257,8 @@ static int build(struct psa_live *l, bt_graph **out)
 	rc = 0;
 out:
 	bt_graph_put_ref(g);
-	bt_value_put_ref(params);
 	bt_plugin_put_ref(p);
+	free(src);
 	return rc;
 }
 
@@ -259,16 +321,27 @@ static void *live_thread(void *arg)
 	return NULL;
 }
 
-int psa_live_open(const char *url, struct psa_live **out, char *err, size_t errlen)
+int psa_live_open_many(const char *const *urls, size_t n, struct psa_live **out, char *err,
+		       size_t errlen)
 {
 	struct psa_live *l = calloc(1, sizeof(*l));
 
-	if (!l || psa__queue_init(&l->q)) {
+	if (!n || n > PSA_LIVE_SESSIONS_MAX) {
+		free(l);
+		psa__errf(err, errlen, "%zu sessions: 1 to %d can be followed at once", n,
+			  PSA_LIVE_SESSIONS_MAX);
+		return -EINVAL;
+	}
+	if (!l || !(l->url = calloc(n, sizeof(*l->url))) || psa__queue_init(&l->q)) {
+		if (l)
+			free(l->url);
 		free(l);
 		psa__errf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	psa__copy_str(l->url, sizeof(l->url), url, strlen(url));
+	l->n = n;
+	for (size_t i = 0; i < n; i++)
+		psa__copy_str(l->url[i], sizeof(l->url[i]), urls[i], strlen(urls[i]));
 	psa__ctf_sink_init(&l->sink, NULL, &l->q);
 	pthread_mutex_init(&l->mtx, NULL);
 	pthread_cond_init(&l->stopped_cond, NULL);
@@ -276,12 +349,18 @@ int psa_live_open(const char *url, struct psa_live **out, char *err, size_t errl
 	if (!l->intr || pthread_create(&l->thread, NULL, live_thread, l)) {
 		bt_interrupter_put_ref(l->intr);
 		psa__queue_fini(&l->q);
+		free(l->url);
 		free(l);
 		psa__errf(err, errlen, "cannot start the live reader");
 		return -ENOMEM;
 	}
 	*out = l;
 	return 0;
+}
+
+int psa_live_open(const char *url, struct psa_live **out, char *err, size_t errlen)
+{
+	return psa_live_open_many(&url, 1, out, err, errlen);
 }
 
 static void deliver(struct psa_live *l, const struct psa_ctf_item *it, const struct psa_sink *sink)
@@ -379,6 +458,7 @@ bool psa_live_close(struct psa_live *l, unsigned wait_ms)
 	bt_interrupter_put_ref(l->intr);
 	pthread_cond_destroy(&l->stopped_cond);
 	pthread_mutex_destroy(&l->mtx);
+	free(l->url);
 	free(l);
 	return true;
 }

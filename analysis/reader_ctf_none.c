@@ -36,6 +36,16 @@ int psa_live_open(const char *url, struct psa_live **out, char *err, size_t errl
 	return -ENOTSUP;
 }
 
+int psa_live_open_many(const char *const *urls, size_t n, struct psa_live **out, char *err,
+		       size_t errlen)
+{
+	(void)urls;
+	(void)n;
+	*out = NULL;
+	psa__errf(err, errlen, "built without babeltrace2 (-DWITH_ANALYSIS=OFF)");
+	return -ENOTSUP;
+}
+
 int psa_live_poll(struct psa_live *l, const struct psa_sink *sink, unsigned wait_ms, char *err,
 		  size_t errlen)
 {

@@ -28,6 +28,7 @@ static const char *const cause_names[PSA_CAUSE_NR] = {
 	[PSA_CAUSE_WORKER_STALLED] = "worker_stalled",
 	[PSA_CAUSE_SLOW_PROGRESS] = "slow_progress",
 	[PSA_CAUSE_PROCESS_DIED] = "process_died",
+	[PSA_CAUSE_HOST_UNREACHABLE] = "host_unreachable",
 	[PSA_CAUSE_WAITING_ON_PEER] = "waiting_on_peer",
 	[PSA_CAUSE_BARRIER_WAIT] = "barrier_wait",
 	[PSA_CAUSE_GATE_WAIT] = "gate_wait",
@@ -360,7 +361,8 @@ static int analyze_at(struct psa_watchdog *w, const struct psa_model *m, uint64_
 	w->poll_stuck_ns = tot.timeout_ms_max ? (uint64_t)tot.timeout_ms_max * 1000000u : UINT64_MAX;
 	for (size_t i = 0; i < w->n; i++) /* the findings of finished tasks, so far */
 		psa__watchdog_threshold_recheck(w, m, &w->stalls[i]);
-	if (psa__watchdog_deaths(w, m) || psa__watchdog_add_failed(w, m))
+	if (psa__watchdog_deaths(w, m) || psa__watchdog_hosts_cut(w, m) ||
+	    psa__watchdog_add_failed(w, m))
 		return -ENOMEM;
 	/* The earliest exec shown stuck: a task whose fate was lost matters only near it (an older
 	 * one its rank went past long ago most likely finished among the lost events). */

@@ -44,7 +44,7 @@ static const struct psa_peer_dead *peer_dead_of(const struct psa_model *m,
 	return NULL;
 }
 
-static bool same_job(uint32_t a, uint32_t b)
+bool psa__same_job(uint32_t a, uint32_t b)
 {
 	return !a || !b || a == b;
 }
@@ -52,7 +52,7 @@ static bool same_job(uint32_t a, uint32_t b)
 /* Whether @e is another process's error saying that a rank of @p is dead. */
 static bool names_dead(const struct psa_net_error *e, const struct psa_proc *p)
 {
-	return e->proc != p && e->err == -ESRCH && same_job(e->proc->job, p->job) &&
+	return e->proc != p && e->err == -ESRCH && psa__same_job(e->proc->job, p->job) &&
 	       psa_proc_has_rank(p, e->peer, NULL);
 }
 
@@ -102,9 +102,7 @@ static size_t witnesses(const struct psa_model *m, const struct psa_proc *p, uin
 	return got;
 }
 
-/* Append to @s's detail, truncating (the detail is one bounded sentence). */
-__attribute__((format(printf, 2, 3))) static void detail_add(struct psa_stall *s,
-							     const char *fmt, ...)
+void psa__detail_add(struct psa_stall *s, const char *fmt, ...)
 {
 	size_t used = strlen(s->detail);
 	va_list ap;
@@ -129,17 +127,17 @@ static void death_detail(const struct psa_model *m, const struct psa_proc *p,
 	else
 		snprintf(ranks, sizeof(ranks), "no rank in the trace");
 	s->detail[0] = '\0';
-	detail_add(s, "the process of %s (pid %u) died", ranks, p->vpid);
+	psa__detail_add(s, "the process of %s (pid %u) died", ranks, p->vpid);
 	if (kill)
-		detail_add(s, " as rank %u started exec %llu (an injected kill fault)", kill->rank,
+		psa__detail_add(s, " as rank %u started exec %llu (an injected kill fault)", kill->rank,
 			   (unsigned long long)kill->exec_id);
-	detail_add(s, ": its events stop %.3f s before the trace ends, with no teardown",
+	psa__detail_add(s, ": its events stop %.3f s before the trace ends, with no teardown",
 		   (double)(end - p->last_ts) * S_PER_NS);
 	if (seen_n) {
 		ranks_text(seen, seen_n, true, ranks, sizeof(ranks));
-		detail_add(s, "; %s saw it (ops failed with ESRCH)", ranks);
+		psa__detail_add(s, "; %s saw it (ops failed with ESRCH)", ranks);
 	} else if (pd) {
-		detail_add(s, "; pid %u saw it die on the bootstrap bus", pd->observer->vpid);
+		psa__detail_add(s, "; pid %u saw it die on the bootstrap bus", pd->observer->vpid);
 	}
 }
 
@@ -180,18 +178,29 @@ static bool errors_name(const struct psa_model *m, const struct psa_proc *p)
 	return false;
 }
 
+struct psa__death *psa__death_add(struct psa_watchdog *w)
+{
+	struct psa__death *d = realloc(w->deaths, (w->deaths_n + 1) * sizeof(*d));
+
+	if (!d)
+		return NULL;
+	w->deaths = d;
+	d = &w->deaths[w->deaths_n];
+	memset(d, 0, sizeof(*d));
+	return d;
+}
+
 static int add_death(struct psa_watchdog *w, const struct psa_model *m, const struct psa_proc *p,
 		     const struct psa_device_fault *kill, const struct psa_peer_dead *pd)
 {
-	struct psa__death *d = realloc(w->deaths, (w->deaths_n + 1) * sizeof(*d));
+	struct psa__death *d = psa__death_add(w);
 	struct psa_stall *s;
 
-	if (!d)
+	if (!d || !(s = psa__stall_add(w)))
 		return -ENOMEM;
-	w->deaths = d;
-	if (!(s = psa__stall_add(w)))
-		return -ENOMEM;
-	w->deaths[w->deaths_n++] = (struct psa__death){ .stall = w->n - 1, .proc = p };
+	d->stall = w->n - 1;
+	d->proc = p;
+	w->deaths_n++;
 	s->proc = p->id;
 	s->vpid = p->vpid;
 	memcpy(s->host, p->host, sizeof(s->host));
@@ -236,46 +245,74 @@ int psa__watchdog_deaths(struct psa_watchdog *w, const struct psa_model *m)
 	return 0;
 }
 
-static int death_of_proc(const struct psa_watchdog *w, unsigned proc)
-{
-	for (size_t i = 0; i < w->deaths_n; i++)
-		if (w->deaths[i].proc->id == proc)
-			return (int)w->deaths[i].stall;
-	return -1;
-}
-
-int psa__watchdog_death_of_rank(const struct psa_watchdog *w, uint32_t job, uint32_t rank)
+/* The death @p is part of: its own, or its host's cut. */
+static int death_of_proc(const struct psa_watchdog *w, const struct psa_proc *p)
 {
 	for (size_t i = 0; i < w->deaths_n; i++) {
-		const struct psa_proc *p = w->deaths[i].proc;
+		const struct psa__death *d = &w->deaths[i];
 
-		if (same_job(p->job, job) && psa_proc_has_rank(p, rank, NULL))
-			return (int)w->deaths[i].stall;
+		if (d->proc ? d->proc == p : !strcmp(d->host, p->host))
+			return (int)d->stall;
 	}
 	return -1;
 }
 
+bool psa__death_holds_rank(const struct psa__death *d, uint32_t job, uint32_t rank)
+{
+	if (d->proc)
+		return psa__same_job(d->proc->job, job) && psa_proc_has_rank(d->proc, rank, NULL);
+	if (!psa__same_job(d->job, job))
+		return false;
+	for (uint32_t i = 0; i < d->ranks_n; i++)
+		if (d->ranks[i] == rank)
+			return true;
+	return false;
+}
+
+int psa__watchdog_death_of_rank(const struct psa_watchdog *w, uint32_t job, uint32_t rank)
+{
+	for (size_t i = 0; i < w->deaths_n; i++)
+		if (psa__death_holds_rank(&w->deaths[i], job, rank))
+			return (int)w->deaths[i].stall;
+	return -1;
+}
+
+/* A host's cut explains a failure on one of its ranks, or (peer unknown) any failure of its
+ * job after the cut. */
+static bool cut_explains(const struct psa__death *d, const struct psa_stall *s, int64_t peer,
+			 uint64_t ts)
+{
+	if (ts < d->cut_ts)
+		return false;
+	return peer >= 0 ? psa__death_holds_rank(d, s->job, (uint32_t)peer)
+			 : psa__same_job(d->job, s->job);
+}
+
 /*
- * The death a failed task of another process is explained by: the one holding the rank it
- * failed on, when it failed with ESRCH or after that process went silent (@ts: the failure);
- * with the peer unknown, the one death of its job when it failed with ESRCH.
+ * The death a failed task of another process is explained by: a host cut off before it failed
+ * (@ts) that holds the rank it failed on (any, with the peer unknown); else the process holding
+ * that rank, when it failed with ESRCH or after that process went silent; with the peer
+ * unknown, the one death of its job when it failed with ESRCH.
  */
 static int death_of_failure(const struct psa_watchdog *w, unsigned proc, const struct psa_stall *s,
 			    int64_t peer, uint64_t ts)
 {
 	int found = -1;
 
+	for (size_t i = 0; i < w->deaths_n; i++)
+		if (!w->deaths[i].proc && cut_explains(&w->deaths[i], s, peer, ts))
+			return (int)w->deaths[i].stall;
 	if (peer >= 0) {
 		for (size_t i = 0; i < w->deaths_n && found < 0; i++) {
 			const struct psa_proc *p = w->deaths[i].proc;
 
-			if (same_job(p->job, s->job) && psa_proc_has_rank(p, (uint32_t)peer, NULL) &&
+			if (p && psa__same_job(p->job, s->job) && psa_proc_has_rank(p, (uint32_t)peer, NULL) &&
 			    (s->status == -ESRCH || ts >= p->last_ts))
 				found = (int)w->deaths[i].stall;
 		}
 	} else if (s->status == -ESRCH) {
 		for (size_t i = 0; i < w->deaths_n; i++) {
-			if (!same_job(w->deaths[i].proc->job, s->job))
+			if (!w->deaths[i].proc || !psa__same_job(w->deaths[i].proc->job, s->job))
 				continue;
 			if (found >= 0)
 				return -1; /* two deaths: which one is not known */
@@ -356,10 +393,16 @@ int psa__watchdog_add_failed(struct psa_watchdog *w, const struct psa_model *m)
 void psa__watchdog_death_adopt(struct psa_watchdog *w, const struct psa_task *t,
 			       struct psa_stall *s)
 {
-	int root = death_of_proc(w, t->proc->id);
+	int root = death_of_proc(w, t->proc);
 
 	if (root >= 0) {
-		if (s->root_cause || s->cause == PSA_CAUSE_UNKNOWN) {
+		if ((s->root_cause || s->cause == PSA_CAUSE_UNKNOWN) && w->stalls[root].host_wide) {
+			s->cause = PSA_CAUSE_HOST_UNREACHABLE;
+			s->streams_pending = 0;
+			snprintf(s->detail, sizeof(s->detail),
+				 "its host %s was cut off while the task was %s", t->proc->host,
+				 psa_state_str(t->state));
+		} else if (s->root_cause || s->cause == PSA_CAUSE_UNKNOWN) {
 			s->cause = PSA_CAUSE_PROCESS_DIED;
 			s->streams_pending = 0;
 			snprintf(s->detail, sizeof(s->detail),
@@ -368,6 +411,16 @@ void psa__watchdog_death_adopt(struct psa_watchdog *w, const struct psa_task *t,
 		}
 		s->root_cause = false;
 		s->root = root;
+		return;
+	}
+	/* A message from a rank of a host cut off never arrives: that is the cut, not a loss. */
+	if (s->root_cause && s->cause == PSA_CAUSE_MESSAGE_LOST && s->waiting_on_n &&
+	    (root = psa__watchdog_death_of_rank(w, s->job, s->waiting_on[0])) >= 0 &&
+	    w->stalls[root].host_wide) {
+		s->root_cause = false;
+		s->root = root;
+		psa__detail_add(s, " - rank %u's host %s was cut off", s->waiting_on[0],
+				w->stalls[root].host);
 		return;
 	}
 	if (!(t->status || t->failed) || t->status >= 0 ||

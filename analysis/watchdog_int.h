@@ -1,8 +1,9 @@
 /*
  * The watchdog's private state. Call graph (no cycles): watchdog.c (the analysis) calls
- * watchdog_classify.c, watchdog_slow.c and watchdog_death.c; those call the leaf
- * watchdog_stall.c (the stall array, lost windows, waiting edges) and nothing above them;
- * watchdog_print.c only reads.
+ * watchdog_classify.c, watchdog_slow.c, watchdog_host.c and watchdog_death.c; watchdog_host.c
+ * (a host cut off, a death of the whole host) calls watchdog_death.c's table of deaths; those
+ * call the leaf watchdog_stall.c (the stall array, lost windows, waiting edges) and nothing
+ * above them; watchdog_print.c only reads.
  */
 #ifndef PSA_WATCHDOG_INT_H
 #define PSA_WATCHDOG_INT_H
@@ -18,10 +19,19 @@ struct psa__failed_task {
 	uint64_t ts;      /* it finished */
 };
 
-/* A process that died: its process_died stall, and what the chains match it by. */
+#define PSA__HOST_RANKS_MAX 256
+
+/* A process that died, or a host cut off (proc NULL): its process_died or host_unreachable
+ * stall, and what the chains match it by. */
 struct psa__death {
 	size_t stall;     /* index in stalls */
 	const struct psa_proc *proc;
+	/* a host cut off: */
+	char host[PSA_HOST_MAX];
+	uint32_t job;
+	uint64_t cut_ts;  /* its first partition fault */
+	uint32_t ranks_n; /* the ranks its processes ran */
+	uint32_t ranks[PSA__HOST_RANKS_MAX];
 };
 
 struct psa_watchdog {
@@ -57,6 +67,15 @@ int psa__watchdog_add_failed(struct psa_watchdog *w, const struct psa_model *m);
 void psa__watchdog_death_adopt(struct psa_watchdog *w, const struct psa_task *t,
 			       struct psa_stall *s);
 int psa__watchdog_death_of_rank(const struct psa_watchdog *w, uint32_t job, uint32_t rank);
+bool psa__same_job(uint32_t a, uint32_t b);
+/* A new entry of w->deaths (its stall not yet added), or NULL. */
+struct psa__death *psa__death_add(struct psa_watchdog *w);
+/* Append to @s's detail, truncating (the detail is one bounded sentence). */
+void psa__detail_add(struct psa_stall *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* watchdog_host.c: the hosts cut off (the partition fault), as deaths of whole hosts. */
+int psa__watchdog_hosts_cut(struct psa_watchdog *w, const struct psa_model *m);
+bool psa__death_holds_rank(const struct psa__death *d, uint32_t job, uint32_t rank);
 
 /* watchdog_slow.c: seam calls that held a worker, and the threshold findings. */
 bool psa__watchdog_slow_progress(const struct psa_watchdog *w, const struct psa_model *m,

@@ -21,6 +21,10 @@ static void stall_label(const struct psa_stall *s, bool many, char *buf, size_t 
 {
 	char on[PSA_HOST_MAX + 8];
 
+	if (s->host_wide) {
+		snprintf(buf, len, "host %s", s->host);
+		return;
+	}
 	if (s->process) {
 		if (s->rank == PSA_RANK_NONE)
 			snprintf(buf, len, "the process pid %u%s", s->vpid,
@@ -70,7 +74,10 @@ void psa_stall_root_line(const struct psa_stall *s, char *buf, size_t len)
 {
 	char tag[96];
 
-	if (s->rank == PSA_RANK_NONE)
+	if (s->host_wide)
+		snprintf(buf, len, "root cause: host %s unreachable: %s%s", s->host, s->detail,
+			 unsure_tag(s->unsure, tag, sizeof(tag)));
+	else if (s->rank == PSA_RANK_NONE)
 		snprintf(buf, len, "root cause: the process pid %u on %s: %s%s", s->vpid, s->host,
 			 s->detail, unsure_tag(s->unsure, tag, sizeof(tag)));
 	else if (s->process)
@@ -115,7 +122,10 @@ static void print_evidence(const struct psa_stall *s, const struct psa_watchdog 
 	char label[96 + PSA_HOST_MAX], on[PSA_HOST_MAX + 8];
 
 	stall_label(s, many, label, sizeof(label));
-	if (s->process)
+	if (s->host_wide)
+		fprintf(out, "  %s: unreachable for the last %.3f s of the trace\n", label,
+			(double)s->duration_ns / 1e9);
+	else if (s->process)
 		fprintf(out, "  %s, gid %u: silent for the last %.3f s of the trace\n", label, s->gid,
 			(double)s->duration_ns / 1e9);
 	else if (s->failed && s->done)

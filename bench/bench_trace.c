@@ -258,7 +258,7 @@ static struct sample run_live(const char *exe, const struct opts *o, struct lt_s
 	if (!mkdtemp(dir))
 		return smp;
 	rmdir(dir); /* the relay daemon creates it */
-	if (live_relayd_start(&r, dir, err, sizeof(err))) {
+	if (live_relayd_start(&r, NULL, dir, err, sizeof(err))) {
 		fprintf(stderr, "bench_trace: %s\n", err);
 		return smp;
 	}

@@ -136,7 +136,10 @@ static const char run_usage[] =
 	"                          relay daemon of its own, as `proxyscope watch`): a finding as\n"
 	"                          soon as a task stays in one state longer than the threshold\n"
 	"                          (on stdout; as JSON Lines on stderr with --json); the report\n"
-	"                          at the end as without it\n"
+	"                          at the end as without it. With --hosts every host's session\n"
+	"                          is live and all are followed at once through the relay\n"
+	"                          daemon on 'collector'; every line names its host. Not with\n"
+	"                          --snapshot (a session is either live or a snapshot one)\n"
 	"    --watch-threshold DURATION  for --watch (default 1s)\n"
 	"\n"
 	"Workload:\n"
@@ -159,6 +162,9 @@ static const char run_usage[] =
 	"                            slow-progress:rank=R,us=U       (loop backend)\n"
 	"                            kill:rank=R,exec=E              (--procs 2 or more: the\n"
 	"                                                             process holding R dies)\n"
+	"                            partition:host=H,exec=E         (--hosts 2 or more: host\n"
+	"                                                             H's link goes down as its\n"
+	"                                                             ranks start exec E)\n"
 	"\n"
 	"Network:\n"
 	"    --backend NAME        loop (default: ranks are threads of one process, data is copied\n"
@@ -173,7 +179,10 @@ static const char run_usage[] =
 	"                          PMIx and talk tcp;ofi_rxm. Needs root, --backend ofi and\n"
 	"                          --provider tcp. Recorded: each host's session streams to an\n"
 	"                          lttng-relayd on the host 'collector', and DIR holds one trace\n"
-	"                          per host (DIR/<host>/...); the report merges them\n"
+	"                          per host (DIR/<host>/...); the report merges them. With\n"
+	"                          --snapshot each host's snapshots go there too and the report\n"
+	"                          reads the last of each host; --buffer-size sizes every host's\n"
+	"                          session (default: 8 MiB per CPU at info, as record)\n"
 	"    --job NAME            the job's name (default: a unique one per run)\n"
 	"\n"
 	"Output:\n"
@@ -207,7 +216,7 @@ struct run_cli {
 	const char *xchild; /* --_xchild DIR: a process of a --hosts run, result into DIR */
 	uint32_t hosts;    /* --hosts H; 0: this host only */
 	const char *trace_dir;     /* a recorded --hosts run: the relay daemon's output tree */
-	enum lt_level trace_level;
+	const struct run_trace_opts *hosts_topts; /* and its recording options */
 	bool no_trace;
 	bool snapshot;
 	bool watch;
@@ -397,6 +406,9 @@ static int trace_args(const struct run_cli *c, struct run_trace_opts *t)
 	}
 	if (c->watch_threshold_ns && !c->watch)
 		return cli_usage_error("run", "--watch-threshold: only with --watch");
+	if (c->watch && c->snapshot)
+		return cli_usage_error("run", "--watch and --snapshot: a session is either live or "
+				       "a snapshot one (lttng create takes one mode)");
 	if (c->level && lt_level_parse(c->level, &t->level))
 		return cli_usage_error("run", "--loglevel: '%s' is not a level (err, warning, info, "
 				       "debug)", c->level);
@@ -451,10 +463,19 @@ static struct run_hosts g_rh; /* the processes of a --hosts run */
 /* A --hosts run: the processes on simulated hosts, started by mpirun. */
 static int run_hosts_workload(struct run_cli *c, int argc, char **argv, struct enc_wl_result *res)
 {
-	struct run_hosts_trace t = { .output = c->trace_dir, .level = c->trace_level };
+	const struct run_trace_opts *o = c->hosts_topts;
+	struct run_hosts_trace t = { .output = c->trace_dir };
 	static char job[ENC_WL_JOB_MAX];
 	int rc;
 
+	if (o) {
+		t.level = o->level;
+		t.buffer_size = o->buffer_size;
+		t.snapshot = o->snapshot;
+		t.watch = o->watch;
+		t.watch_threshold_ns = o->watch_threshold_ns;
+		t.watch_json = o->watch_json;
+	}
 	if (!c->args.job) {
 		snprintf(job, sizeof(job), "run-%ld-%ld", (long)getpid(), (long)time(NULL));
 		c->args.job = job;
@@ -515,21 +536,15 @@ static int hosts_args(struct run_cli *c)
 	if (geteuid() != 0)
 		return cli_usage_error("run", "--hosts: simulated hosts need root (network, UTS "
 				       "and mount namespaces)");
-	if (c->watch || c->snapshot || c->buffer_size)
-		return cli_usage_error("run", "--hosts: %s does not work across hosts yet",
-				       c->watch ? "--watch" : c->snapshot ? "--snapshot" : "--buffer-size");
 	if (!c->args.backend || strcmp(c->args.backend, "ofi") || !c->args.provider ||
 	    strncmp(c->args.provider, "tcp", 3))
 		return cli_usage_error("run", "--hosts: needs --backend ofi --provider tcp");
 	if (c->args.procs < c->hosts || c->args.procs % c->hosts)
 		return cli_usage_error("run", "--hosts %" PRIu32 ": --procs %" PRIu32 " must be a "
 				       "multiple of the hosts", c->hosts, c->args.procs);
-	for (size_t i = 0; i < c->args.faults_n; i++)
-		if (c->args.faults[i].target == ENC_WL_FAULT_KILL)
-			return cli_usage_error("run", "--hosts: the kill fault does not work across "
-					       "hosts yet (mpirun ends the job with the process)");
 	c->args.job = job ? job : "check";
 	c->args.local_procs = c->args.procs / c->hosts;
+	c->args.host = 0;
 	rc = enc_wl_args_check(&c->args, err, sizeof(err));
 	c->args.local_procs = 0;
 	c->args.job = job;
@@ -651,7 +666,7 @@ static int hosts_trace_prepare(struct run_cli *c, struct run_trace *rt,
 	if (rc)
 		return rc;
 	c->trace_dir = rt->s.output;
-	c->trace_level = topts->level;
+	c->hosts_topts = topts;
 	return 0;
 }
 
@@ -670,6 +685,10 @@ int cmd_run(int argc, char **argv)
 	if (c.help) {
 		fputs(run_usage, stdout);
 		return CLI_EXIT_OK;
+	}
+	if (c.hosts) { /* the partition fault, checked and armed across hosts */
+		c.args.hosts = c.hosts;
+		c.args.link_cut = run_hosts_link_cut;
 	}
 	if (c.child)
 		return run_child(&c);

@@ -2,7 +2,8 @@
  * `proxyscope watch`: the live watchdog.
  *
  *	watch [OPTIONS] -- CMD ARGS...     a live session around CMD, watched while it runs
- *	watch [OPTIONS] net://RELAYD[:PORT]/host/HOST/SESSION    attach to a running session
+ *	watch [OPTIONS] net://RELAYD[:PORT]/host/HOST/SESSION...  attach to running sessions
+ *	                                    (one per host of a job across hosts: followed at once)
  *	watch --list net://RELAYD[:PORT]   the sessions a relay daemon offers
  *
  * Design choice: around CMD, watch starts a relay daemon of its own on free loopback ports
@@ -49,7 +50,7 @@ static const struct cli_opt watch_opts[] = {
 static const char watch_usage[] =
 	"usage: proxyscope watch [--threshold DURATION] [--json] [-o DIR] [--loglevel LEVEL]\n"
 	"                        [--live-timer DURATION] [--buffer-size SIZE] -- CMD [ARGS...]\n"
-	"   or: proxyscope watch [--threshold DURATION] [--json] net://RELAYD[:PORT]/host/HOST/SESSION\n"
+	"   or: proxyscope watch [--threshold DURATION] [--json] net://RELAYD[:PORT]/host/HOST/SESSION...\n"
 	"   or: proxyscope watch --list net://RELAYD[:PORT]\n"
 	"\n"
 	"Follow a live LTTng session while it is written and print a finding as soon as a task\n"
@@ -72,7 +73,9 @@ static const char watch_usage[] =
 	"\n"
 	"Around CMD, a relay daemon (lttng-relayd) of its own is started on free loopback ports and\n"
 	"stopped afterwards, and a session daemon when none answers. To attach, give the session's\n"
-	"URL as --list prints it (the relay daemon's live port, 5344 by default). While stderr is a\n"
+	"URL as --list prints it (the relay daemon's live port, 5344 by default); several URLs (a job\n"
+	"across hosts: one session per host) are followed at once, in time order, and every line\n"
+	"names the host of the process it is about. While stderr is a\n"
 	"terminal a status line shows events/s, tasks open and lost events; lost events make the\n"
 	"findings whose window they overlap uncertain.\n"
 	"\n"
@@ -154,15 +157,18 @@ struct watch_args {
 	const char *output;
 	enum lt_level level;
 	const char *list;
-	const char *url;
+	const char *urls[PSA_LIVE_SESSIONS_MAX]; /* attached: the sessions, followed at once */
+	size_t n_urls;
 	char **cmd;
 	uint64_t buffer_size; /* --buffer-size; 0: sized for the level */
 };
 
-static void opts_common(struct live_watch_opts *o, const struct watch_args *a, const char *url)
+static void opts_common(struct live_watch_opts *o, const struct watch_args *a,
+			const char *const *urls, size_t n)
 {
 	memset(o, 0, sizeof(*o));
-	o->url = url;
+	o->urls = urls;
+	o->n = n;
 	o->threshold_ns = a->threshold_ns;
 	o->json = a->json;
 	o->out = stdout;
@@ -192,7 +198,7 @@ static int watch_command(const struct watch_args *a)
 	struct live_watch_opts o;
 	struct live_watch_result res;
 	char err[LT_ERR_MAX], defdir[64], host[256], url[512];
-	const char *output = a->output;
+	const char *output = a->output, *urls[1] = { url };
 	int code, rc;
 
 	lt_buffers_size(&s, s.level, 0, a->buffer_size); /* as record: CMD's ranks are unknown */
@@ -205,7 +211,7 @@ static int watch_command(const struct watch_args *a)
 	}
 	if (lt_tools_check(err, sizeof(err)) || !cli_cmd_runnable(a->cmd[0], err, sizeof(err)) ||
 	    lt_output_prepare(output, s.output, sizeof(s.output), err, sizeof(err)) ||
-	    live_relayd_start(&r, s.output, err, sizeof(err))) {
+	    live_relayd_start(&r, NULL, s.output, err, sizeof(err))) {
 		cli_error("%s", err);
 		return CLI_EXIT_USAGE;
 	}
@@ -226,7 +232,7 @@ static int watch_command(const struct watch_args *a)
 	gethostname(host, sizeof(host));
 	host[sizeof(host) - 1] = '\0';
 	snprintf(url, sizeof(url), "%s/host/%s/%s", r.relay_url, host, s.name);
-	opts_common(&o, a, url);
+	opts_common(&o, a, urls, 1);
 	o.end_what = "CMD ended";
 	o.should_stop = child_done;
 	o.on_stop = end_session;
@@ -241,7 +247,7 @@ static int watch_command(const struct watch_args *a)
 		live_relayd_stop(&r);
 		return CLI_EXIT_FAILURE;
 	}
-	rc = live_wait_streams(url, child_done, &c, err, sizeof(err));
+	rc = live_wait_streams(urls, 1, child_done, &c, err, sizeof(err));
 	if (rc == 0) {
 		live_watch_run(&o, &res);
 	} else {
@@ -290,13 +296,13 @@ static int watch_attach(const struct watch_args *a)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	rc = live_wait_streams(a->url, interrupted, NULL, err, sizeof(err));
+	rc = live_wait_streams(a->urls, a->n_urls, interrupted, NULL, err, sizeof(err));
 	if (rc) {
 		if (rc < 0)
 			cli_error("%s", err);
 		return rc < 0 ? CLI_EXIT_FAILURE : 128 + (int)g_interrupted;
 	}
-	opts_common(&o, a, a->url);
+	opts_common(&o, a, a->urls, a->n_urls);
 	o.end_what = "the session ended";
 	o.should_stop = interrupted;
 	live_watch_run(&o, &res);
@@ -382,9 +388,13 @@ static int parse(int argc, char **argv, struct watch_args *a)
 			fputs(watch_usage, stdout);
 			return -1;
 		case CLI_OPT_POSITIONAL:
-			if (a->url)
-				return cli_usage_error("watch", "unexpected '%s': one session URL at most", value);
-			a->url = value;
+			if (a->n_urls == PSA_LIVE_SESSIONS_MAX)
+				return cli_usage_error("watch", "unexpected '%s': %d session URLs at most",
+						       value, PSA_LIVE_SESSIONS_MAX);
+			if (live_relay_of(value, err, sizeof(err)))
+				return cli_usage_error("watch", "'%s' is not a session URL "
+						       "(net://RELAYD[:PORT]/host/HOST/SESSION)", value);
+			a->urls[a->n_urls++] = value;
 			break;
 		default:
 			return cli_usage_error("watch", "%s", err);
@@ -394,13 +404,10 @@ static int parse(int argc, char **argv, struct watch_args *a)
 		a->cmd = &argv[split + 1];
 	else if (split < argc)
 		return cli_usage_error("watch", "no command after '--' (proxyscope watch -- CMD ...)");
-	if (!!a->list + !!a->url + !!a->cmd != 1)
-		return cli_usage_error("watch", a->list || a->url || a->cmd
+	if (!!a->list + !!a->n_urls + !!a->cmd != 1)
+		return cli_usage_error("watch", a->list || a->n_urls || a->cmd
 							? "give one of: -- CMD, a session URL, --list URL"
 							: "nothing to watch (proxyscope watch -- CMD ..., or a session URL)");
-	if (a->url && live_relay_of(a->url, err, sizeof(err)))
-		return cli_usage_error("watch", "'%s' is not a session URL "
-				       "(net://RELAYD[:PORT]/host/HOST/SESSION)", a->url);
 	if (!a->cmd && (a->output || a->timer_ns || a->level != LT_LEVEL_INFO || a->buffer_size))
 		return cli_usage_error("watch", "-o, --loglevel, --live-timer and --buffer-size apply "
 				       "only around a CMD");
@@ -416,7 +423,7 @@ int cmd_watch(int argc, char **argv)
 		return rc < 0 ? CLI_EXIT_OK : rc;
 	if (a.list)
 		return watch_list(a.list);
-	if (a.url)
+	if (a.n_urls)
 		return watch_attach(&a);
 	if (!a.timer_ns)
 		a.timer_ns = 100000000ull;

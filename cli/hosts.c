@@ -12,7 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -334,14 +337,15 @@ static int network_up(struct hosts *h, char *err, size_t errlen)
 			       "link set lo up\nlink add br0 type bridge\nlink set br0 up\n");
 	for (unsigned i = 0; i <= h->n; i++)
 		len += (size_t)snprintf(text + len, sizeof(text) - len,
-					"link add %s type veth peer name eth0 netns %d\n"
+					"link add %s type veth peer name " HOSTS_IFNAME " netns %d\n"
 					"link set %s master br0 up\n",
 					bridged(h, i)->link, (int)bridged(h, i)->holder,
 					bridged(h, i)->link);
 	e = ip_batch(h, &h->sw, text, err, errlen);
 	for (unsigned i = 0; !e && i <= h->n; i++) {
 		snprintf(text, sizeof(text),
-			 "link set lo up\naddr add %s/24 dev eth0\nlink set eth0 up\n",
+			 "link set lo up\naddr add %s/24 dev " HOSTS_IFNAME "\nlink set " HOSTS_IFNAME
+			 " up\n",
 			 bridged(h, i)->addr);
 		e = ip_batch(h, bridged(h, i), text, err, errlen);
 	}
@@ -496,6 +500,39 @@ int hosts_link_set(struct hosts *h, const struct host *host, bool up)
 	int rc = host_run(&h->sw, argv, NULL);
 
 	return rc == 0 ? 0 : rc < 0 ? rc : -EIO;
+}
+
+int host_link_down_here(void)
+{
+	struct ifreq ifr = { 0 };
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), e = 0;
+
+	if (fd < 0)
+		return -errno;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", HOSTS_IFNAME);
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr) < 0) {
+		e = -errno;
+	} else {
+		ifr.ifr_flags &= (short)~IFF_UP;
+		if (ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)
+			e = -errno;
+	}
+	close(fd);
+	return e;
+}
+
+int hosts_links_heal(struct hosts *h)
+{
+	char *argv[] = { "ip", "link", "set", HOSTS_IFNAME, "up", NULL };
+	int first = 0;
+
+	for (unsigned i = 0; i < h->n; i++) {
+		int rc = host_run(&h->host[i], argv, NULL);
+
+		if (rc && !first)
+			first = rc < 0 ? rc : -EIO;
+	}
+	return first;
 }
 
 struct host *hosts_find(struct hosts *h, const char *name)

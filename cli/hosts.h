@@ -34,6 +34,7 @@
 #define HOSTS_ERR_MAX 512
 #define HOSTS_NET "198.18.0"       /* host i is HOSTS_NET.(i+1), the collector .254 */
 #define HOSTS_COLLECTOR "collector"
+#define HOSTS_IFNAME "eth0"        /* a host's end of its link, inside its namespace */
 
 enum hosts_ns {
 	HOSTS_NS_NET,
@@ -107,8 +108,19 @@ int host_spawn(const struct host *host, char *const argv[], const char *stdin_pa
 /* host_spawn and wait: the exit status (0..255), 128+signal, or -errno. */
 int host_run(const struct host *host, char *const argv[], const char *stdin_path);
 
-/* Bring @host's link on the switch up or down (the partition fault). Returns 0 or -errno. */
+/* Bring @host's link on the switch up or down. Returns 0 or -errno. */
 int hosts_link_set(struct hosts *h, const struct host *host, bool up);
+
+/*
+ * In a process on a simulated host (the partition fault): take the host's own end of its link
+ * down (`ip link set eth0 down` in its network namespace, as one ioctl). The other hosts'
+ * packets to it are dropped from then on. Returns 0 or -errno.
+ */
+int host_link_down_here(void);
+
+/* Bring every simulated host's own end of its link up again (the partition healed), so that
+ * what its daemons still hold (mpirun's, the tracer's) reaches the collector. 0 or -errno. */
+int hosts_links_heal(struct hosts *h);
 
 /*
  * Export PROXYSCOPE_HOSTS (names), PROXYSCOPE_HOST_ADDRS (addresses, same order),

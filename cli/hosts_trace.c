@@ -2,28 +2,18 @@
  * Recording across hosts: the relay daemon on the collector and a session per host (see
  * hosts_trace.h).
  *
- * The relay daemon is our child (nsenter execs it in the collector's namespaces), in a process
- * group of its own so that Ctrl-C reaches mpirun and us but not it: the sessions must end, and
- * their data reach it, before it stops. It is ready when its control and data ports listen,
- * seen in /proc/PID/net/tcp (its own network namespace's table): nothing in this process's
- * namespace could connect to it.
+ * The relay daemon is started by live_relayd_start at the collector's address and fixed
+ * ports, under the nsenter prefix into the collector's namespaces (so it is our child, in a
+ * process group of its own: Ctrl-C reaches mpirun and us but not it; the sessions must end,
+ * and their data reach it, before it stops). Its readiness is read from its own network
+ * namespace's table: nothing in this process's namespace could connect to it.
  */
 #include "hosts_trace.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
-
-#define READY_MS 5000
-#define STOP_MS 5000
-#define TCP_LISTEN 0x0A
 
 int hosts_trace_check(char *err, size_t errlen)
 {
@@ -38,119 +28,29 @@ int hosts_trace_check(char *err, size_t errlen)
 	return -ENOENT;
 }
 
-/* Whether process @pid's network namespace has a TCP socket listening on @port. */
-static bool listens(pid_t pid, unsigned port)
-{
-	char path[64], line[256];
-	unsigned lport, state;
-	bool found = false;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/net/tcp", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	/* "  sl  local_address rem_address   st ..." then "  0: 0100007F:14EE 00000000:0000 0A" */
-	while (!found && fgets(line, sizeof(line), f))
-		if (sscanf(line, " %*u: %*x:%x %*x:%*x %x", &lport, &state) == 2)
-			found = lport == port && state == TCP_LISTEN;
-	fclose(f);
-	return found;
-}
-
-/* The last line of the relay daemon's log, for an error message. */
-static void log_tail(const char *log, char *out, size_t outlen)
-{
-	char line[256];
-	FILE *f = fopen(log, "re");
-
-	snprintf(out, outlen, "no output");
-	while (f && fgets(line, sizeof(line), f))
-		if (line[0] != '\n') {
-			line[strcspn(line, "\n")] = '\0';
-			snprintf(out, outlen, "%s", line);
-		}
-	if (f)
-		fclose(f);
-}
-
 static int relayd_start(struct hosts_trace *t, struct hosts *h, const char *output, char *err,
 			size_t errlen)
 {
-	char c[48], d[48], l[48], tail[256];
-	struct timespec tick = { 0, 20 * 1000 * 1000 };
+	char where[64];
 	struct host_nsenter ns;
-	const char *a = h->collector.addr;
-	int st;
-	pid_t pid;
+	struct live_relayd_at at = {
+		.addr = h->collector.addr,
+		.ctrl = HOSTS_RELAYD_CTRL,
+		.data = HOSTS_RELAYD_DATA,
+		.live = HOSTS_RELAYD_LIVE,
+		.wrap = ns.argv,
+		.log = t->log,
+		.where = where,
+	};
 
-	snprintf(c, sizeof(c), "tcp://%s:%d", a, HOSTS_RELAYD_CTRL);
-	snprintf(d, sizeof(d), "tcp://%s:%d", a, HOSTS_RELAYD_DATA);
-	snprintf(l, sizeof(l), "tcp://%s:%d", a, HOSTS_RELAYD_LIVE);
 	snprintf(t->log, sizeof(t->log), "%s/relayd.log", h->dir);
+	snprintf(where, sizeof(where), "on '%s'", h->collector.name);
 	host_nsenter(&h->collector, &ns);
-	pid = fork();
-	if (pid < 0) {
-		snprintf(err, errlen, "cannot start lttng-relayd: %s", strerror(errno));
-		return -errno;
-	}
-	if (pid == 0) {
-		char *argv[HOSTS_NSENTER_ARGC + 10];
-		int fd = open(t->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		int in = open("/dev/null", O_RDONLY);
-		char *const tail_argv[] = { "lttng-relayd", "-C", c, "-D", d, "-L", l, "-o",
-					    (char *)output, NULL };
-
-		setpgid(0, 0);
-		if (fd < 0 || in < 0 || dup2(in, 0) < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
-			_exit(126);
-		memcpy(argv, ns.argv, HOSTS_NSENTER_ARGC * sizeof(*argv));
-		memcpy(&argv[HOSTS_NSENTER_ARGC], tail_argv, sizeof(tail_argv));
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	t->relayd = pid;
-	for (int waited = 0; waited < READY_MS; waited += 20) {
-		if (waitpid(pid, &st, WNOHANG) == pid) {
-			t->relayd = 0;
-			log_tail(t->log, tail, sizeof(tail));
-			snprintf(err, errlen, "lttng-relayd on '%s' exited at start: %s",
-				 h->collector.name, tail);
-			return -ECHILD;
-		}
-		if (listens(pid, HOSTS_RELAYD_CTRL) && listens(pid, HOSTS_RELAYD_DATA)) {
-			snprintf(t->url, sizeof(t->url), "net://%s:%d:%d", a, HOSTS_RELAYD_CTRL,
-				 HOSTS_RELAYD_DATA);
-			return 0;
-		}
-		nanosleep(&tick, NULL);
-	}
-	snprintf(err, errlen, "lttng-relayd on '%s' did not listen within %d ms", h->collector.name,
-		 READY_MS);
-	return -ETIMEDOUT;
+	return live_relayd_start(&t->relayd, &at, output, err, errlen);
 }
 
-static void relayd_stop(struct hosts_trace *t)
-{
-	struct timespec tick = { 0, 10 * 1000 * 1000 };
-
-	if (t->relayd <= 0)
-		return;
-	kill(t->relayd, SIGTERM);
-	for (int i = 0; i < STOP_MS / 10; i++) {
-		if (waitpid(t->relayd, NULL, WNOHANG) != 0) {
-			t->relayd = 0;
-			return;
-		}
-		nanosleep(&tick, NULL);
-	}
-	kill(t->relayd, SIGKILL);
-	waitpid(t->relayd, NULL, 0);
-	t->relayd = 0;
-}
-
-int hosts_trace_begin(struct hosts_trace *t, struct hosts *h, const char *output,
-		      enum lt_level level, char *err, size_t errlen)
+int hosts_trace_begin(struct hosts_trace *t, struct hosts *h, const struct hosts_trace_opts *o,
+		      char *err, size_t errlen)
 {
 	int rc;
 
@@ -162,7 +62,7 @@ int hosts_trace_begin(struct hosts_trace *t, struct hosts *h, const char *output
 		rc = -ENOMEM;
 		goto fail;
 	}
-	rc = relayd_start(t, h, output, err, errlen);
+	rc = relayd_start(t, h, o->output, err, errlen);
 	if (rc)
 		goto fail;
 	for (; t->n < h->n; t->n++) {
@@ -171,8 +71,16 @@ int hosts_trace_begin(struct hosts_trace *t, struct hosts *h, const char *output
 
 		host_nsenter(&h->host[t->n], &t->ns[t->n]);
 		s->wrap = t->ns[t->n].argv;
-		s->url = t->url;
-		s->level = level;
+		s->level = o->level;
+		s->snapshot = o->snapshot;
+		/* the ranks of a host are not this process's: sized as record sizes a session */
+		lt_buffers_size(s, o->level, 0, o->buffer_size);
+		if (o->live_timer_us) {
+			s->live_url = t->relayd.session_url;
+			s->live_timer_us = o->live_timer_us;
+		} else {
+			s->url = t->relayd.session_url;
+		}
 		if (lt_session_begin(s, reason, sizeof(reason))) {
 			snprintf(err, errlen, "on '%s': %s", h->host[t->n].name, reason);
 			rc = -EIO;
@@ -186,7 +94,27 @@ fail:
 	return rc;
 }
 
-int hosts_trace_end(struct hosts_trace *t, char *err, size_t errlen)
+void hosts_trace_live_url(const struct hosts_trace *t, const struct hosts *h, unsigned i,
+			  char *out, size_t len)
+{
+	snprintf(out, len, "%s/host/%s/%s", t->relayd.relay_url, h->host[i].name, t->s[i].name);
+}
+
+int hosts_trace_snapshot(struct hosts_trace *t, char *err, size_t errlen)
+{
+	char reason[LT_ERR_MAX];
+	int first = 0;
+
+	for (unsigned i = 0; i < t->n; i++)
+		if (t->s[i].started && lt_session_snapshot(&t->s[i], reason, sizeof(reason)) &&
+		    !first) {
+			snprintf(err, errlen, "%s", reason);
+			first = -EIO;
+		}
+	return first;
+}
+
+int hosts_trace_end_sessions(struct hosts_trace *t, char *err, size_t errlen)
 {
 	char reason[LT_ERR_MAX];
 	int first = 0;
@@ -197,7 +125,14 @@ int hosts_trace_end(struct hosts_trace *t, char *err, size_t errlen)
 			first = -EIO;
 		}
 	t->n = 0;
-	relayd_stop(t);
+	return first;
+}
+
+int hosts_trace_end(struct hosts_trace *t, char *err, size_t errlen)
+{
+	int first = hosts_trace_end_sessions(t, err, errlen);
+
+	live_relayd_stop(&t->relayd);
 	free(t->s);
 	free(t->ns);
 	t->s = NULL;

@@ -7,7 +7,7 @@
  * hostname; the report reads the tree as one job.
  *
  *	hosts_create(.sessiond = true)
- *	hosts_trace_begin(&t, h, DIR, level)   relay daemon up, every host's session started
+ *	hosts_trace_begin(&t, h, &opts)        relay daemon up, every host's session started
  *	... mpirun: the processes load the probes and register with their host's daemon ...
  *	hosts_trace_end(&t)                    sessions destroyed (their data at the relay
  *	                                       daemon), relay daemon stopped: DIR is complete
@@ -15,25 +15,39 @@
  *
  * The relay daemon listens on the collector's own address, on fixed ports: the collector's
  * network namespace is private to this run, so they are always free, and no machine-wide
- * relay daemon (on the default ports) is ever involved.
+ * relay daemon (on the default ports) is ever involved. The sessions are live ones when the
+ * run is watched (a viewer in the collector's network namespace follows them all through the
+ * relay daemon's live port), or snapshot ones (overwrite mode; each snapshot goes to the relay
+ * daemon too, DIR/<hostname>/<session>-<date>/<snapshot>-N).
  */
 #ifndef PROXYSCOPE_CLI_HOSTS_TRACE_H
 #define PROXYSCOPE_CLI_HOSTS_TRACE_H
 
 #include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 #include <sys/types.h>
 
 #include "hosts.h"
+#include "live_relayd.h"
 #include "lttng_ctl.h"
 
 #define HOSTS_RELAYD_CTRL 5342
 #define HOSTS_RELAYD_DATA 5343
 #define HOSTS_RELAYD_LIVE 5344
 
+struct hosts_trace_opts {
+	const char *output;        /* absolute: the relay daemon's output tree (it creates it) */
+	enum lt_level level;
+	uint64_t buffer_size;      /* per CPU, every host's session; 0: as record sizes it */
+	bool snapshot;             /* flight recorder: overwrite mode, snapshots to the relay
+				      daemon (hosts_trace_snapshot, and the driver's watchdog) */
+	unsigned live_timer_us;    /* > 0: live sessions (watched), with this timer */
+};
+
 struct hosts_trace {
-	pid_t relayd;                 /* > 0: the relay daemon (a child of ours, on the collector) */
-	char url[64];                 /* net://COLLECTOR:CTRL:DATA, for `lttng create --set-url` */
+	struct live_relayd relayd;    /* on the collector, a child of ours */
 	char log[128];                /* the relay daemon's stdout and stderr, in the hosts' dir */
 	unsigned n;                   /* sessions: one per simulated host */
 	struct lt_session *s;         /* [n] */
@@ -44,14 +58,28 @@ struct hosts_trace {
 int hosts_trace_check(char *err, size_t errlen);
 
 /*
- * Start the relay daemon writing into @output (absolute; created by the daemon) and a session
- * on every host of @h (each with its session daemon: hosts_opts.sessiond) at @level. On
- * failure everything done so far is undone. Returns 0 or -errno with a reason in @err.
+ * Start the relay daemon writing into @o->output and a session on every host of @h (each with
+ * its session daemon: hosts_opts.sessiond). On failure everything done so far is undone.
+ * Returns 0 or -errno with a reason in @err.
  */
-int hosts_trace_begin(struct hosts_trace *t, struct hosts *h, const char *output,
-		      enum lt_level level, char *err, size_t errlen);
+int hosts_trace_begin(struct hosts_trace *t, struct hosts *h, const struct hosts_trace_opts *o,
+		      char *err, size_t errlen);
 
-/* Stop and destroy every session, then stop the relay daemon. 0 or the first error. */
+/*
+ * The URL a viewer follows host @i's live session at: net://COLLECTOR:LIVE/host/HOST/SESSION
+ * (the relay daemon names a session by the hostname of the session daemon that made it).
+ */
+void hosts_trace_live_url(const struct hosts_trace *t, const struct hosts *h, unsigned i,
+			  char *out, size_t len);
+
+/* Snapshot mode: record a snapshot of every host's session (to the relay daemon). 0 or the
+ * first error. */
+int hosts_trace_snapshot(struct hosts_trace *t, char *err, size_t errlen);
+
+/* Stop and destroy every session (their data is then at the relay daemon). Idempotent. */
+int hosts_trace_end_sessions(struct hosts_trace *t, char *err, size_t errlen);
+
+/* hosts_trace_end_sessions, then stop the relay daemon. 0 or the first error. */
 int hosts_trace_end(struct hosts_trace *t, char *err, size_t errlen);
 
 #endif /* PROXYSCOPE_CLI_HOSTS_TRACE_H */

@@ -1,19 +1,23 @@
 /*
- * A private lttng-relayd (live_relayd.h). Design: the ports are chosen by the kernel (three
- * sockets bound to port 0 at once, then closed) and handed to the daemon; if another process
- * takes one in between, the daemon exits and we try again with new ones. The daemon runs in a
- * process group of its own, so Ctrl-C reaches the traced command and us but not it (we tear the
- * session down first), and it dies with us (PR_SET_PDEATHSIG).
+ * lttng-relayd as our child (live_relayd.h). Design: on loopback the ports are chosen by the
+ * kernel (three sockets bound to port 0 at once, then closed) and handed to the daemon; if
+ * another process takes one in between, the daemon exits and we try again with new ones. At a
+ * given address the ports are fixed and it is started once. Readiness is read from the
+ * daemon's own network namespace's table, /proc/PID/net/tcp, the same for both. The daemon
+ * runs in a process group of its own, so Ctrl-C reaches the traced command and us but not it
+ * (the sessions end first, and their data must reach it), and it dies with us
+ * (PR_SET_PDEATHSIG; through a command prefix that execs, as nsenter does, it is still our
+ * child).
  */
 #include "live_relayd.h"
 #include "cli_util.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <fcntl.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -26,6 +30,8 @@
 
 #define START_TRIES 3
 #define READY_MS 5000
+#define TCP_LISTEN 0x0A
+#define WRAP_MAX 16
 
 static int free_ports(unsigned port[3])
 {
@@ -48,111 +54,169 @@ static int free_ports(unsigned port[3])
 	return rc;
 }
 
-int live_port_answers(unsigned port, unsigned timeout_ms)
+/* Whether process @pid's network namespace has a TCP socket listening on @port. */
+static bool listens(pid_t pid, unsigned port)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
-				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	struct pollfd p;
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0), rc, soerr = 0;
-	socklen_t len = sizeof(soerr);
+	char path[64], line[256];
+	unsigned lport, state;
+	bool found = false;
+	FILE *f;
 
-	if (fd < 0)
-		return -errno;
-	rc = connect(fd, (struct sockaddr *)&a, sizeof(a));
-	if (rc && errno == EINPROGRESS) {
-		p = (struct pollfd){ .fd = fd, .events = POLLOUT };
-		rc = poll(&p, 1, (int)timeout_ms);
-		if (rc == 1 && !getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len) && !soerr)
-			rc = 0;
-		else
-			rc = -(soerr ? soerr : ETIMEDOUT);
-	} else if (rc) {
-		rc = -errno;
-	}
-	close(fd);
-	return rc;
+	snprintf(path, sizeof(path), "/proc/%d/net/tcp", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	/* "  sl  local_address rem_address   st ..." then "  0: 0100007F:14EE 00000000:0000 0A" */
+	while (!found && fgets(line, sizeof(line), f))
+		if (sscanf(line, " %*u: %*x:%x %*x:%*x %x", &lport, &state) == 2)
+			found = lport == port && state == TCP_LISTEN;
+	fclose(f);
+	return found;
 }
 
-static pid_t spawn(const struct live_relayd *r, const char *output)
+/* The last line of the relay daemon's log, for an error message. */
+static void log_tail(const char *log, char *out, size_t outlen)
+{
+	char line[256];
+	FILE *f = log ? fopen(log, "re") : NULL;
+
+	snprintf(out, outlen, "no output");
+	while (f && fgets(line, sizeof(line), f))
+		if (line[0] != '\n') {
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(out, outlen, "%s", line);
+		}
+	if (f)
+		fclose(f);
+}
+
+static pid_t spawn(const struct live_relayd *r, const struct live_relayd_at *at,
+		   const char *output)
 {
 	char c[48], d[48], l[48], o[4096 + 8];
+	char *argv[WRAP_MAX + 12];
+	size_t n = 0;
 	pid_t pid;
 
-	snprintf(c, sizeof(c), "tcp://127.0.0.1:%u", r->ctrl);
-	snprintf(d, sizeof(d), "tcp://127.0.0.1:%u", r->data);
-	snprintf(l, sizeof(l), "tcp://127.0.0.1:%u", r->live);
+	snprintf(c, sizeof(c), "tcp://%s:%u", r->addr, r->ctrl);
+	snprintf(d, sizeof(d), "tcp://%s:%u", r->addr, r->data);
+	snprintf(l, sizeof(l), "tcp://%s:%u", r->addr, r->live);
 	snprintf(o, sizeof(o), "%s", output);
+	for (size_t i = 0; at && at->wrap && at->wrap[i] && n < WRAP_MAX; i++)
+		argv[n++] = at->wrap[i];
+	argv[n++] = "lttng-relayd";
+	argv[n++] = "-C";
+	argv[n++] = c;
+	argv[n++] = "-D";
+	argv[n++] = d;
+	argv[n++] = "-L";
+	argv[n++] = l;
+	argv[n++] = "-o";
+	argv[n++] = o;
+	argv[n] = NULL;
 	pid = fork();
 	if (pid == 0) {
 		int null = open("/dev/null", O_RDWR);
+		int log = at && at->log ? open(at->log, O_WRONLY | O_CREAT | O_TRUNC, 0644) : null;
 
 		setpgid(0, 0);
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
 		cli_child_unblock_signals();
 		live_boost(0);
-		if (null >= 0) {
-			dup2(null, STDIN_FILENO);
-			dup2(null, STDOUT_FILENO);
-			dup2(null, STDERR_FILENO);
-		}
-		execlp("lttng-relayd", "lttng-relayd", "-C", c, "-D", d, "-L", l, "-o", o,
-		       (char *)NULL);
+		if (null < 0 || log < 0 || dup2(null, STDIN_FILENO) < 0 ||
+		    dup2(log, STDOUT_FILENO) < 0 || dup2(log, STDERR_FILENO) < 0)
+			_exit(126);
+		execvp(argv[0], argv);
 		_exit(127);
 	}
 	return pid;
 }
 
-int live_relayd_start(struct live_relayd *r, const char *output, char *err, size_t errlen)
+/* Wait until @pid listens on its three ports: 0, -ECHILD when it exited, -ETIMEDOUT. */
+static int wait_ready(struct live_relayd *r, pid_t pid, int *status)
 {
 	struct timespec tick = { 0, 20 * 1000 * 1000 };
-	int status = 0;
+
+	for (int waited = 0; waited < READY_MS; waited += 20) {
+		if (waitpid(pid, status, WNOHANG) == pid)
+			return -ECHILD;
+		if (listens(pid, r->ctrl) && listens(pid, r->data) && listens(pid, r->live))
+			return 0;
+		nanosleep(&tick, NULL);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, status, 0);
+	return -ETIMEDOUT;
+}
+
+static void ready(struct live_relayd *r, pid_t pid)
+{
+	r->pid = pid;
+	snprintf(r->session_url, sizeof(r->session_url), "net://%s:%u:%u", r->addr, r->ctrl,
+		 r->data);
+	snprintf(r->relay_url, sizeof(r->relay_url), "net://%s:%u", r->addr, r->live);
+}
+
+static void exit_reason(const struct live_relayd_at *at, int status, int tries, char *err,
+			size_t errlen)
+{
+	char tail[256];
+	int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+
+	if (code == 127) {
+		snprintf(err, errlen, "cannot run lttng-relayd: not found in PATH (apt-get install "
+			 "lttng-tools)");
+	} else if (at && at->log) {
+		log_tail(at->log, tail, sizeof(tail));
+		snprintf(err, errlen, "lttng-relayd%s%s exited at start: %s", at->where ? " " : "",
+			 at->where ? at->where : "", tail);
+	} else {
+		snprintf(err, errlen, "lttng-relayd exited at start (status %d) %d time%s", code,
+			 tries, tries == 1 ? "" : "s");
+	}
+}
+
+int live_relayd_start(struct live_relayd *r, const struct live_relayd_at *at, const char *output,
+		      char *err, size_t errlen)
+{
+	int tries = at ? 1 : START_TRIES, status = 0, rc = 0;
 
 	memset(r, 0, sizeof(*r));
-	for (int attempt = 0; attempt < START_TRIES; attempt++) {
-		unsigned port[3];
+	snprintf(r->addr, sizeof(r->addr), "%s", at ? at->addr : "127.0.0.1");
+	for (int attempt = 0; attempt < tries; attempt++) {
+		unsigned port[3] = { 0 };
 		pid_t pid;
-		int rc = free_ports(port);
 
-		if (rc) {
+		if (at) {
+			port[0] = at->ctrl;
+			port[1] = at->data;
+			port[2] = at->live;
+		} else if ((rc = free_ports(port)) != 0) {
 			snprintf(err, errlen, "cannot find free ports for lttng-relayd: %s", strerror(-rc));
 			return rc;
 		}
 		r->ctrl = port[0];
 		r->data = port[1];
 		r->live = port[2];
-		pid = spawn(r, output);
+		pid = spawn(r, at, output);
 		if (pid < 0) {
 			rc = -errno;
 			snprintf(err, errlen, "cannot start lttng-relayd: %s", strerror(errno));
 			return rc;
 		}
-		for (int waited = 0; waited < READY_MS; waited += 20) {
-			if (waitpid(pid, &status, WNOHANG) == pid) {
-				pid = 0; /* it exited: a port was taken, or it cannot run */
-				break;
-			}
-			if (live_port_answers(r->live, 100) == 0 && live_port_answers(r->ctrl, 100) == 0) {
-				r->pid = pid;
-				snprintf(r->session_url, sizeof(r->session_url), "net://127.0.0.1:%u:%u",
-					 r->ctrl, r->data);
-				snprintf(r->relay_url, sizeof(r->relay_url), "net://127.0.0.1:%u", r->live);
-				return 0;
-			}
-			nanosleep(&tick, NULL);
+		rc = wait_ready(r, pid, &status);
+		if (!rc) {
+			ready(r, pid);
+			return 0;
 		}
-		if (pid > 0) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &status, 0);
-			snprintf(err, errlen, "lttng-relayd did not accept connections within %d ms",
-				 READY_MS);
-			return -ETIMEDOUT;
+		if (rc == -ETIMEDOUT) {
+			snprintf(err, errlen, "lttng-relayd%s%s did not listen within %d ms",
+				 at && at->where ? " " : "", at && at->where ? at->where : "", READY_MS);
+			return rc;
 		}
+		/* it exited: a port was taken in between, or it cannot run */
 	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-		snprintf(err, errlen, "cannot run lttng-relayd: not found in PATH (apt-get install lttng-tools)");
-	else
-		snprintf(err, errlen, "lttng-relayd exited at start (status %d) %d times",
-			 WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), START_TRIES);
+	exit_reason(at, status, tries, err, errlen);
 	return -ECHILD;
 }
 

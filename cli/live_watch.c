@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <proxyscope/psa_live.h>
 #include <proxyscope/psa_watch.h>
@@ -24,6 +25,7 @@
 #define CLOSE_MS 2000
 #define LIST_MS 5000
 #define LIST_N 256
+#define STREAMS_WAIT_MS 3000 /* how long a session's streams may take to all be there */
 
 struct loop {
 	const struct live_watch_opts *o;
@@ -79,13 +81,25 @@ static void note_json(struct loop *lp, const struct psa_watch_note *n)
 	fputc('\n', lp->o->out);
 }
 
+/* psa_stall_label and " on HOST": a job across hosts has processes of the same pid on several
+ * hosts, and the lines that name no pid still name where the rank runs. */
+static void label_on(const struct psa_stall *s, char *buf, size_t len)
+{
+	size_t k;
+
+	psa_stall_label(s, buf, len);
+	k = strlen(buf);
+	if (s->host[0] && k < len)
+		snprintf(buf + k, len - k, " on %s", s->host);
+}
+
 static void note_text(struct loop *lp, const struct psa_watch_note *n)
 {
 	const struct psa_stall *s = n->stall;
 	double at = (double)(mono_ns() - lp->t0) / 1e9;
-	char label[96], line[512];
+	char label[96 + PSA_HOST_MAX], line[512];
 
-	psa_stall_label(s, label, sizeof(label));
+	label_on(s, label, sizeof(label));
 	if (n->what == PSA_WATCH_RESOLVED) {
 		fprintf(lp->o->out, "[+%.3f s] resolved: %s resumed after %.3f s\n", at, label,
 			(double)n->stuck_ns / 1e9);
@@ -98,8 +112,10 @@ static void note_text(struct loop *lp, const struct psa_watch_note *n)
 	}
 	if (s->root_cause) {
 		psa_stall_root_line(s, line, sizeof(line));
+		psa_stall_label(s, label, sizeof(label)); /* the root line names the host */
 		fprintf(lp->o->out, "[+%.3f s] finding: %s; %s", at, line, label);
 	} else {
+		psa_stall_label(s, label, sizeof(label)); /* the pid and its host follow */
 		fprintf(lp->o->out, "[+%.3f s] finding: %s (pid %u on %s, gid %u): %s: %s%s", at,
 			label, s->vpid, s->host, s->gid, psa_cause_str(s->cause), s->detail,
 			s->uncertain ? " [uncertain: events were lost in this window]" : "");
@@ -109,7 +125,7 @@ static void note_text(struct loop *lp, const struct psa_watch_note *n)
 				fprintf(lp->o->out, "%s %u", k ? "," : "", s->waiting_on[k]);
 		}
 		if (n->root) {
-			psa_stall_label(n->root, line, sizeof(line));
+			label_on(n->root, line, sizeof(line));
 			fprintf(lp->o->out, " -> %s (%s: %s for %.3f s so far)", line,
 				psa_cause_str(n->root->cause), psa_state_str(n->root->state),
 				(double)n->root->duration_ns / 1e9);
@@ -189,7 +205,7 @@ int live_watch_run(const struct live_watch_opts *o, struct live_watch_result *re
 	if (psa_watch_create(&wo, on_note, &lp, &w))
 		return lost_stream(res, -ENOMEM, "", "out of memory");
 	psa_watch_sink(w, &sink);
-	rc = psa_live_open(o->url, &l, err, sizeof(err));
+	rc = psa_live_open_many(o->urls, o->n, &l, err, sizeof(err));
 	if (rc) {
 		psa_watch_destroy(w);
 		return lost_stream(res, rc, "", err);
@@ -257,44 +273,83 @@ int live_relay_of(const char *url, char *out, size_t len)
 	return p && p[6] && strchr(p + 6, '/') && strchr(p + 6, '/')[1] ? 0 : -ENOENT;
 }
 
-int live_wait_streams(const char *url, bool (*stop)(void *), void *arg, char *err, size_t errlen)
+/* Whether session @url is on the relay daemon's list @ss, and its streams. */
+static bool listed(const char *url, const struct psa_live_session *ss, size_t n, uint64_t *streams)
+{
+	const char *tail = strstr(url, "/host/");
+
+	for (size_t i = 0; i < n && i < LIST_N; i++) {
+		const char *t = strstr(ss[i].url, "/host/");
+
+		if (t && tail && !strcmp(t, tail)) {
+			*streams = ss[i].streams;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Session @url's streams on its relay daemon's list (>= 0), or a negative errno with a reason. */
+static int64_t streams_of(const char *url, struct psa_live_session *ss, char *err, size_t errlen)
+{
+	uint64_t streams = 0;
+	char relay[128];
+	size_t n;
+	int rc;
+
+	live_relay_of(url, relay, sizeof(relay));
+	rc = psa_live_list(relay, ss, LIST_N, &n, LIST_MS, err, errlen);
+	if (rc)
+		return rc;
+	if (!listed(url, ss, n, &streams)) {
+		snprintf(err, errlen, "no session '%.200s' on the relay daemon at '%.100s' (see "
+			 "proxyscope watch --list %.100s)", url, relay, relay);
+		return -ENOENT;
+	}
+	return (int64_t)streams;
+}
+
+/*
+ * A session's streams reach the relay daemon one by one (the metadata, then a ring buffer per
+ * CPU), and babeltrace2 2.0.4's live source took a stream announced after it attached only
+ * late (measured across hosts: a viewer that attached to a session with 2 of its 3 streams
+ * got its events about 10 s late). So a session is ready once it has 1 + CPUs streams (one
+ * channel, per-user buffers: what proxyscope's sessions have), or STREAMS_WAIT_MS after its
+ * first stream appeared (a session of another shape).
+ */
+int live_wait_streams(const char *const *urls, size_t n, bool (*stop)(void *), void *arg,
+		      char *err, size_t errlen)
 {
 	struct psa_live_session *ss = calloc(LIST_N, sizeof(*ss));
 	struct timespec nap = { 0, 100 * 1000 * 1000 };
-	const char *tail = strstr(url, "/host/");
-	char relay[128];
-	int rc;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int64_t want = 1 + (cpus > 0 ? cpus : 1), got = 0;
+	unsigned since_first = 0; /* naps since the current session's first stream */
+	size_t ready = 0;
+	int rc = 0;
 
 	if (!ss) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	live_relay_of(url, relay, sizeof(relay));
-	for (;;) {
-		bool found = false, streams = false;
-		size_t n;
-
-		rc = psa_live_list(relay, ss, LIST_N, &n, LIST_MS, err, errlen);
-		for (size_t i = 0; !rc && i < n && i < LIST_N; i++) {
-			const char *t = strstr(ss[i].url, "/host/");
-
-			if (t && tail && !strcmp(t, tail)) {
-				found = true;
-				streams = ss[i].streams > 0;
-			}
-		}
-		if (!rc && !found) {
-			snprintf(err, errlen, "no session '%.200s' on the relay daemon at '%.100s' (see "
-				 "proxyscope watch --list %.100s)", url, relay, relay);
-			rc = -ENOENT;
-		}
-		if (rc || streams)
+	/* the sessions in order: one that has its streams keeps them */
+	while (ready < n) {
+		got = streams_of(urls[ready], ss, err, errlen);
+		if (got < 0) {
+			rc = (int)got;
 			break;
+		}
+		if (got >= want || (got && since_first * 100 >= STREAMS_WAIT_MS)) {
+			ready++;
+			since_first = 0;
+			continue;
+		}
 		if (stop && stop(arg)) {
 			rc = 1;
 			break;
 		}
 		nanosleep(&nap, NULL);
+		since_first += got > 0;
 	}
 	free(ss);
 	return rc;

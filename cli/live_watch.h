@@ -27,7 +27,9 @@
 #include <proxyscope/psa_event.h>
 
 struct live_watch_opts {
-	const char *url;           /* the session: net://RELAYD[:PORT]/host/HOST/SESSION */
+	const char *const *urls;   /* the sessions: net://RELAYD[:PORT]/host/HOST/SESSION, one per
+				      host of a job across hosts; followed at once, muxed */
+	size_t n;
 	uint64_t threshold_ns;     /* a state lasting longer is a finding */
 	bool json;                 /* JSON Lines on out instead of text */
 	FILE *out;                 /* the findings */
@@ -58,13 +60,14 @@ int live_watch_run(const struct live_watch_opts *o, struct live_watch_result *re
 int live_relay_of(const char *url, char *out, size_t len);
 
 /*
- * Wait until session @url has a stream, polling the relay daemon's list. babeltrace2 2.0.4's
- * live source does not pick up the streams of a session it attached to while it had none
- * (measured: such a viewer got every event at once when the session was destroyed), and waits
- * forever for a session that does not exist. Returns 0, 1 when @stop said so first, or a
- * negative errno with a reason (the session is gone, the relay daemon does not answer).
+ * Wait until every session of @urls[0..n-1] has a stream, polling the relay daemons' lists.
+ * babeltrace2 2.0.4's live source does not pick up the streams of a session it attached to
+ * while it had none (measured: such a viewer got every event at once when the session was
+ * destroyed), and waits forever for a session that does not exist. Returns 0, 1 when @stop
+ * said so first, or a negative errno with a reason (a session is gone, a relay daemon does not
+ * answer).
  */
-int live_wait_streams(const char *url, bool (*stop)(void *), void *arg, char *err,
-		      size_t errlen);
+int live_wait_streams(const char *const *urls, size_t n, bool (*stop)(void *), void *arg,
+		      char *err, size_t errlen);
 
 #endif /* PROXYSCOPE_CLI_LIVE_WATCH_H */

@@ -416,7 +416,9 @@ int lt_session_begin(struct lt_session *s, char *err, size_t errlen)
 		char opt_url[PATH_MAX + 16];
 
 		snprintf(opt_url, sizeof(opt_url), "--set-url=%s", s->url);
-		rc = step(s, err, errlen, "create", s->name, opt_url, NULL);
+		/* a snapshot session's snapshots go to the relay daemon too */
+		rc = s->snapshot ? step(s, err, errlen, "create", s->name, "--snapshot", opt_url, NULL)
+				 : step(s, err, errlen, "create", s->name, opt_url, NULL);
 	} else {
 		rc = s->snapshot ? step(s, err, errlen, "create", s->name, "--snapshot", opt_output, NULL)
 				 : step(s, err, errlen, "create", s->name, opt_output, NULL);

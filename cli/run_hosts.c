@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <proxyscope/launcher.h>
@@ -23,6 +24,8 @@
 #include "cli_util.h"
 #include "hosts.h"
 #include "hosts_trace.h"
+#include "live_relayd.h"
+#include "run_watch.h"
 
 /* What a process leaves in the results directory: who it was, then its result. */
 struct xchild_result {
@@ -34,6 +37,9 @@ struct xchild_result {
 
 #define XCHILD_MAGIC 0x78726573u /* "xres" */
 #define REGISTER_TIMEOUT_MS 10000
+#define WATCH_TIMER_US 100000 /* the live sessions' timer, as run --watch's */
+#define JOB_GONE_GRACE_MS 3000
+#define LAUNCHER_STOP_MS 5000
 
 /*
  * The probes, and this process on its host's session daemon's list: its session records from
@@ -50,6 +56,12 @@ static void child_trace(uint32_t proc)
 	else if (lt_wait_registered(getpid(), REGISTER_TIMEOUT_MS))
 		cli_error("process %" PRIu32 ": not registered with its host's lttng-sessiond "
 			  "within %u ms: its first events may be missing", proc, REGISTER_TIMEOUT_MS);
+}
+
+int run_hosts_link_cut(void *arg)
+{
+	(void)arg;
+	return host_link_down_here();
 }
 
 int run_hosts_child(struct enc_wl_args *args, const char *dir, bool traced)
@@ -69,6 +81,12 @@ int run_hosts_child(struct enc_wl_args *args, const char *dir, bool traced)
 	args->procs = l.size;
 	args->local_proc = l.local_rank;
 	args->local_procs = l.local_size;
+	if (uname(&u))
+		u.nodename[0] = '\0';
+	/* the index a partition fault names: the hosts are host0, host1, ... */
+	if (sscanf(u.nodename, "host%" SCNu32, &args->host) != 1)
+		args->host = 0;
+	run_hosts_job_started(dir, l.rank);
 	if (traced)
 		child_trace(l.rank);
 	enc_log_set_hook(enc_log_stderr, NULL, ENC_LOG_WARN);
@@ -77,8 +95,7 @@ int run_hosts_child(struct enc_wl_args *args, const char *dir, bool traced)
 		cli_error("process %" PRIu32 ": cannot run the workload: %s", args->proc,
 			  r.res.err[0] ? r.res.err : strerror(-rc));
 	r.proc = l.rank;
-	if (uname(&u) == 0)
-		snprintf(r.host, sizeof(r.host), "%.31s", u.nodename);
+	snprintf(r.host, sizeof(r.host), "%.31s", u.nodename);
 	snprintf(path, sizeof(path), "%s/result.%" PRIu32, dir, l.rank);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -105,7 +122,10 @@ static char **launcher_argv(const struct hosts *h, const struct enc_wl_args *arg
 {
 	const char *head[] = { "mpirun", "--allow-run-as-root", "--hostfile", h->hostfile,
 			       "--mca", "plm_rsh_agent", h->agent, "-np", np,
-			       "--map-by", ppr, "--bind-to", "none", exe };
+			       "--map-by", ppr, "--bind-to", "none",
+			       /* a process that dies (the kill fault) ends only itself: the
+				* others' results are written (orte_enable_recovery, 4.x's name) */
+			       "--mca", "orte_enable_recovery", "1", exe };
 	size_t nh = sizeof(head) / sizeof(head[0]), n = 0;
 	char **v = calloc(nh + (size_t)argc + 8, sizeof(*v));
 
@@ -124,20 +144,54 @@ static char **launcher_argv(const struct hosts *h, const struct enc_wl_args *arg
 	return v;
 }
 
-static int launcher_wait(pid_t pid)
+/*
+ * Wait for mpirun, passing Ctrl-C on. Once the job's processes are all gone (each left its
+ * result or died, run_hosts_job_gone), a partitioned host's link is healed (what its orted and
+ * session daemon still hold can then reach the collector), and a launcher still running
+ * JOB_GONE_GRACE_MS later is stopped (one that keeps a job going after a process died waits on
+ * for minutes), then killed; @rh->launcher_stopped says so. Once one is gone, the others get
+ * @stuck_ms to follow (as run_procs.c gives them): one still running then is stuck, and the
+ * launcher is stopped with it.
+ */
+static int launcher_wait(struct hosts *h, struct run_hosts *rh, bool heal, uint64_t stuck_ms,
+			 pid_t pid)
 {
+	struct timespec tick = { 0, 50 * 1000 * 1000 };
+	uint64_t all_ms = 0, some_ms = 0, stop_ms = 0;
 	bool passed = false;
 	int st;
 
-	for (;;) {
-		if (waitpid(pid, &st, 0) == pid)
+	for (;; nanosleep(&tick, NULL)) {
+		pid_t w = waitpid(pid, &st, WNOHANG);
+		uint32_t gone;
+
+		if (w == pid)
 			break;
-		if (errno != EINTR)
+		if (w < 0 && errno != EINTR)
 			return -errno;
 		if (g_signal && !passed) { /* mpirun ends its job on SIGINT/SIGTERM */
 			kill(pid, g_signal == SIGINT ? SIGINT : SIGTERM);
 			passed = true;
 		}
+		gone = all_ms ? rh->procs : run_hosts_job_gone(h->dir, rh->procs);
+		if (gone == rh->procs)
+			all_ms += 50;
+		else if (gone)
+			some_ms += 50;
+		if (all_ms < JOB_GONE_GRACE_MS && some_ms < stuck_ms) {
+			if (heal && all_ms == 50)
+				hosts_links_heal(h);
+			continue;
+		}
+		if (stop_ms == 0) {
+			if (heal && all_ms == 0)
+				hosts_links_heal(h);
+			rh->launcher_stopped = true;
+			kill(pid, SIGTERM);
+		} else if (stop_ms == LAUNCHER_STOP_MS) {
+			kill(pid, SIGKILL); /* the teardown's sweep ends what it leaves */
+		}
+		stop_ms += 50;
 	}
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
@@ -166,30 +220,76 @@ static void results_read(const struct hosts *h, struct run_hosts *rh, struct enc
 	}
 }
 
-/* Recording: the relay daemon and the hosts' sessions; 0, or -errno after an "error:" line. */
-static int trace_begin(struct hosts_trace *t, struct hosts *h, const struct run_hosts_trace *trace)
+/* Recording: the relay daemon and the hosts' sessions, and the watch; 0, or -errno after an
+ * "error:" line. */
+static int trace_begin(struct hosts_trace *t, struct hosts *h, const struct run_hosts_trace *trace,
+		       struct run_watch **watch)
 {
-	char err[HOSTS_ERR_MAX];
+	struct hosts_trace_opts o = { .output = trace ? trace->output : NULL };
+	char err[HOSTS_ERR_MAX], (*url)[512];
+	const char **urls;
 	int rc;
 
+	*watch = NULL;
 	if (!trace)
 		return 0;
-	rc = hosts_trace_begin(t, h, trace->output, trace->level, err, sizeof(err));
-	if (rc)
+	o.level = trace->level;
+	o.buffer_size = trace->buffer_size;
+	o.snapshot = trace->snapshot;
+	o.live_timer_us = trace->watch ? WATCH_TIMER_US : 0;
+	rc = hosts_trace_begin(t, h, &o, err, sizeof(err));
+	if (rc) {
 		cli_error("cannot record across hosts: %s", err);
-	return rc;
+		return rc;
+	}
+	if (!trace->watch)
+		return 0;
+	/* as run --watch boosts its own: a stalled job spins, and starved consumer daemons sent
+	 * neither data nor beacons for seconds on a loaded machine (the muxed stream waits for
+	 * the slowest host) */
+	for (unsigned i = 0; i < h->n; i++)
+		if (h->host[i].sessiond > 0)
+			live_boost_sessiond(h->host[i].sessiond);
+	url = calloc(h->n, sizeof(*url));
+	urls = calloc(h->n, sizeof(*urls));
+	for (unsigned i = 0; url && urls && i < h->n; i++) {
+		hosts_trace_live_url(t, h, i, url[i], sizeof(url[i]));
+		urls[i] = url[i];
+	}
+	if (!url || !urls ||
+	    run_watch_start(&(struct run_watch_opts){ .urls = urls, .n = h->n,
+						      .netns_fd = h->collector.ns_fd[HOSTS_NS_NET],
+						      .threshold_ns = trace->watch_threshold_ns,
+						      .json = trace->watch_json }, watch))
+		cli_error("cannot start the watch; the run goes on, unwatched");
+	free(url);
+	free(urls);
+	return 0;
 }
 
-static int trace_end(struct hosts_trace *t, const struct run_hosts_trace *trace)
+/* The last snapshots, the sessions ended (their data at the relay daemon), the watch drained,
+ * the relay daemon stopped. */
+static int trace_end(struct hosts_trace *t, const struct run_hosts_trace *trace,
+		     struct run_watch *watch)
 {
 	char err[LT_ERR_MAX];
-	int rc;
+	int rc = 0;
 
 	if (!trace)
 		return 0;
-	rc = hosts_trace_end(t, err, sizeof(err));
-	if (rc)
+	if (trace->snapshot && hosts_trace_snapshot(t, err, sizeof(err))) {
 		cli_error("recording across hosts: %s", err);
+		rc = -EIO;
+	}
+	if (hosts_trace_end_sessions(t, err, sizeof(err)) && !rc) {
+		cli_error("recording across hosts: %s", err);
+		rc = -EIO;
+	}
+	run_watch_stop(watch);
+	if (hosts_trace_end(t, err, sizeof(err)) && !rc) {
+		cli_error("recording across hosts: %s", err);
+		rc = -EIO;
+	}
 	return rc;
 }
 
@@ -199,6 +299,7 @@ int run_hosts_run(const struct enc_wl_args *args, uint32_t hosts,
 {
 	struct hosts_opts o = { .n = hosts, .sessiond = trace != NULL };
 	struct hosts_trace t;
+	struct run_watch *watch;
 	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
 	char err[HOSTS_ERR_MAX], exe[PATH_MAX], np[16], ppr[32];
 	struct hosts *h;
@@ -231,7 +332,7 @@ int run_hosts_run(const struct enc_wl_args *args, uint32_t hosts,
 		hosts_destroy(h);
 		goto out_signals;
 	}
-	rc = trace_begin(&t, h, trace);
+	rc = trace_begin(&t, h, trace, &watch);
 	if (rc) {
 		hosts_destroy(h);
 		goto out_signals;
@@ -242,10 +343,11 @@ int run_hosts_run(const struct enc_wl_args *args, uint32_t hosts,
 	if (rc) {
 		cli_error("cannot start mpirun: %s", strerror(-rc));
 	} else {
-		rh->launcher_status = launcher_wait(pid);
+		rh->launcher_status = launcher_wait(h, rh, run_hosts_partitions(args),
+						    3 * (uint64_t)args->timeout_ms + 10000, pid);
 		results_read(h, rh, res);
 	}
-	if (trace_end(&t, trace) && !rc)
+	if (trace_end(&t, trace, watch) && !rc)
 		rc = -EIO;
 	hosts_destroy(h);
 out_signals:
@@ -267,6 +369,9 @@ void run_hosts_print(const struct run_hosts *rh, FILE *out)
 		if (!rh->seen[p])
 			fprintf(out, "process %" PRIu32 " (host%" PRIu32 "): left no result\n", p,
 				p / per);
-	if (rh->launcher_status)
+	if (rh->launcher_stopped)
+		fprintf(out, "mpirun ran on after the job's processes were gone, or with some of "
+			"them stuck: stopped\n");
+	else if (rh->launcher_status)
 		fprintf(out, "mpirun exited with status %d\n", rh->launcher_status);
 }

@@ -9,12 +9,18 @@
  * process meets its host's processes on the bus and the other hosts through PMIx
  * (proxyscope/launcher.h). Every process exits 0 once its result is written, whatever the
  * result: mpirun ends the whole job when one process fails, and the others' results would be
- * lost. Ctrl-C is passed to mpirun, and the hosts are torn down on every path.
+ * lost; a process that dies (the kill fault) ends only itself (orte_enable_recovery). The
+ * parent sees the processes through files in DIR (run_hosts_job.c) and stops a launcher that
+ * runs on after them, healing a link the partition fault cut first. Ctrl-C is passed to
+ * mpirun, and the hosts are torn down on every path.
  *
  * Recorded (not --no-trace): every host gets its session daemon and a session streaming to a
  * relay daemon on the collector (hosts_trace.h), started before mpirun and ended after it; a
  * process loads the probes and waits until its host's daemon lists it before its first rank
  * runs. The relay daemon's output tree is the run's trace directory: one trace per host.
+ * Watched (--watch), the sessions are live and one thread of the parent follows them all
+ * through the relay daemon (run_watch.h) while mpirun runs; in snapshot mode (--snapshot)
+ * they are overwrite-mode sessions whose snapshots go to the relay daemon.
  */
 #ifndef PROXYSCOPE_CLI_RUN_HOSTS_H
 #define PROXYSCOPE_CLI_RUN_HOSTS_H
@@ -36,11 +42,18 @@ struct run_hosts {
 	bool seen[ENC_WL_MAX_RANKS];            /* per process */
 	char host[ENC_WL_MAX_RANKS][32];        /* per process: the host it ran on */
 	int launcher_status;                    /* mpirun's exit status (128+N: signal N) */
+	bool launcher_stopped;                  /* it ran on after the job: we stopped it */
 };
 
 struct run_hosts_trace {
 	const char *output;  /* absolute: the relay daemon's output tree (it creates it) */
 	enum lt_level level;
+	uint64_t buffer_size; /* per CPU, every host's session; 0: as record sizes one */
+	bool snapshot;        /* flight recorder on every host: a snapshot to the relay daemon
+				 when a driver's watchdog fires there, and every host's at the end */
+	bool watch;           /* live sessions, all watched at once by a thread of ours */
+	uint64_t watch_threshold_ns;
+	bool watch_json;
 };
 
 /*
@@ -59,5 +72,16 @@ void run_hosts_print(const struct run_hosts *rh, FILE *out);
 /* In a process started by mpirun: run this process's ranks (recorded by its host's session
  * when @traced), leave the result in @dir. */
 int run_hosts_child(struct enc_wl_args *args, const char *dir, bool traced);
+
+/* run_hosts_job.c: the job's processes, seen from the parent through files in @dir. */
+/* In a process of the job: note its pid as rank @rank's (at its start). */
+void run_hosts_job_started(const char *dir, uint32_t rank);
+/* How many of the @procs processes have left their result or are no longer running (one not
+ * started yet is not gone). */
+uint32_t run_hosts_job_gone(const char *dir, uint32_t procs);
+/* The partition fault's cut (enc_wl_args.link_cut) in a process on a simulated host. */
+int run_hosts_link_cut(void *arg);
+/* Whether @args arms a partition fault (its host's link is healed after the job). */
+bool run_hosts_partitions(const struct enc_wl_args *args);
 
 #endif /* PROXYSCOPE_CLI_RUN_HOSTS_H */

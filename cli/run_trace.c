@@ -19,6 +19,7 @@
  * (a background job of a script ignores SIGINT) would drop the signal that `kill -INT` sends;
  * the handler only forwards what reaches a thread that does not block them to the signal thread.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
 #include <inttypes.h>
@@ -118,7 +119,7 @@ static int output_prepare(struct run_trace *rt, const char *output, char *err, s
 /* --watch: the run's session streams live to a relay daemon of ours writing into DIR. */
 static int watch_relayd(struct run_trace *rt, char *err, size_t errlen)
 {
-	int rc = live_relayd_start(&rt->relayd, rt->s.output, err, errlen);
+	int rc = live_relayd_start(&rt->relayd, NULL, rt->s.output, err, errlen);
 
 	if (rc)
 		return rc;
@@ -190,12 +191,16 @@ int run_trace_begin(struct run_trace *rt, const struct run_trace_opts *opts)
 	}
 	if (opts->watch) {
 		char url[512], host[256] = "";
+		const char *urls[1] = { url };
+		struct run_watch_opts wo = { .urls = urls, .n = 1, .netns_fd = -1,
+					     .threshold_ns = opts->watch_threshold_ns,
+					     .json = opts->watch_json };
 
 		if (rt->s.sessiond_pid > 0) /* ours: its consumers do the live flushes */
 			live_boost_sessiond(rt->s.sessiond_pid);
 		gethostname(host, sizeof(host) - 1);
 		snprintf(url, sizeof(url), "%s/host/%s/%s", rt->relayd.relay_url, host, rt->s.name);
-		if (run_watch_start(url, opts->watch_threshold_ns, opts->watch_json, &rt->watch))
+		if (run_watch_start(&wo, &rt->watch))
 			cli_error("cannot start the watch; the run goes on, unwatched");
 	}
 	return 0;
@@ -254,6 +259,9 @@ int run_trace_prepare(struct run_trace *rt, const struct run_trace_opts *opts)
 	memset(rt, 0, sizeof(*rt));
 	pthread_mutex_init(&rt->mtx, NULL);
 	rt->s.level = opts->level;
+	rt->s.snapshot = opts->snapshot;
+	/* as the sessions of the hosts are sized (hosts_trace.c), for the report's buffers line */
+	lt_buffers_size(&rt->s, opts->level, 0, opts->buffer_size);
 	if (output_prepare(rt, opts->output, err, sizeof(err))) {
 		cli_error("%s", err);
 		return CLI_EXIT_USAGE;
@@ -402,7 +410,10 @@ static void print_files(const struct report_ctx *c, const struct run_trace *rt,
 	char buffers[96];
 
 	printf("trace:       %s\n", rt->s.output);
-	if (rt->s.snapshot)
+	if (rt->s.snapshot && rt->snaps_n > 1)
+		printf("snapshot:    %s and %zu more (the flight recorder's last of each host)\n",
+		       rt->snapshot, rt->snaps_n - 1);
+	else if (rt->s.snapshot)
 		printf("snapshot:    %s (the flight recorder's last)\n", rt->snapshot);
 	run_tally(c, rt, &t);
 	lt_buffers_str(&rt->s, buffers, sizeof(buffers));
@@ -433,6 +444,13 @@ static void json_trace(struct cli_json *j, const struct report_ctx *c, const str
 		cli_json_string(j, rt->snapshot);
 	else
 		cli_json_null(j);
+	cli_json_key(j, "snapshots");
+	cli_json_begin_array(j);
+	for (size_t i = 0; i < rt->snaps_n; i++)
+		cli_json_string(j, rt->snaps[i]);
+	if (rt->s.snapshot && !rt->snaps_n)
+		cli_json_string(j, rt->snapshot);
+	cli_json_end_array(j);
 	cli_json_key(j, "buffer_bytes_per_cpu");
 	cli_json_u64(j, rt->s.subbuf_size * rt->s.num_subbuf);
 	cli_json_key(j, "events_recorded");
@@ -454,6 +472,41 @@ static void json_trace(struct cli_json *j, const struct report_ctx *c, const str
 	cli_json_end_object(j);
 }
 
+/*
+ * A snapshot run across hosts: the relay daemon's tree holds DIR/<host>/<session>-<date>/
+ * with each snapshot of that host's session in a directory of its own; the last of each host
+ * is read (they overlap within a host, never across). Fills rt->snaps; returns how many.
+ */
+static size_t hosts_snapshots(struct run_trace *rt)
+{
+	struct dirent **hosts = NULL;
+	int nh = scandir(rt->s.output, &hosts, NULL, alphasort);
+
+	rt->snaps_n = 0;
+	for (int i = 0; i < nh; i++) {
+		char host[PATH_MAX];
+		struct dirent *e;
+		DIR *d;
+
+		snprintf(host, sizeof(host), "%.*s/%s", PATH_MAX - 300, rt->s.output, hosts[i]->d_name);
+		d = hosts[i]->d_name[0] != '.' ? opendir(host) : NULL;
+		while (d && (e = readdir(d)) != NULL && rt->snaps_n < RUN_SNAPSHOTS_MAX) {
+			char session[PATH_MAX + 256];
+
+			if (e->d_name[0] == '.')
+				continue;
+			snprintf(session, sizeof(session), "%s/%s", host, e->d_name);
+			if (!lt_snapshot_latest(session, rt->snaps[rt->snaps_n], sizeof(rt->snaps[0])))
+				rt->snaps_n++;
+		}
+		if (d)
+			closedir(d);
+		free(hosts[i]);
+	}
+	free(hosts);
+	return rt->snaps_n;
+}
+
 int run_trace_report(struct run_trace *rt, const struct run_report_opts *opts)
 {
 	uint32_t self = (uint32_t)getpid();
@@ -463,7 +516,8 @@ int run_trace_report(struct run_trace *rt, const struct run_report_opts *opts)
 					  .snapshot = rt->s.snapshot };
 	struct timeline_file tf[2];
 	struct exports_again again = { rt, tf };
-	char *paths[1] = { rt->s.output };
+	char *paths[RUN_SNAPSHOTS_MAX] = { rt->s.output };
+	size_t n_paths = 1;
 	struct report_ctx c;
 	int rc;
 
@@ -474,19 +528,26 @@ int run_trace_report(struct run_trace *rt, const struct run_report_opts *opts)
 		ropts.only_vpids_n = 0;
 	}
 	memset(tf, 0, sizeof(tf));
-	if (rt->s.snapshot) {
-		if (lt_snapshot_latest(rt->s.output, rt->snapshot, sizeof(rt->snapshot))) {
-			cli_error("no snapshot was recorded under '%s'", rt->s.output);
-			return CLI_EXIT_FAILURE;
-		}
+	if (rt->s.snapshot && opts->every_proc) { /* across hosts: each host's last */
+		n_paths = hosts_snapshots(rt);
+		for (size_t i = 0; i < n_paths; i++)
+			paths[i] = rt->snaps[i];
+		if (n_paths)
+			snprintf(rt->snapshot, sizeof(rt->snapshot), "%s", rt->snaps[0]);
+	} else if (rt->s.snapshot) {
+		n_paths = !lt_snapshot_latest(rt->s.output, rt->snapshot, sizeof(rt->snapshot));
 		paths[0] = rt->snapshot;
+	}
+	if (!n_paths) {
+		cli_error("no snapshot was recorded under '%s'", rt->s.output);
+		return CLI_EXIT_FAILURE;
 	}
 	rc = report_ctx_init(&c, REPORT_OVERVIEW | REPORT_STATS | REPORT_WATCHDOG, NULL, NULL);
 	if (rc)
 		return CLI_EXIT_FAILURE;
 	rc = exports_open(&c, rt, tf);
 	if (!rc)
-		rc = report_ctx_read(&c, paths, 1, &ropts);
+		rc = report_ctx_read(&c, paths, n_paths, &ropts);
 	if (!rc && c.in.empty) {
 		trace_tally_warn_empty("the run");
 		rc = CLI_EXIT_FAILURE;
@@ -501,7 +562,7 @@ int run_trace_report(struct run_trace *rt, const struct run_report_opts *opts)
 		json_trace(opts->j, &c, rt, tf);
 		cli_json_key(opts->j, "report");
 		cli_json_begin_object(opts->j);
-		report_json_input(opts->j, &c, paths, 1);
+		report_json_input(opts->j, &c, paths, n_paths);
 		report_json_clocks(opts->j, &c);
 		report_json_overview(opts->j, &c);
 		report_json_stats(opts->j, c.stats, true);

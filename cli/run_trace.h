@@ -36,9 +36,13 @@ struct run_trace_opts {
 	bool watch_json;     /* its findings as JSON Lines on stderr */
 };
 
+#define RUN_SNAPSHOTS_MAX 64 /* a host each (HOSTS_MAX) */
+
 struct run_trace {
 	struct lt_session s;   /* s.output: the absolute trace directory */
 	char snapshot[PATH_MAX + 256]; /* snapshot mode: the snapshot read (under s.output) */
+	char snaps[RUN_SNAPSHOTS_MAX][PATH_MAX + 256]; /* across hosts: the one of each host */
+	size_t snaps_n;
 	pthread_mutex_t mtx;   /* guards `active` between the main and the signal thread */
 	bool active;           /* mtx: the session is started and not yet ended */
 	pthread_t sig_thread;

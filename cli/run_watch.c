@@ -1,23 +1,32 @@
 /*
  * The watch thread of `run --watch` (run_watch.h). Design: the workload's threads are this
- * process's, so the watch runs beside them on a thread of its own at a raised priority (a
- * stalled run spins); it stops once run_trace_end has destroyed the session and the stream
- * has drained. A lost stream is reported on stderr and ends only the watch, not the run.
+ * process's (or, across hosts, mpirun's on the hosts), so the watch runs on a thread of its
+ * own at a raised priority (a stalled run spins); it stops once the sessions are destroyed
+ * and the stream has drained. A lost stream is reported on stderr and ends only the watch,
+ * not the run. A network namespace is entered by the thread alone (setns of CLONE_NEWNET
+ * changes only the calling thread's), and the live reader's threads it starts inherit it.
  */
 #include "run_watch.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli_util.h"
 #include "live_relayd.h"
 #include "live_watch.h"
 
 struct run_watch {
-	char url[512];                 /* I */
+	char (*url)[512];              /* I: [n] */
+	const char **urls;             /* I: [n], into url */
+	size_t n;                      /* I */
+	int netns_fd;                  /* I: -1, or ours to close after the join */
 	uint64_t threshold_ns;         /* I */
 	bool json;                     /* I */
 	atomic_bool stop;              /* A: the session is over */
@@ -36,7 +45,8 @@ static void *watch_main(void *arg)
 {
 	struct run_watch *w = arg;
 	struct live_watch_opts o = {
-		.url = w->url,
+		.urls = w->urls,
+		.n = w->n,
 		.threshold_ns = w->threshold_ns,
 		.json = w->json,
 		.out = w->json ? stderr : stdout,
@@ -48,8 +58,13 @@ static void *watch_main(void *arg)
 	};
 	char err[512];
 
+	if (w->netns_fd >= 0 && setns(w->netns_fd, CLONE_NEWNET)) {
+		cli_error("watch: cannot enter the relay daemon's network namespace: %s; the run "
+			  "goes on, unwatched", strerror(errno));
+		return NULL;
+	}
 	live_boost(0);
-	if (live_wait_streams(w->url, stop_requested, w, err, sizeof(err)) < 0) {
+	if (live_wait_streams(w->urls, w->n, stop_requested, w, err, sizeof(err)) < 0) {
 		cli_error("watch: %s", err);
 		return NULL;
 	}
@@ -58,17 +73,38 @@ static void *watch_main(void *arg)
 	return NULL;
 }
 
-int run_watch_start(const char *url, uint64_t threshold_ns, bool json, struct run_watch **out)
+static void watch_free(struct run_watch *w)
+{
+	if (w->netns_fd >= 0)
+		close(w->netns_fd);
+	free(w->url);
+	free(w->urls);
+	free(w);
+}
+
+int run_watch_start(const struct run_watch_opts *o, struct run_watch **out)
 {
 	struct run_watch *w = calloc(1, sizeof(*w));
 
 	if (!w)
 		return -1;
-	snprintf(w->url, sizeof(w->url), "%s", url);
-	w->threshold_ns = threshold_ns;
-	w->json = json;
+	w->netns_fd = -1;
+	w->url = calloc(o->n ? o->n : 1, sizeof(*w->url));
+	w->urls = calloc(o->n ? o->n : 1, sizeof(*w->urls));
+	if (!w->url || !w->urls ||
+	    (o->netns_fd >= 0 && (w->netns_fd = fcntl(o->netns_fd, F_DUPFD_CLOEXEC, 0)) < 0)) {
+		watch_free(w);
+		return -1;
+	}
+	for (size_t i = 0; i < o->n; i++) {
+		snprintf(w->url[i], sizeof(w->url[i]), "%s", o->urls[i]);
+		w->urls[i] = w->url[i];
+	}
+	w->n = o->n;
+	w->threshold_ns = o->threshold_ns;
+	w->json = o->json;
 	if (pthread_create(&w->thread, NULL, watch_main, w)) {
-		free(w);
+		watch_free(w);
 		return -1;
 	}
 	*out = w;
@@ -84,5 +120,5 @@ void run_watch_stop(struct run_watch *w)
 	fprintf(stderr, "watch: %llu events, %llu lost, %llu finding%s\n",
 		(unsigned long long)w->res.events, (unsigned long long)w->res.lost,
 		(unsigned long long)w->res.findings, w->res.findings == 1 ? "" : "s");
-	free(w);
+	watch_free(w);
 }

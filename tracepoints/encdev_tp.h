@@ -21,7 +21,8 @@ LTTNG_UST_TRACEPOINT_ENUM(encdev, fault_kind,
 		lttng_ust_field_enum_value("NEVER_TRIGGER", 0)
 		lttng_ust_field_enum_value("LATE", 1)
 		lttng_ust_field_enum_value("SLOW", 2)
-		lttng_ust_field_enum_value("KILL", 3)))
+		lttng_ust_field_enum_value("KILL", 3)
+		lttng_ust_field_enum_value("PARTITION", 4)))
 
 /* The device reached the net stage of @exec_id and wrote @stream's trigger word. */
 LTTNG_UST_TRACEPOINT_EVENT(encdev, trigger_write,
@@ -57,7 +58,9 @@ LTTNG_UST_TRACEPOINT_EVENT(encdev, sema_wait_end,
 
 /* An armed fault took effect on @exec_id: the skipped stream for NEVER_TRIGGER (0xFFFFFFFF =
  * all), @arg = total extra ms for LATE, us for SLOW. KILL (the workload's kill fault): the
- * process holding the rank is about to die (SIGKILL) as the rank starts @exec_id; @arg = pid. */
+ * process holding the rank is about to die (SIGKILL) as the rank starts @exec_id; @arg = pid.
+ * PARTITION (the workload's partition fault): the rank starts @exec_id and its host's link is
+ * about to go down; @arg = the host's index in the job. */
 LTTNG_UST_TRACEPOINT_EVENT(encdev, fault,
 	LTTNG_UST_TP_ARGS(uint32_t, rank, uint64_t, exec_id, int, kind, uint32_t, stream,
 			  uint64_t, arg),

@@ -12,7 +12,13 @@
  * hosts (the workload and `proxyscope run` run one job).
  *
  * Every PMIx_Init is matched by a PMIx_Finalize: a launcher counts a process that initialized
- * and exited without finalizing as failed.
+ * and exited without finalizing as failed. But a process initializes once and finalizes at
+ * exit, never in between: enc_launcher_get used to finalize right away and the first comm
+ * initialize again, and a Finalize that reached the server while the job's first fence was
+ * under way took the process out of that fence - the others completed it without this
+ * process's contribution, and this process, initialized again, then waited in a fence nobody
+ * else would join (seen under load: host0's non-leader in PMIx_Fence of round 0, its leader in
+ * the bus broadcast waiting for it, the other hosts failing their warm-up with rank 0).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -50,8 +56,27 @@ static int pmix_errno(pmix_status_t st)
 	return st == PMIX_ERR_TIMEOUT ? -ETIMEDOUT : st == PMIX_ERR_NOMEM ? -ENOMEM : -EPROTO;
 }
 
+static void client_put_locked(void);
+
+/* The reference held from the first PMIx_Init to exit (see the top of the file). */
+static bool g_pmix_pinned;      /* P */
+
+/* At exit: a thread still inside a PMIx call (a fence that never completes) holds the lock,
+ * and then the process leaves without finalizing rather than hang on its way out. */
+static void client_unpin_at_exit(void)
+{
+	if (pthread_mutex_trylock(&g_pmix_lock))
+		return;
+	if (g_pmix_pinned) {
+		g_pmix_pinned = false;
+		client_put_locked();
+	}
+	pthread_mutex_unlock(&g_pmix_lock);
+}
+
 static int client_get_locked(void)
 {
+	static bool at_exit;
 	pmix_status_t st;
 
 	if (g_pmix_refs++)
@@ -61,6 +86,12 @@ static int client_get_locked(void)
 		g_pmix_refs = 0;
 		enc_err("PMIx_Init: %s", PMIx_Error_string(st));
 		return pmix_errno(st);
+	}
+	if (!at_exit && atexit(client_unpin_at_exit) == 0)
+		at_exit = true;
+	if (at_exit) {
+		g_pmix_pinned = true;
+		g_pmix_refs++;
 	}
 	return 0;
 }

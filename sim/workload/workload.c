@@ -115,6 +115,21 @@ static int invalid(struct enc_wl_result *res, const char *fmt, ...)
 	return -EINVAL;
 }
 
+/* A partition cuts a host's link: a job across hosts, with a way to cut it. */
+static int partition_check(const struct enc_wl_args *a, const struct enc_wl_fault *f,
+			   const char *spec, struct enc_wl_result *res)
+{
+	if (a->hosts < 2)
+		return invalid(res, "fault '%s' cuts a host's link: it needs a job across at least "
+			       "2 hosts", spec);
+	if (f->partition.host >= a->hosts)
+		return invalid(res, "fault '%s': host %" PRIu32 " out of range (hosts=%" PRIu32 ")",
+			       spec, f->partition.host, a->hosts);
+	if (!a->link_cut)
+		return invalid(res, "fault '%s': nothing can cut this host's link", spec);
+	return 0;
+}
+
 static int fault_check(const struct enc_wl_args *a, const struct enc_wl_fault *f,
 		       struct enc_wl_result *res)
 {
@@ -128,6 +143,8 @@ static int fault_check(const struct enc_wl_args *a, const struct enc_wl_fault *f
 		rank = f->net.rank;
 	else if (f->target == ENC_WL_FAULT_KILL)
 		rank = f->kill.rank;
+	else if (f->target == ENC_WL_FAULT_PARTITION)
+		return partition_check(a, f, spec, res);
 	else
 		return invalid(res, "fault '%s': unknown target %" PRIu32, spec, f->target);
 	if (rank >= a->ranks)
@@ -210,6 +227,9 @@ static int args_check(const struct enc_wl_args *a, struct enc_wl_result *res)
 	if (a->job && (!a->job[0] || strlen(a->job) >= ENC_WL_JOB_MAX))
 		return invalid(res, "job name '%s' must have 1..%d characters", a->job,
 			       ENC_WL_JOB_MAX - 1);
+	if (a->hosts && a->host >= a->hosts)
+		return invalid(res, "host=%" PRIu32 " out of range (hosts=%" PRIu32 ")", a->host,
+			       a->hosts);
 	if (a->faults_n > ENC_WL_MAX_FAULTS)
 		return invalid(res, "%zu faults (at most %d)", a->faults_n, ENC_WL_MAX_FAULTS);
 	for (size_t i = 0; i < a->faults_n; i++) {
@@ -411,6 +431,7 @@ int enc_wl_run(const struct enc_wl_args *args, struct enc_wl_result *res)
 	pthread_mutex_init(&run.gate_mtx, NULL);
 	pthread_cond_init(&run.gate_cv, NULL);
 	pthread_mutex_init(&run.fail_mtx, NULL);
+	pthread_mutex_init(&run.cut_mtx, NULL);
 	run.ranks = calloc(args->ranks, sizeof(*run.ranks));
 	if (!run.ranks) {
 		rc = -ENOMEM;
@@ -436,6 +457,7 @@ out_release_ranks:
 	ranks_release(&run);
 	free(run.ranks);
 out_destroy_locks:
+	pthread_mutex_destroy(&run.cut_mtx);
 	pthread_mutex_destroy(&run.fail_mtx);
 	pthread_cond_destroy(&run.gate_cv);
 	pthread_mutex_destroy(&run.gate_mtx);

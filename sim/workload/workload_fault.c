@@ -16,6 +16,7 @@
 
 enum key {
 	KEY_RANK = 0,
+	KEY_HOST,
 	KEY_EXEC,
 	KEY_STREAM,
 	KEY_MS,
@@ -32,6 +33,7 @@ struct key_desc {
 
 static const struct key_desc key_descs[KEY_NR] = {
 	[KEY_RANK] = { "rank", ENC_WL_MAX_RANKS - 1 },
+	[KEY_HOST] = { "host", ENC_WL_MAX_RANKS - 1 }, /* a host holds at least one rank */
 	[KEY_EXEC] = { "exec", UINT64_MAX - 1 }, /* UINT64_MAX means "any exec" to the backends */
 	[KEY_STREAM] = { "stream", ENC_MAX_STREAMS - 1 },
 	[KEY_MS] = { "ms", UINT32_MAX },
@@ -56,6 +58,7 @@ static const struct kind_desc kind_descs[] = {
 	{ "slow-progress", ENC_WL_FAULT_NET, ENC_NET_LOOP_FAULT_SLOW,
 	  KEY_BIT(KEY_RANK) | KEY_BIT(KEY_US), 0 },
 	{ "kill", ENC_WL_FAULT_KILL, 0, KEY_BIT(KEY_RANK) | KEY_BIT(KEY_EXEC), 0 },
+	{ "partition", ENC_WL_FAULT_PARTITION, 0, KEY_BIT(KEY_HOST) | KEY_BIT(KEY_EXEC), 0 },
 };
 
 #define KIND_DESCS_N (sizeof(kind_descs) / sizeof(kind_descs[0]))
@@ -64,6 +67,7 @@ static const char *const target_names[ENC_WL_FAULT_TARGET_NR] = {
 	[ENC_WL_FAULT_DEV] = "device",
 	[ENC_WL_FAULT_NET] = "net",
 	[ENC_WL_FAULT_KILL] = "process",
+	[ENC_WL_FAULT_PARTITION] = "host link",
 };
 
 const char *enc_wl_fault_target_str(enum enc_wl_fault_target target)
@@ -170,7 +174,7 @@ int enc_wl_fault_parse(const char *spec, struct enc_wl_fault *out, char *err, si
 	if (!kd)
 		return reject(err, errlen,
 			      "unknown fault kind '%.*s' (device-stall, device-delay, net-drop, "
-			      "slow-progress, kill)", (int)kind_len, spec);
+			      "slow-progress, kill, partition)", (int)kind_len, spec);
 	rc = pairs_parse(kd, spec[kind_len] ? spec + kind_len + 1 : "", vals, &seen, err, errlen);
 	if (rc)
 		return rc;
@@ -191,6 +195,9 @@ int enc_wl_fault_parse(const char *spec, struct enc_wl_fault *out, char *err, si
 	} else if (kd->target == ENC_WL_FAULT_KILL) {
 		out->kill.rank = (uint32_t)vals[KEY_RANK];
 		out->kill.exec_id = vals[KEY_EXEC];
+	} else if (kd->target == ENC_WL_FAULT_PARTITION) {
+		out->partition.host = (uint32_t)vals[KEY_HOST];
+		out->partition.exec_id = vals[KEY_EXEC];
 	} else {
 		out->net.kind = kd->kind;
 		out->net.rank = (uint32_t)vals[KEY_RANK];
@@ -236,6 +243,10 @@ static bool key_value(const struct enc_wl_fault *f, int k, uint64_t *v)
 	if (f->target == ENC_WL_FAULT_KILL) {
 		*v = k == KEY_RANK ? f->kill.rank : f->kill.exec_id;
 		return k == KEY_RANK || k == KEY_EXEC;
+	}
+	if (f->target == ENC_WL_FAULT_PARTITION) {
+		*v = k == KEY_HOST ? f->partition.host : f->partition.exec_id;
+		return k == KEY_HOST || k == KEY_EXEC;
 	}
 	switch (k) {
 	case KEY_RANK:

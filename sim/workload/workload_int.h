@@ -66,6 +66,11 @@ struct enc__wl_run {
 
 	pthread_mutex_t fail_mtx;
 	struct enc_wl_result *res; /* F: only failures, timeouts, has_failure, first_failure */
+
+	/* The partition fault: the first rank to start its exec cuts the link while holding
+	 * cut_mtx; the others starting that exec wait for it, so none runs it on a live link. */
+	pthread_mutex_t cut_mtx;
+	bool cut_done;             /* C */
 };
 
 static inline bool enc__wl_rank_is_mine(const struct enc__wl_run *run, uint32_t rank)

@@ -240,6 +240,39 @@ static void kill_check(struct enc__wl_rank *r, uint64_t e)
 	}
 }
 
+#define ENC_WL_TP_FAULT_PARTITION 4 /* encdev:fault's kind PARTITION; arg = the host */
+
+/* The partition fault: this process's host's link goes down as its ranks start exec @e. */
+static void partition_check(struct enc__wl_rank *r, uint64_t e)
+{
+	struct enc__wl_run *run = r->run;
+	const struct enc_wl_args *a = run->args;
+
+	for (size_t i = 0; i < a->faults_n; i++) {
+		const struct enc_wl_fault *f = &a->faults[i];
+		int rc;
+
+		if (f->target != ENC_WL_FAULT_PARTITION || !a->hosts ||
+		    f->partition.host != a->host || f->partition.exec_id != e)
+			continue;
+		pthread_mutex_lock(&run->cut_mtx);
+		if (!run->cut_done) {
+			sim_warn("workload %s: rank %" PRIu32 " exec %" PRIu64 ": cutting the link of "
+				 "host %" PRIu32 ", as the partition fault asks", run->job, r->rank, e,
+				 a->host);
+			/* Recorded before the cut: the session's buffers hold it through the cut. */
+			enc_tp(encdev, fault, r->rank, e, ENC_WL_TP_FAULT_PARTITION, UINT32_MAX,
+			       (uint64_t)a->host);
+			rc = a->link_cut(a->link_cut_arg);
+			if (rc)
+				sim_err("workload %s: cannot cut the link of host %" PRIu32 ": %s",
+					run->job, a->host, strerror(-rc));
+			run->cut_done = true;
+		}
+		pthread_mutex_unlock(&run->cut_mtx);
+	}
+}
+
 /*
  * The barrier group of a rank: the ranks of its gid. The group's first rank is the barrier
  * leader; its context lists the barrier-done semaphores of the group's first
@@ -303,6 +336,7 @@ static int exec_run(struct enc__wl_rank *r, uint64_t e)
 	int rc;
 
 	kill_check(r, e);
+	partition_check(r, e);
 	sendbuf_fill(r, e);
 	ops_build(r, e);
 	exec_build(r, e, &ex);

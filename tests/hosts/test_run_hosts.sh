@@ -11,21 +11,18 @@ trap 'rm -rf "$tmp"' EXIT
 
 run_ok() { # hosts pattern
 	h=$1
-	hosts_dirs >"$tmp/dirs-before"
-	"$bin" run --hosts "$h" --procs $((h * 2)) --ranks $((h * 4)) --ranks-per-proxy 1 \
-		--backend ofi --provider tcp --no-trace --ops 20 --bytes 16k --timeout 30s \
-		--pattern "$2" >"$tmp/out" 2>"$tmp/err"
-	rc=$?
+	run_noted "$bin" run --hosts "$h" --procs $((h * 2)) --ranks $((h * 4)) \
+		--ranks-per-proxy 1 --backend ofi --provider tcp --no-trace --ops 20 --bytes 16k \
+		--timeout 30s --pattern "$2"
 	[ $rc -eq 0 ] && grep -q '^result: *ok$' "$tmp/out" &&
 		grep -q "^execs: *$((h * 4 * 20)) / $((h * 4 * 20)) completed" "$tmp/out" &&
 		grep -q ' 0 mismatches' "$tmp/out" && grep -q "^hosts: *$h (" "$tmp/out"
 }
-no_leftover_dirs() { hosts_dirs | cmp -s - "$tmp/dirs-before"; }
 
 check "2 hosts, ring" run_ok 2 ring
-check "2 hosts, nothing left" no_leftover_dirs
+check "2 hosts, nothing left" nothing_left
 check "3 hosts, alltoall" run_ok 3 alltoall
-check "3 hosts, nothing left" no_leftover_dirs
+check "3 hosts, nothing left" nothing_left
 
 usage() { # expected-text args...
 	want=$1; shift

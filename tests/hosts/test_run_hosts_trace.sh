@@ -20,42 +20,6 @@ unset ENC_TRACE
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# The namespaces of the hosts of a run in the background (pid $1), noted while it runs from the
-# holders' pid files in its new runtime directory, into $tmp/inodes.
-note_namespaces() {
-	: >"$tmp/inodes"
-	while kill -0 "$1" 2>/dev/null; do
-		for d in $(hosts_dirs | comm -13 "$tmp/dirs-before" -); do
-			for f in "$d"/*.pid; do
-				p=$(cat "$f" 2>/dev/null) || continue
-				readlink "/proc/$p/ns/net" 2>/dev/null |
-					sed -n 's/^net:\[\([0-9]*\)\]$/\1/p' >>"$tmp/inodes"
-			done
-		done
-		sleep 0.2
-	done
-	sort -u -o "$tmp/inodes" "$tmp/inodes"
-}
-
-run() { # output-dir args...
-	out=$1; shift
-	hosts_dirs >"$tmp/dirs-before"
-	"$bin" run --hosts 2 --procs 4 --ranks 8 --ranks-per-proxy 1 --backend ofi --provider tcp \
-		--ops 20 --bytes 16k -o "$out" "$@" >"$tmp/out" 2>"$tmp/err" &
-	pid=$!
-	note_namespaces $pid
-	wait $pid
-	rc=$?
-}
-nothing_left() {
-	[ -s "$tmp/inodes" ] && [ "$(leftovers "$tmp/inodes")" -eq 0 ] &&
-		hosts_dirs | cmp -s - "$tmp/dirs-before"
-}
-# One trace per host in the relay daemon's tree, under the host's name.
-traces_per_host() {
-	find "$1" -name metadata -type f | sed "s|^$1/||; s|/.*||" | sort >"$tmp/trace-hosts"
-	printf 'host0\nhost1\n' | cmp -s - "$tmp/trace-hosts"
-}
 # Every rank 0..7 in the merged report's groups, each group naming its process's host.
 all_ranks() {
 	for r in 0 1 2 3 4 5 6 7; do

@@ -1,6 +1,7 @@
 /* The watchdog on a process that died, on synthetic two-process event streams: the death is
  * the root cause and names the right rank, the survivors' failed tasks and the dead process's
- * open tasks lead to it, and neither silence alone nor an unrelated error is taken for one. */
+ * open tasks lead to it, and neither silence alone nor an unrelated error is taken for one.
+ * A host cut off (the partition fault) is a death of the whole host, named with the host. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -30,12 +31,17 @@ static uint32_t pid_of(uint32_t rank)
 	return rank < 2 ? PID_A : PID_B;
 }
 
+static bool g_two_hosts; /* process A on host0, B on host1 (else both on "host") */
+
 /* One event at f->now (+@dt ms) from process @pid's worker, with "name=value" fields, and
  * @text as its string field (NULL: none). */
 static void ev(struct wdfx *f, uint64_t dt_ms, enum psa_ev_type type, uint32_t pid,
 	       const char *text, ...)
 {
-	const struct evb_thread th = { .vpid = pid, .vtid = pid + 1 };
+	const struct evb_thread th = {
+		.vpid = pid, .vtid = pid + 1,
+		.host = !g_two_hosts ? NULL : pid == PID_A ? "host0" : "host1",
+	};
 	va_list ap;
 
 	f->now += dt_ms * MS;
@@ -362,6 +368,73 @@ static void test_watchdog_death__waiting_on_a_dead_rank_leads_to_the_death(void 
 	wdfx_fini(&f);
 }
 
+/*
+ * Process B's host (host1) is cut off as rank 2 starts exec 1: rank 3's send to rank 0 had
+ * completed into its socket but never arrives, rank 1's send to rank 2 never completes, rank 2
+ * never hears from rank 1; the link comes back after the job and both processes tear down.
+ */
+static void partition_run(struct wdfx *f)
+{
+	for (uint32_t r = 0; r < 4; r++)
+		exec_start(f, r, 0);
+	for (uint32_t r = 0; r < 4; r++)
+		exec_finish(f, r, 0);
+	for (uint32_t r = 0; r < 4; r++)
+		exec_start(f, r, 1);
+	ev(f, 0, PSA_EV_encdev_fault, PID_B, NULL, "rank", (int64_t)2, "exec_id", (int64_t)1,
+	   "kind", (int64_t)PSA_FAULT_PARTITION, "stream", (int64_t)0xFFFFFFFF, "arg", (int64_t)1,
+	   NULL);
+	op_ev(f, PSA_EV_encnet_complete, 3, 1, 0, SEND, 0, 0);
+	op_ev(f, PSA_EV_encnet_complete, 3, 1, 1, RECV, 2, 0);
+	op_ev(f, PSA_EV_encnet_complete, 2, 1, 0, SEND, 3, 0);
+	op_ev(f, PSA_EV_encnet_complete, 0, 1, 0, SEND, 1, 0);
+	op_ev(f, PSA_EV_encnet_complete, 1, 1, 1, RECV, 0, 0);
+	f->now += 3000 * MS;
+	teardown(f, PID_A);
+	teardown(f, PID_B);
+}
+
+static void test_watchdog_death__a_host_cut_off_is_the_root_cause(void **state_)
+{
+	const struct psa_stall *s, *h = NULL;
+	struct wdfx f;
+	size_t n, at = 0;
+	char *text;
+
+	(void)state_;
+	g_two_hosts = true;
+	wdfx_init(&f, 0);
+	partition_run(&f);
+	s = wdfx_analyze(&f, &n);
+	for (size_t i = 0; i < n; i++) {
+		if (!s[i].root_cause)
+			continue;
+		assert_null(h); /* the one root cause */
+		h = &s[i];
+		at = i;
+	}
+	assert_non_null(h);
+	assert_int_equal(h->cause, PSA_CAUSE_HOST_UNREACHABLE);
+	assert_true(h->host_wide);
+	assert_string_equal(h->host, "host1");
+	assert_int_equal(h->rank, 2);
+	assert_int_equal(h->exec_id, 1);
+	/* rank 0 never got rank 3's message: the cut, not a loss of its own */
+	assert_int_equal(find(s, n, 0, 1, NET)->cause, PSA_CAUSE_MESSAGE_LOST);
+	for (uint32_t r = 0; r < 4; r++) {
+		assert_int_equal(find(s, n, r, 1, NET)->root, (int)at);
+		assert_int_equal(find(s, n, r, 1, BAR)->root, (int)at);
+	}
+	text = printed(&f);
+	assert_non_null(strstr(text, "root cause: host host1 unreachable: its link went down as "
+				     "rank 2 started exec 1 (an injected partition fault, recorded "
+				     "on host1)"));
+	assert_non_null(strstr(text, "-> root cause: host host1\n"));
+	free(text);
+	wdfx_fini(&f);
+	g_two_hosts = false;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -371,6 +444,7 @@ int main(void)
 		cmocka_unit_test(test_watchdog_death__silence_alone_is_not_a_death),
 		cmocka_unit_test(test_watchdog_death__an_unrelated_error_keeps_its_own_root_cause),
 		cmocka_unit_test(test_watchdog_death__waiting_on_a_dead_rank_leads_to_the_death),
+		cmocka_unit_test(test_watchdog_death__a_host_cut_off_is_the_root_cause),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -37,7 +37,7 @@ static void parse_ok(const char *spec, struct enc_wl_fault *f)
 		fail_msg("'%s' rejected: %s", spec, err);
 }
 
-static void test_workload__fault_parse_accepts_the_four_kinds(void **state)
+static void test_workload__fault_parse_accepts_every_kind(void **state)
 {
 	struct enc_wl_fault f;
 
@@ -73,6 +73,43 @@ static void test_workload__fault_parse_accepts_the_four_kinds(void **state)
 	assert_int_equal(f.net.rank, 5);
 	assert_int_equal(f.net.exec_id, ENC_NET_LOOP_ANY_EXEC);
 	assert_int_equal(f.net.arg, 100);
+
+	parse_ok("kill:rank=3,exec=5", &f);
+	assert_int_equal(f.target, ENC_WL_FAULT_KILL);
+	assert_int_equal(f.kill.rank, 3);
+	assert_int_equal(f.kill.exec_id, 5);
+
+	parse_ok("partition:exec=6,host=2", &f);
+	assert_int_equal(f.target, ENC_WL_FAULT_PARTITION);
+	assert_int_equal(f.partition.host, 2);
+	assert_int_equal(f.partition.exec_id, 6);
+}
+
+static int cut_never(void *arg)
+{
+	(void)arg;
+	return -EPERM;
+}
+
+/* A partition needs a job across hosts, a host of it, and a way to cut the link. */
+static void test_workload__a_partition_is_checked_against_the_hosts(void **state)
+{
+	struct enc_wl_args a;
+	char err[ENC_WL_ERR_MAX] = "";
+
+	(void)state;
+	enc_wl_args_default(&a);
+	assert_int_equal(enc_wl_args_add_fault(&a, "partition:host=1,exec=2", err, sizeof(err)), 0);
+	assert_int_equal(enc_wl_args_check(&a, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "across at least 2 hosts"));
+	a.hosts = 2;
+	assert_int_equal(enc_wl_args_check(&a, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "nothing can cut"));
+	a.link_cut = cut_never;
+	assert_int_equal(enc_wl_args_check(&a, err, sizeof(err)), 0);
+	a.faults[0].partition.host = 2;
+	assert_int_equal(enc_wl_args_check(&a, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "host 2 out of range (hosts=2)"));
 }
 
 static void test_workload__fault_parse_rejects_with_reason(void **state)
@@ -100,6 +137,9 @@ static void test_workload__fault_parse_rejects_with_reason(void **state)
 		{ "device-stall:rank=1,rank=2,exec=2", "'rank'" }, /* duplicate */
 		{ "device-stall:rank=1,,exec=2", "key=value" },
 		{ "device-stall:rank=1,exec=2,", "trailing" },
+		{ "partition:host=1", "exec" },
+		{ "partition:rank=1,exec=2", "'rank'" },
+		{ "device-stall:host=1,exec=2", "'host'" },
 	};
 	struct enc_wl_fault f;
 
@@ -128,6 +168,8 @@ static void test_workload__fault_format_round_trips(void **state)
 		"device-delay:rank=3,exec=4,ms=250",
 		"net-drop:rank=2,exec=9",
 		"slow-progress:rank=5,us=100",
+		"kill:rank=3,exec=5",
+		"partition:host=1,exec=4",
 	};
 
 	(void)state;
@@ -332,9 +374,10 @@ static void test_workload__net_drop_ends_with_a_timeout(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_workload__fault_parse_accepts_the_four_kinds),
+		cmocka_unit_test(test_workload__fault_parse_accepts_every_kind),
 		cmocka_unit_test(test_workload__fault_parse_rejects_with_reason),
 		cmocka_unit_test(test_workload__fault_format_round_trips),
+		cmocka_unit_test(test_workload__a_partition_is_checked_against_the_hosts),
 		cmocka_unit_test(test_workload__args_add_fault_bounds_the_list),
 		cmocka_unit_test(test_workload__pattern_depends_on_rank_exec_and_offset),
 		cmocka_unit_test(test_workload__run_rejects_bad_args),

@@ -49,6 +49,17 @@ struct psa_live_status {
 int psa_live_open(const char *url, struct psa_live **out, char *err, size_t errlen);
 
 /*
+ * Read @n sessions at once (a job across hosts: one session per host on one relay daemon),
+ * muxed by time into one stream whose present is the slowest session's (a message goes out
+ * once every session has one: an event, or the relay's inactivity beacon of a quiet stream).
+ * Ends when every session has ended. Returns as psa_live_open, or -EINVAL for @n out of
+ * 1..PSA_LIVE_SESSIONS_MAX.
+ */
+#define PSA_LIVE_SESSIONS_MAX 64
+int psa_live_open_many(const char *const *urls, size_t n, struct psa_live **out, char *err,
+		       size_t errlen);
+
+/*
  * Deliver what has arrived to @sink, waiting at most @wait_ms for the first item. Returns 0
  * (maybe nothing arrived), 1 once the stream has ended (the session was destroyed) and
  * everything was delivered, or a negative errno with a one-line reason in @err (-ECONNREFUSED

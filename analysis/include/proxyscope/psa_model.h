@@ -190,6 +190,7 @@ struct psa_group {
 #define PSA_FAULT_LATE 1
 #define PSA_FAULT_SLOW 2
 #define PSA_FAULT_KILL 3 /* the process holding the rank is about to SIGKILL itself; arg = pid */
+#define PSA_FAULT_PARTITION 4 /* the link of the recording process's host is about to go down */
 struct psa_device_fault {
 	const struct psa_proc *proc;
 	uint32_t rank;

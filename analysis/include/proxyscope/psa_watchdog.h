@@ -3,7 +3,7 @@
  * that spent longer than it in one state), why it is stuck, and the root cause across ranks:
  * a task waiting on a peer points at that peer, and the chain is followed to the rank stuck for
  * its own reason (its device never triggered, the seam returned an error, a message was lost,
- * its worker made no step, its process died). A conclusion whose window overlaps lost events
+ * its worker made no step, its process died, its host was cut off). A conclusion whose window overlaps lost events
  * is uncertain. When a process died, the tasks that failed because of it (finished with an
  * error from one of its ranks) are reported too, chained to it.
  */
@@ -36,6 +36,9 @@ enum psa_cause {
 	PSA_CAUSE_PROCESS_DIED,      /* root: a process died (its events stop with no teardown,
 				      * and the others saw it); the stall stands for the process.
 				      * Not root: an open task of that process */
+	PSA_CAUSE_HOST_UNREACHABLE,  /* root: a host was cut off (its link went down: the
+				      * partition fault it recorded); the stall stands for the
+				      * host. Not root: an open task of a process on it */
 	PSA_CAUSE_WAITING_ON_PEER,   /* ops to or from other ranks are outstanding */
 	PSA_CAUSE_BARRIER_WAIT,      /* the barrier waits for ranks that have not arrived */
 	PSA_CAUSE_GATE_WAIT,         /* a barrier task waits on the same trigger as its exec's
@@ -91,6 +94,9 @@ struct psa_stall {
 	bool process;             /* a process_died root: it stands for the process (task_id 0,
 				   * kind 0, state PSA_STATE_NR; rank, exec_id and gid: the rank it
 				   * died with; duration_ns: how long it was silent at the end) */
+	bool host_wide;           /* with process: a host_unreachable root, standing for the host
+				   * @host (rank, exec_id, vpid: the rank that recorded the cut,
+				   * the exec it started, its process; duration_ns: since the cut) */
 	bool failed;              /* it failed on a rank of a process that died (cause
 				   * task_error, waiting_on: that rank, root: the death); with
 				   * done, it finished with that error */

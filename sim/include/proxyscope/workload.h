@@ -50,6 +50,7 @@ enum enc_wl_fault_target {
 	ENC_WL_FAULT_DEV = 0, /* one rank's simulated device (enc_dev_inject) */
 	ENC_WL_FAULT_NET = 1, /* the job's loop fabric (enc_net_loop_inject) */
 	ENC_WL_FAULT_KILL = 2, /* the process holding a rank (SIGKILL at an exec's start) */
+	ENC_WL_FAULT_PARTITION = 3, /* a host's link (cut as its ranks start an exec) */
 	ENC_WL_FAULT_TARGET_NR
 };
 
@@ -66,6 +67,13 @@ struct enc_wl_kill_fault {
 	uint64_t exec_id;
 };
 
+/* Host @host's link goes down as its processes' ranks start exec @exec_id (across hosts). */
+struct enc_wl_partition_fault {
+	uint32_t host;
+	uint32_t pad;
+	uint64_t exec_id;
+};
+
 /* One parsed --inject spec. @target says which member is valid; a net fault carries its rank. */
 struct enc_wl_fault {
 	uint32_t target; /* enum enc_wl_fault_target */
@@ -73,6 +81,7 @@ struct enc_wl_fault {
 		struct enc_wl_dev_fault dev;
 		struct enc_net_loop_fault net;
 		struct enc_wl_kill_fault kill;
+		struct enc_wl_partition_fault partition;
 	};
 };
 
@@ -104,6 +113,13 @@ struct enc_wl_args {
 	uint32_t local_procs;     /* across hosts: the job's processes on this host (0, the
 				   * default: all P are here); its bus local rank is then local_proc */
 	uint32_t local_proc;
+	uint32_t hosts;           /* across hosts: the job's hosts (0, the default: one host) */
+	uint32_t host;            /* across hosts: this process's host, 0..hosts-1 */
+	/* The partition fault: take this process's host's link down; called once per process, by
+	 * the first of its ranks that starts the exec the fault names, after it recorded the
+	 * fault; returns once the link is down (0) or -errno. NULL: partitions cannot be armed. */
+	int (*link_cut)(void *arg);
+	void *link_cut_arg;
 	size_t faults_n;
 	struct enc_wl_fault faults[ENC_WL_MAX_FAULTS];
 };
@@ -154,6 +170,8 @@ ENC_API void enc_wl_args_default(struct enc_wl_args *args);
  *	net-drop:rank=R,exec=E                  the sends of R in exec E are lost
  *	slow-progress:rank=R,us=U               every progress call of R takes U us longer
  *	kill:rank=R,exec=E                      the process holding R dies (SIGKILL) as R starts E
+ *	partition:host=H,exec=E                 host H's link goes down as its ranks start E
+ *	                                        (across hosts: enc_wl_args.hosts, link_cut)
  * Returns 0, or -EINVAL with a one-line reason naming the offending text in @err (may be NULL).
  * The rank is checked against the run's rank count only by enc_wl_run.
  */
