@@ -155,6 +155,7 @@ static void test_hosts__three_hosts_talk_and_leave_nothing(void **state)
 	struct hosts_opts o = { .n = 3, .sessiond = true };
 	char *links_before = command_output("ip -o link show | cut -d' ' -f2");
 	char *mounts_before = command_output("cut -d' ' -f5 /proc/self/mountinfo");
+	char *links_after, *mounts_after;
 	char err[HOSTS_ERR_MAX] = "", dir[64];
 	uint64_t inos[HOSTS_MAX + 2];
 	unsigned n = 0;
@@ -187,9 +188,15 @@ static void test_hosts__three_hosts_talk_and_leave_nothing(void **state)
 
 	assert_int_equal(hosts_sweep(inos, n, 0), 0);
 	assert_int_equal(hosts_ns_refs(inos, n), 0);
-	assert_string_equal(command_output("ip -o link show | cut -d' ' -f2"), links_before);
-	assert_string_equal(command_output("cut -d' ' -f5 /proc/self/mountinfo"), mounts_before);
+	links_after = command_output("ip -o link show | cut -d' ' -f2");
+	mounts_after = command_output("cut -d' ' -f5 /proc/self/mountinfo");
+	assert_string_equal(links_after, links_before);
+	assert_string_equal(mounts_after, mounts_before);
 	assert_int_equal(stat(dir, &st), -1);
+	free(links_before);
+	free(links_after);
+	free(mounts_before);
+	free(mounts_after);
 }
 
 /* The partition fault's tool: a link taken down cuts that host off, and back up it talks. */
