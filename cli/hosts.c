@@ -413,6 +413,7 @@ int hosts_create(const struct hosts_opts *o, struct hosts **out, char *err, size
 		return -ENOMEM;
 	h->n = o->n;
 	h->keeper_fd = -1;
+	h->keeper_done_fd = -1;
 	host_init(&h->sw);
 	host_init(&h->collector);
 	for (unsigned i = 0; i < h->n; i++)
@@ -484,10 +485,18 @@ void hosts_destroy(struct hosts *h)
 	for (unsigned i = 0; i <= h->n; i++)
 		host_release(bridged(h, i));
 	host_release(&h->sw);
-	if (h->keeper > 0) {
+	if (h->keeper_done_fd >= 0) {
+		char c;
+
+		/* End of file on its pipe: the keeper sweeps what is left and exits, closing ours. */
 		close(h->keeper_fd);
-		while (waitpid(h->keeper, NULL, 0) < 0 && errno == EINTR)
-			;
+		for (;;) {
+			ssize_t r = read(h->keeper_done_fd, &c, 1);
+
+			if (r == 0 || (r < 0 && errno != EINTR))
+				break;
+		}
+		close(h->keeper_done_fd);
 	} else {
 		hosts__dir_remove(h->dir);
 	}

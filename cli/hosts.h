@@ -18,7 +18,7 @@
  * Teardown kills every process whose network namespace is one of ours (the session daemons and
  * anything started inside a host, found by scanning /proc), then the holders: a namespace goes
  * with its last process, and its veth link and mounts with it. A keeper process (forked first,
- * immune to Ctrl-C) does the same sweep when the CLI dies without tearing down - on a signal, a
+ * immune to Ctrl-C, and no descendant of the CLI) does the same sweep when the CLI dies without tearing down - on a signal, a
  * crash or SIGKILL: it reads the namespaces from a pipe and sweeps at end of file.
  */
 #ifndef PROXYSCOPE_CLI_HOSTS_H
@@ -61,8 +61,8 @@ struct hosts {
 	char dir[64];                   /* runtime files: hosts, hostfile, agent */
 	char hostfile[96];              /* one line per simulated host, for mpirun */
 	char agent[96];                /* `agent HOST CMD...` runs CMD on HOST (mpirun's rsh) */
-	pid_t keeper;
 	int keeper_fd;                  /* write end of the keeper's pipe */
+	int keeper_done_fd;             /* read end of a pipe the keeper holds until it exits */
 };
 
 struct hosts_opts {

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -171,37 +172,55 @@ static void keeper_main(int rfd, const char *dir)
 	_exit(0);
 }
 
+/*
+ * The keeper is the CLI's grandchild, its parent gone at once: a test runner that kills the
+ * CLI's whole process tree on its timeout (ctest walks the children by parent pid) does not
+ * find it. Not being our child, it tells us it is done by closing the pipe it holds (@done).
+ */
 int hosts__keeper_start(struct hosts *h)
 {
-	int p[2];
+	int p[2], done[2], st;
 	pid_t pid;
 
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return -errno;
-	pid = fork();
-	if (pid < 0) {
+	if (pipe2(done, O_CLOEXEC) < 0) {
 		int e = -errno;
 
 		close(p[0]);
 		close(p[1]);
 		return e;
 	}
+	pid = fork();
 	if (pid == 0) {
 		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 
+		pid_t keeper = fork();
+
+		if (keeper != 0)
+			_exit(keeper < 0);
 		close(p[1]);
+		close(done[0]);
 		/* Nothing of the CLI's held open - not even its output, which a caller may be
 		 * reading to its end - while the keeper outlives it. */
 		for (int fd = 0; null >= 0 && fd < 3; fd++)
 			dup2(null, fd);
 		for (int fd = 3; fd < 1024; fd++)
-			if (fd != p[0])
+			if (fd != p[0] && fd != done[1])
 				close(fd);
 		keeper_main(p[0], h->dir);
 	}
 	close(p[0]);
-	h->keeper = pid;
+	close(done[1]);
+	if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		int e = pid < 0 ? -errno : -ECHILD;
+
+		close(p[1]);
+		close(done[0]);
+		return e;
+	}
 	h->keeper_fd = p[1];
+	h->keeper_done_fd = done[0];
 	return 0;
 }
 

@@ -1,6 +1,7 @@
 #!/bin/sh
-# `proxyscope hosts` ended by Ctrl-C (SIGINT: its own teardown) and by SIGKILL (the keeper's
-# sweep): in both cases no process is left in the hosts' namespaces, no descriptor holds one,
+# `proxyscope hosts` ended by Ctrl-C (SIGINT: its own teardown), by SIGKILL (the keeper's
+# sweep), and by SIGKILL to it and every descendant found by parent pid, as ctest does on a
+# test's timeout (the keeper is no descendant): in every case no process is left in the hosts' namespaces, no descriptor holds one,
 # and the runtime directory is gone. Needs root.
 set -u
 bin=$1
@@ -11,7 +12,13 @@ fail() { echo "FAIL: $*"; exit 1; }
 
 . "$(dirname "$0")/leftovers.sh"
 
-one() { # signal
+# kill_tree PID: SIGKILL to PID and, first, to its descendants (by parent pid).
+kill_tree() {
+	for c in $(ps -o pid= --ppid "$1"); do kill_tree "$c"; done
+	kill -KILL "$1" 2>/dev/null
+}
+
+one() { # signal | TREE
 	sig=$1
 	"$bin" hosts --hosts 2 --json -- sleep 60 >"$tmp/out" 2>"$tmp/err" &
 	pid=$!
@@ -22,7 +29,7 @@ one() { # signal
 	dir=$(sed -n 's/.*"runtime_dir": "\(.*\)".*/\1/p' "$tmp/out")
 	[ -d "$dir" ] || fail "$sig: no runtime directory '$dir'"
 	[ "$(leftovers "$tmp/inos")" -gt 0 ] || fail "$sig: nothing runs in the hosts"
-	kill -s "$sig" $pid
+	if [ "$sig" = TREE ]; then kill_tree $pid; else kill -s "$sig" $pid; fi
 	wait $pid
 	# The keeper sweeps after the CLI is gone: give it its grace period.
 	for _ in $(seq 100); do [ "$(leftovers "$tmp/inos")" -eq 0 ] && break; sleep 0.1; done
@@ -34,4 +41,5 @@ one() { # signal
 
 one INT
 one KILL
-echo "2 passed, 0 failed"
+one TREE
+echo "3 passed, 0 failed"
