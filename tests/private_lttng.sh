@@ -5,8 +5,23 @@
 # /run/lttng no daemon answers: the test's `proxyscope record` starts one there, seen only by
 # the processes of that namespace, and stops it. Without the right to make a mount namespace
 # (not root), CMD runs as it is, against the machine's daemon.
+#
+# A test killed before it stops its daemon (ctest kills a timed-out test's process tree; the
+# daemon, detached, is no longer in it) would leave the daemon running in the namespace. A
+# sweeper, detached from the start, waits for CMD's end and then kills whatever still runs in
+# the namespace.
 if [ "$(id -u)" -eq 0 ] && unshare -m true 2>/dev/null; then
-	exec unshare -m --propagation private sh -c \
-		'mount -t tmpfs -o mode=0755 proxyscope-lttng /run/lttng && exec "$@"' sh "$@"
+	exec unshare -m --propagation private sh -c '
+		mount -t tmpfs -o mode=0755 proxyscope-lttng /run/lttng || exit 1
+		ns=$(readlink /proc/self/ns/mnt)
+		cmd=$$
+		(setsid sh -c "
+			while kill -0 $cmd 2>/dev/null; do sleep 1; done
+			for p in /proc/[0-9]*; do
+				p=\${p#/proc/}
+				[ \"\$p\" != \$\$ ] && [ \"\$(readlink /proc/\$p/ns/mnt 2>/dev/null)\" = \"$ns\" ] &&
+					kill -KILL \$p 2>/dev/null
+			done" </dev/null >/dev/null 2>&1 &)
+		exec "$@"' sh "$@"
 fi
 exec "$@"
