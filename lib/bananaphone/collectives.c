@@ -13,7 +13,8 @@
  * record along. When they do not fit, every waiter sleeps, and the cost is the context
  * switches: one per rank, whatever the shape. Trees and dissemination add wake-ups in a chain
  * (each a syscall and a switch, and waking a halted vCPU is slow), where one wake-all of a
- * central doorbell wakes everyone at once (docs/ARCHITECTURE.md, "Decisions measured").
+ * central doorbell wakes everyone at once (why: see docs/ARCHITECTURE.md, Decisions measured:
+ * one barrier on per-rank arrival words and one doorbell).
  *
  * A failure (fail.c) wakes every waiter and makes every later call return at once.
  */

@@ -16,7 +16,7 @@
  *    together), or when the awaited rank is preempted: so a spin that did not end the wait
  *    turns spinning off for the next 1, 3, 7 ... BP_SPIN_RETRY waits as such spins repeat.
  *    There is no sched_yield anywhere: with CPU hogs beside the job a yield hands the CPU
- *    over for a whole scheduler slice (about 4 ms).
+ *    over for a whole scheduler slice.
  *  - Sleepers announce themselves (ctrl.sleepers); whoever sees the last arrival rings the
  *    doorbell (ctrl.gen) and calls FUTEX_WAKE only then, so a collective in which nobody
  *    sleeps makes no syscall and touches no shared line but the ranks' own.

@@ -6,9 +6,10 @@
  * Main design choice: death detection on a thread of its own, so that a rank waiting in a
  * collective can sleep in an untimed FUTEX_WAIT. A bounded wait arms and cancels a kernel
  * timer on every sleep, a real share of an oversubscribed barrier whose cost is otherwise one
- * context switch per rank (docs/ARCHITECTURE.md, "Decisions measured"), and a member's death
- * reaches every waiter as soon as the poll returns instead of within BP_DETECT_MS. The thread blocks every signal,
- * touches only shared memory and the atomic failure_seen, and is stopped and joined at
+ * context switch per rank (why: see docs/ARCHITECTURE.md, Decisions measured: bus waiters
+ * sleep untimed, deaths are seen by a watcher thread), and a member's death reaches every
+ * waiter as soon as the poll returns instead of within BP_DETECT_MS. The thread blocks every
+ * signal, touches only shared memory and the atomic failure_seen, and is stopped and joined at
  * hang-up, before the fds it polls are closed. Where it cannot be started, or while a
  * deadline runs, waits stay bounded and the waiter looks at the members itself (futex.c).
  */

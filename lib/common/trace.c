@@ -33,6 +33,8 @@
 
 #include <proxyscope/trace.h>
 
+#include "enc/lock.h"
+
 /* Defined (to 0) by an application that loads the probes itself; weak: usually absent. */
 extern const int enc_trace_autoload __attribute__((weak));
 
@@ -81,17 +83,21 @@ static int self_dir(char *dir, size_t len)
 /* Append "@what: @why" to g_probe_err (a "; " between entries). */
 static void err_add_locked(const char *what, const char *why)
 {
-	size_t used = strlen(g_probe_err);
+	size_t used;
 
+	enc_assert_held(&g_probe_lock);
+	used = strlen(g_probe_err);
 	snprintf(g_probe_err + used, sizeof(g_probe_err) - used, "%s%s: %s", used ? "; " : "",
 		 what, why);
 }
 
 static void *try_open_locked(const char *path)
 {
-	void *h = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
 	const char *why;
+	void *h;
 
+	enc_assert_held(&g_probe_lock);
+	h = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
 	if (h)
 		return h;
 	why = dlerror();
@@ -110,6 +116,7 @@ static void *open_probes_locked(void)
 	char dir[PATH_MAX], path[PATH_MAX + 64];
 	void *h = NULL;
 
+	enc_assert_held(&g_probe_lock);
 	g_probe_err[0] = '\0';
 	if (chosen && *chosen) {
 		h = try_open_locked(chosen);

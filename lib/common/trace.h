@@ -1,7 +1,7 @@
 /*
  * The one header lib/ includes to fire tracepoints: the driver's providers (bananaphone,
  * encnet, encproxy) and the firing macros of proxyscope/trace_fire.h. The simulator's provider
- * (encdev) is defined by the simulator (sim/sim_trace.h), not here.
+ * (encdev) is defined by the simulator (sim/sim_trace.c), not here.
  */
 #ifndef ENC_COMMON_TRACE_H
 #define ENC_COMMON_TRACE_H

@@ -13,12 +13,9 @@
  *
  * Every PMIx_Init is matched by a PMIx_Finalize: a launcher counts a process that initialized
  * and exited without finalizing as failed. But a process initializes once and finalizes at
- * exit, never in between: enc_launcher_get used to finalize right away and the first comm
- * initialize again, and a Finalize that reached the server while the job's first fence was
- * under way took the process out of that fence - the others completed it without this
- * process's contribution, and this process, initialized again, then waited in a fence nobody
- * else would join (seen under load: host0's non-leader in PMIx_Fence of round 0, its leader in
- * the bus broadcast waiting for it, the other hosts failing their warm-up with rank 0).
+ * exit, never in between: a Finalize that reaches the server while the job's first fence is
+ * under way takes the process out of that fence (why: see docs/ARCHITECTURE.md, Decisions
+ * measured: PMIx is initialized once and finalized at exit).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -30,6 +27,7 @@
 #include <proxyscope/launcher.h>
 
 #include "common/log.h"
+#include "enc/lock.h"
 #include "proxy/comm.h"
 
 #if ENC_WITH_PMIX
@@ -79,6 +77,7 @@ static int client_get_locked(void)
 	static bool at_exit;
 	pmix_status_t st;
 
+	enc_assert_held(&g_pmix_lock);
 	if (g_pmix_refs++)
 		return 0;
 	st = PMIx_Init(&g_self, NULL, 0);
@@ -98,6 +97,7 @@ static int client_get_locked(void)
 
 static void client_put_locked(void)
 {
+	enc_assert_held(&g_pmix_lock);
 	if (--g_pmix_refs == 0)
 		PMIx_Finalize(NULL, 0);
 }
@@ -188,10 +188,10 @@ static bool env_u32(const char *name, uint32_t *out)
 }
 
 /*
- * Seen here with mpirun 4.1 on a loaded machine (and more often under AddressSanitizer): a
- * process's PMIX_LOCAL_RANK or PMIX_LOCAL_PEERS was not found at start-up, sometimes for
- * seconds. Ask PMIx for up to 1 s, then take what the launcher put in the environment
- * (OMPI_COMM_WORLD_LOCAL_RANK / _LOCAL_SIZE), which needs no answer from the server.
+ * A process's PMIX_LOCAL_RANK or PMIX_LOCAL_PEERS can be missing at start-up: ask PMIx for up to
+ * 1 s, then take what the launcher put in the environment (OMPI_COMM_WORLD_LOCAL_RANK /
+ * _LOCAL_SIZE), which needs no answer from the server (why: see docs/ARCHITECTURE.md, Decisions
+ * measured: PMIx answers are asked again for up to 1 s).
  */
 static int local_place(struct enc_launcher *l)
 {
@@ -255,6 +255,7 @@ static int put_commit_fence_locked(const char *key, const void *mine, size_t len
 
 	pmix_byte_object_t bo = { .bytes = (char *)mine, .size = len };
 
+	enc_assert_held(&g_pmix_lock);
 	if (mine)
 		PMIX_VALUE_LOAD(&val, &bo, PMIX_BYTE_OBJECT);
 	else
@@ -280,11 +281,9 @@ static int put_commit_fence_locked(const char *key, const void *mine, size_t len
 }
 
 /*
- * A key every rank put before the fence. Seen here (mpirun 4.1, PMIx 4.2, a loaded machine): the
- * Get of a peer on the same node can answer NOT-FOUND after the fence returned, with PMIx's
- * shared-memory data store (gds ds21; the hash store, PMIX_MCA_gds=hash, never did in the same
- * runs, which is why the simulated hosts set it). A NOT-FOUND is asked again for up to 1 s; no
- * PMIX_TIMEOUT on the Get, which made the server hold a missing key that long per rank.
+ * A key every rank put before the fence. A NOT-FOUND is asked again for up to 1 s; no
+ * PMIX_TIMEOUT on the Get, which would make the server hold a missing key that long per rank
+ * (why: see docs/ARCHITECTURE.md, Decisions measured: PMIx answers are asked again for up to 1 s).
  */
 static pmix_status_t get_after_fence(const pmix_proc_t *p, const char *key, pmix_value_t **v)
 {
@@ -307,6 +306,7 @@ static int gather_locked(const char *key, void **out, size_t *out_len)
 	size_t used = 0;
 	int rc;
 
+	enc_assert_held(&g_pmix_lock);
 	rc = get_u32(PMIX_RANK_WILDCARD, PMIX_JOB_SIZE, &size);
 	for (uint32_t r = 0; !rc && r < size; r++) {
 		pmix_value_t *v = NULL;

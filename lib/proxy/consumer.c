@@ -28,7 +28,8 @@ int enc_proxy_check_status(const struct enc_context *ctx, enum proxy_task_state_
  * sleep lasts at least the timer slack, several times a short poll interval, and often ends
  * before the task is done, while the wake-up ends the wait when it is. A consumer pinned to its
  * worker's CPU gains most: the yield hands the worker the CPU at once. consume_poll_us = 0: a
- * busy poll. (The measurement behind this: docs/ARCHITECTURE.md, "Decisions measured".)
+ * busy poll. (why: see docs/ARCHITECTURE.md, Decisions measured: the consumer yields, then
+ * waits to be woken.)
  */
 static void wait_or_yield(const struct enc_context *ctx, struct enc_status_seen *seen,
 			  uint64_t elapsed, uint64_t timeout_ns)

@@ -87,6 +87,8 @@ int enc_enq_proxy_tasks(struct enc_context *ctx)
 	}
 	tasks[0] = net;
 	tasks[1] = bar;
+	/* Both at once: one lock round each and one notification (why: see docs/ARCHITECTURE.md,
+	 * Decisions measured: an exec's two tasks are appended together). */
 	enc__queue_append(ctx->comm->queue, tasks, 2);
 	return 0;
 }

@@ -5,9 +5,10 @@
  *   INIT         the trigger gate, polled: while the device has not written every stream's word,
  *                stay in INIT with gate_waiting set, which the worker counts as idle - so the
  *                sleep between polls is the worker's sched_yield (or spin), taken outside the
- *                queue lock, never a sleep inside step(). Once ready: consume the trigger,
- *                barrier send, the leader's increments of the barrier-done semaphores, then
- *                PROGRESSING.
+ *                queue lock, never a sleep inside step() (why: see docs/ARCHITECTURE.md,
+ *                Decisions measured: the barrier task's gate never sleeps inside step()).
+ *                Once ready: consume the trigger, barrier send, the leader's increments of
+ *                the barrier-done semaphores, then PROGRESSING.
  *   PROGRESSING  barrier receive: DONE once every rank arrived, else IDLE (and polled again).
  *   / IDLE
  *

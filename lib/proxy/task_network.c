@@ -231,7 +231,8 @@ static void progress_or_fail(struct enc_network_task *nt)
 /*
  * Ready to progress: PROGRESSING, and the first B2 in this same step rather than a whole worker
  * pass later (after the trigger: the trigger-to-progress latency; without a device wait: after
- * the rest of the pass, the exec's barrier send included).
+ * the rest of the pass, the exec's barrier send included). Why: see docs/ARCHITECTURE.md,
+ * Decisions measured: the first B2 follows the trigger in the same step.
  */
 static void enter_progressing(struct enc_network_task *nt)
 {

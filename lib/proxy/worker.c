@@ -2,10 +2,10 @@
  * The worker loop (the seed's enc_proxy_queue::process, §3): drain newly appended tasks into the
  * per-rank active map, step every active task exactly once, recycle only the tasks that reached
  * DONE, then sleep on the condition variable when nothing is active and nothing is queued, or
- * yield (busy-spin with one thread per core) when every active task is IDLE. Two additions (see
- * docs/ARCHITECTURE.md): after each pass the consumers blocked on a task that reached DONE are
- * woken, outside mtx; and before sleeping the worker lingers, yielding for a while in case the
- * next exec's tasks come at once.
+ * yield (busy-spin with one thread per core) when every active task is IDLE. Two additions
+ * (docs/ARCHITECTURE.md, "Where it differs from the seed"): after each pass the consumers
+ * blocked on a task that reached DONE are woken, outside mtx; and before sleeping the worker
+ * lingers, yielding for a while in case the next exec's tasks come at once.
  *
  * The worker holds mtx for the whole drain + step pass, as the seed does; producers take mtx
  * only to push, consumers never take it. The sleep re-checks its predicate under mtx, so an
@@ -127,7 +127,9 @@ static void step_all_locked(struct enc_proxy_queue *q, size_t *active_count, siz
 			/* A task waiting for its device trigger (a network task in
 			 * WAITING_DEVICE_TRIGGER, a barrier at its closed gate) made no progress
 			 * either: with a shared core the worker yields between polls, so the device
-			 * thread it waits for gets the CPU; with one thread per core it spins hot. */
+			 * thread it waits for gets the CPU; with one thread per core it spins hot
+			 * (why: see docs/ARCHITECTURE.md, Decisions measured: waiting for a trigger
+			 * counts as idle). */
 			if (rs == PROXY_TASK_STATE_IDLE || t->gate_waiting ||
 			    rs == PROXY_TASK_STATE_WAITING_DEVICE_TRIGGER)
 				idle++;
@@ -158,8 +160,9 @@ static void step_all_locked(struct enc_proxy_queue *q, size_t *active_count, siz
  * At quiescence, before the seed's sleep: yield for up to linger_ns while nothing is appended.
  * The next exec's tasks usually come within microseconds, and waking a sleeping worker costs
  * the producer a futex wake and the worker a wake-up, dearer still when its CPU had gone idle.
- * Sharing one CPU with its producers, the yield hands them the CPU (docs/ARCHITECTURE.md,
- * "Decisions measured"). Called and returns with mtx held; true when work came.
+ * Sharing one CPU with its producers, the yield hands them the CPU (why: see
+ * docs/ARCHITECTURE.md, Decisions measured: the worker lingers before it sleeps). Called and
+ * returns with mtx held; true when work came.
  */
 static bool linger_locked(struct enc_proxy_queue *q)
 {

@@ -31,7 +31,8 @@
  * Between the spins and the sleeps: yield for this long. A real device polls its memory at no
  * cost to the host; the simulated one shares the host's CPUs, and a sleeping poll costs a timer
  * interrupt and two switches per poll and sees the count late. Yielding first hands the CPU to
- * the worker that will bump the count (docs/ARCHITECTURE.md, "Decisions measured"); the sleeps
+ * the worker that will bump the count (why: see docs/ARCHITECTURE.md, Decisions measured: the
+ * simulated device yields before its polls sleep); the sleeps
  * still bound what a long wait (a late network) costs the host.
  */
 #define ENC_DEV_POLL_YIELD_US 50

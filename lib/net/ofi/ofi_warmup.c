@@ -2,8 +2,9 @@
  * The warm-up during open: one small message to and from every other rank, driven to completion
  * before the comm is handed out. tcp;ofi_rxm connects lazily and its connection manager runs only
  * every FI_OFI_RXM_CM_PROGRESS_INTERVAL (10 ms) of completion-queue reads, so without this the
- * first exec would pay a few such intervals per new peer. Every rank of the job is in its own open at the same
- * time (the meeting ended for all together), so each one's progress serves the others.
+ * first exec would pay a few such intervals per new peer (why: see docs/ARCHITECTURE.md, Decisions
+ * measured: the ofi open warms every connection up). Every rank of the job is in its own open at
+ * the same time (the meeting ended for all together), so each one's progress serves the others.
  */
 #include "net/ofi/ofi.h"
 

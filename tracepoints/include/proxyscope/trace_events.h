@@ -16,9 +16,9 @@
  * INIT -> PROGRESSING and -> DONE), the consumer's begin / end around its status polls (its
  * outcome is the DONE status, task_failed or watchdog_timeout), the worker's idle stretches
  * (toggled by the outcome of each pass) and the device's semaphore waits. A default session
- * then records about half the events a DEBUG one would of the ring exchange (bench_trace
- * counts them); analysis/ falls back to the INFO events where it would use these (the first
- * task_state stands in for the drain).
+ * then records far fewer events than a DEBUG one (why: see docs/ARCHITECTURE.md, Decisions
+ * measured: the default level records state changes only); analysis/ falls back to the INFO
+ * events where it would use these (the first task_state stands in for the drain).
  */
 #ifndef PROXYSCOPE_TRACE_EVENTS_H
 #define PROXYSCOPE_TRACE_EVENTS_H

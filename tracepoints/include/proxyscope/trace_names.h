@@ -2,7 +2,7 @@
  * The name catalogue beside the event catalogue (trace_events.h): the task run states, the task
  * kinds and the seam ops, with the values the driver uses (proxyscope/proxy.h, the seed's) and
  * the events carry. lib/proxy/task.c names them from here, the encproxy provider declares its
- * enums from here, and analysis/ (model.c, report/stats.c) names and counts them from here, so
+ * enums from here, and analysis/ (its model and its statistics) names and counts them from here, so
  * one list says what each value is called everywhere.
  *
  *   ENC_RUN_STATES(X)       X(NAME, lname, value): the states a task spends time in
