@@ -6,8 +6,8 @@
  *                              RDM endpoint. A domain per rank: every object under it is used
  *                              by one thread at a time (the opener, then the rank's proxy
  *                              worker, then the closer), which is what FI_THREAD_DOMAIN asks.
- *   ofi_job   (ofi_job.c)      what the ranks of one job in this process share: the meeting of
- *                              the process's ranks, the exchange of endpoint names with the
+ *   ofi_job   (ofi_job.c,      what the ranks of one job in this process share: the meeting of
+ *              ofi_meet.c)     the process's ranks, the exchange of endpoint names with the
  *                              job's other processes over the bananaphone bus, the rank -> process
  *                              map for liveness, and the endpoints themselves (closed together
  *                              when the last rank of the process closes, after a bus barrier).
@@ -63,7 +63,7 @@ static inline uint64_t ofi_tag(enum ofi_tag_kind kind, uint32_t src, uint64_t us
 /* ---- ofi_fabric.c: one rank's endpoint ---- */
 
 #define OFI_PROV_MAX 64
-#define OFI_DEFAULT_PROVIDER "shm" /* every rank on this host (see ofi_job.c) */
+#define OFI_DEFAULT_PROVIDER "shm" /* every rank on this host (see ofi_meet.c) */
 #define OFI_DEFAULT_PROVIDER_HOSTS "tcp" /* ranks on several hosts */
 
 struct ofi_ep {
@@ -175,7 +175,7 @@ int enc__ofi_cq_drain(struct enc_net_comm *nc);
 /* Ask the provider to cancel posted @x (its completion still comes through the queue). */
 void enc__ofi_cancel(struct enc_net_comm *nc, struct ofi_xfer *x);
 
-/* ---- ofi_job.c: the ranks of one job in this process ---- */
+/* ---- ofi_job.c (struct ofi_job: ofi_job.h): the ranks of one job in this process ---- */
 
 struct ofi_job;
 

@@ -1,6 +1,6 @@
 /*
  * The ofi job's meeting across hosts (proxyscope/launcher.h): after the processes of this host
- * have met on the bus (ofi_job.c), the host's leader packs the names of the host's ranks into
+ * have met on the bus (ofi_meet.c), the host's leader packs the names of the host's ranks into
  * one table, the bootstrap across hosts (PMIx) hands it to the other hosts' leaders, and each
  * leader merges every host's table and broadcasts the result to its host over the bus. Every
  * process takes part whatever happened before on its host - a failed open is carried in the
