@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -77,14 +78,43 @@ static void consume_both(struct fx_ctx *f, int expect)
 struct producer {
 	struct fx_ctx *f;
 	int rc;
+	_Atomic pid_t tid; /* the producing thread's, once it runs */
 };
 
 static void *produce(void *arg)
 {
 	struct producer *p = arg;
 
+	__atomic_store_n(&p->tid, gettid(), __ATOMIC_RELEASE);
 	p->rc = enc_enq_proxy_tasks(&p->f->ctx);
 	return NULL;
+}
+
+/*
+ * @arg's append waits on the work lock: its statuses are published (the step before it takes
+ * that lock) and its thread sleeps (state S in /proc/self/task/TID/stat).
+ */
+static bool append_waits_on_lock(void *arg)
+{
+	struct producer *p = arg;
+	pid_t tid = __atomic_load_n(&p->tid, __ATOMIC_ACQUIRE);
+	char path[64], stat[256], *paren;
+	bool done;
+	int status;
+	FILE *f;
+	size_t n;
+
+	if (!tid || enc_proxy_check_status(&p->f->ctx, PROXY_TASK_NETWORK, &done, &status))
+		return false;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	n = fread(stat, 1, sizeof(stat) - 1, f);
+	fclose(f);
+	stat[n] = '\0';
+	paren = strrchr(stat, ')'); /* the thread's name may hold anything: the state follows it */
+	return paren && paren[1] == ' ' && paren[2] == 'S';
 }
 
 static void test_queue__status_is_visible_before_the_first_step(void **state)
@@ -150,8 +180,8 @@ static void test_queue__no_lost_wakeup_for_an_append_during_a_step(void **state)
 		assert_int_equal(pthread_create(&tha, NULL, produce, &pa), 0);
 		fake_net_wait_blocked(); /* the worker is stepping a */
 		assert_int_equal(pthread_create(&th, NULL, produce, &p), 0);
-		if (i % 2)
-			usleep(200); /* let the append reach the work lock before the step ends */
+		if (i % 2) /* the append reaches the work lock before the step ends */
+			assert_true(fx_wait_until(append_waits_on_lock, &p, 5000));
 		fake_net_release();
 		pthread_join(tha, NULL);
 		pthread_join(th, NULL);
