@@ -90,6 +90,16 @@ static void *produce(void *arg)
 	return NULL;
 }
 
+/* @arg's network status is published (a consumer can poll it). */
+static bool status_published(void *arg)
+{
+	struct fx_ctx *f = arg;
+	bool done;
+	int status;
+
+	return enc_proxy_check_status(&f->ctx, PROXY_TASK_NETWORK, &done, &status) == 0;
+}
+
 /*
  * @arg's append waits on the work lock: its statuses are published (the step before it takes
  * that lock) and its thread sleeps (state S in /proc/self/task/TID/stat).
@@ -99,12 +109,10 @@ static bool append_waits_on_lock(void *arg)
 	struct producer *p = arg;
 	pid_t tid = __atomic_load_n(&p->tid, __ATOMIC_ACQUIRE);
 	char path[64], stat[256], *paren;
-	bool done;
-	int status;
 	FILE *f;
 	size_t n;
 
-	if (!tid || enc_proxy_check_status(&p->f->ctx, PROXY_TASK_NETWORK, &done, &status))
+	if (!tid || !status_published(p->f))
 		return false;
 	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
 	f = fopen(path, "r");
@@ -123,7 +131,7 @@ static void test_queue__status_is_visible_before_the_first_step(void **state)
 	struct producer pa = { .f = &a }, p = { .f = &b };
 	pthread_t tha, th;
 	bool done = true;
-	int status = 1, rc = -1;
+	int status = 1;
 
 	fx_ctx_init(&a, g_comm, 1, false);
 	fx_ctx_init(&b, g_comm, 2, false);
@@ -134,12 +142,8 @@ static void test_queue__status_is_visible_before_the_first_step(void **state)
 
 	assert_int_equal(pthread_create(&th, NULL, produce, &p), 0);
 	/* b's status is published before b is even queued: the worker cannot have stepped it. */
-	for (int i = 0; i < 10000 && rc; i++) {
-		rc = enc_proxy_check_status(&b.ctx, PROXY_TASK_NETWORK, &done, &status);
-		if (rc)
-			usleep(100);
-	}
-	assert_int_equal(rc, 0);
+	assert_true(fx_wait_until(status_published, &b, 5000));
+	assert_int_equal(enc_proxy_check_status(&b.ctx, PROXY_TASK_NETWORK, &done, &status), 0);
 	assert_false(done);
 	assert_int_equal(status, 0);
 	fake_net_release();
