@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "json_mini.h"
+#include "json_doc.h"
 
 struct chrome_stats {
 	size_t events;

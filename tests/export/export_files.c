@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "json_mini.h"
+#include "json_doc.h"
 
 void check_chrome_file(const char *path, struct chrome_stats *st)
 {

@@ -24,7 +24,7 @@
 #include "chrome_check.h"
 #include "event_builder.h"
 #include "export_int.h" /* the live-task table, to check memory follows live tasks */
-#include "json_mini.h"
+#include "json_doc.h"
 
 #define T0 1700000000123456789ull /* ns since the epoch: rebasing must keep every ns */
 #define NET PSA_KIND_NETWORK

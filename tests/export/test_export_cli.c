@@ -18,7 +18,7 @@
 #include "chrome_check.h"
 #include "child_run.h"
 #include "export_files.h"
-#include "json_mini.h"
+#include "json_doc.h"
 #include "scratch.h"
 
 #ifndef PROXYSCOPE_BIN

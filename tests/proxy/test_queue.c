@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -77,14 +78,51 @@ static void consume_both(struct fx_ctx *f, int expect)
 struct producer {
 	struct fx_ctx *f;
 	int rc;
+	_Atomic pid_t tid; /* the producing thread's, once it runs */
 };
 
 static void *produce(void *arg)
 {
 	struct producer *p = arg;
 
+	__atomic_store_n(&p->tid, gettid(), __ATOMIC_RELEASE);
 	p->rc = enc_enq_proxy_tasks(&p->f->ctx);
 	return NULL;
+}
+
+/* @arg's network status is published (a consumer can poll it). */
+static bool status_published(void *arg)
+{
+	struct fx_ctx *f = arg;
+	bool done;
+	int status;
+
+	return enc_proxy_check_status(&f->ctx, PROXY_TASK_NETWORK, &done, &status) == 0;
+}
+
+/*
+ * @arg's append waits on the work lock: its statuses are published (the step before it takes
+ * that lock) and its thread sleeps (state S in /proc/self/task/TID/stat).
+ */
+static bool append_waits_on_lock(void *arg)
+{
+	struct producer *p = arg;
+	pid_t tid = __atomic_load_n(&p->tid, __ATOMIC_ACQUIRE);
+	char path[64], stat[256], *paren;
+	FILE *f;
+	size_t n;
+
+	if (!tid || !status_published(p->f))
+		return false;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	n = fread(stat, 1, sizeof(stat) - 1, f);
+	fclose(f);
+	stat[n] = '\0';
+	paren = strrchr(stat, ')'); /* the thread's name may hold anything: the state follows it */
+	return paren && paren[1] == ' ' && paren[2] == 'S';
 }
 
 static void test_queue__status_is_visible_before_the_first_step(void **state)
@@ -93,7 +131,7 @@ static void test_queue__status_is_visible_before_the_first_step(void **state)
 	struct producer pa = { .f = &a }, p = { .f = &b };
 	pthread_t tha, th;
 	bool done = true;
-	int status = 1, rc = -1;
+	int status = 1;
 
 	fx_ctx_init(&a, g_comm, 1, false);
 	fx_ctx_init(&b, g_comm, 2, false);
@@ -104,12 +142,8 @@ static void test_queue__status_is_visible_before_the_first_step(void **state)
 
 	assert_int_equal(pthread_create(&th, NULL, produce, &p), 0);
 	/* b's status is published before b is even queued: the worker cannot have stepped it. */
-	for (int i = 0; i < 10000 && rc; i++) {
-		rc = enc_proxy_check_status(&b.ctx, PROXY_TASK_NETWORK, &done, &status);
-		if (rc)
-			usleep(100);
-	}
-	assert_int_equal(rc, 0);
+	assert_true(fx_wait_until(status_published, &b, 5000));
+	assert_int_equal(enc_proxy_check_status(&b.ctx, PROXY_TASK_NETWORK, &done, &status), 0);
 	assert_false(done);
 	assert_int_equal(status, 0);
 	fake_net_release();
@@ -150,8 +184,8 @@ static void test_queue__no_lost_wakeup_for_an_append_during_a_step(void **state)
 		assert_int_equal(pthread_create(&tha, NULL, produce, &pa), 0);
 		fake_net_wait_blocked(); /* the worker is stepping a */
 		assert_int_equal(pthread_create(&th, NULL, produce, &p), 0);
-		if (i % 2)
-			usleep(200); /* let the append reach the work lock before the step ends */
+		if (i % 2) /* the append reaches the work lock before the step ends */
+			assert_true(fx_wait_until(append_waits_on_lock, &p, 5000));
 		fake_net_release();
 		pthread_join(tha, NULL);
 		pthread_join(th, NULL);

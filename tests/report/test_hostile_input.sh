@@ -27,6 +27,7 @@ if [ ! -d "$bt/succeed" ]; then
 fi
 bt=$(cd "$bt" && pwd)
 . "$(dirname "$0")/../cli_harness.sh"
+. "$(dirname "$0")/../wait.sh"
 healthy=$fx/healthy.txt
 mkdir "$tmp/cwd" "$tmp/tmpdir"
 export TMPDIR="$tmp/tmpdir"
@@ -233,7 +234,8 @@ mkfifo "$tmp/int/in"
 pid=$!
 exec 9>"$tmp/int/in"
 head -50 "$healthy" >&9
-sleep 1
+# while it reads stdin: it has taken the 50 lines and waits for more
+wait_for 30 blocked_reading_pipe $pid || fail "export never waited on its stdin"
 kill -INT $pid
 exec 9>&-
 status=0

@@ -12,6 +12,7 @@ set -eu
 bin=${1:?usage: test_report_scenarios.sh PROXYSCOPE}
 bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 . "$(dirname "$0")/../cli_harness.sh"
+. "$(dirname "$0")/../wait.sh"
 need_lttng
 cd "$tmp"
 
@@ -137,15 +138,13 @@ fi
 # --- Ctrl-C: the trace so far is kept, the session is gone ---------------------------------------
 "$bin" run --ops 5 --inject device-stall:rank=1,exec=2 --timeout 20s -o intr >"$out" 2>"$err" &
 pid=$!
-# Ctrl-C once the session records (on a loaded machine start-up alone can take seconds), then
-# while the stall still runs: it begins at exec 2 and lasts the 20 s timeout; 5 s leave room
-# for a loaded machine's first two execs
-i=0
-while [ ! -d intr/ust ] && [ "$i" -lt 200 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-sleep 5
+# Ctrl-C once the run's ranks run (their threads start once the session records: seen taking
+# 5 s on a loaded machine), while the stall runs: it begins at exec 2, after two execs of no
+# compute, and lasts the 20 s timeout; the watchdog names an unfinished task whatever its age.
+wait_for 60 has_thread "$pid" encdev-1 || fail "Ctrl-C: the run's ranks never started"
+# Nothing outside the process shows exec 2 begun (the stalled task only polls its trigger
+# word); 1 s covers two execs of no compute (milliseconds) and leaves 19 s of the stall.
+sleep 1
 kill -INT "$pid"
 status=0
 wait "$pid" || status=$?

@@ -17,6 +17,7 @@ workload=${2:?usage: test_report_verdict.sh PROXYSCOPE VERDICT_WORKLOAD}
 bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 workload=$(cd "$(dirname "$workload")" && pwd)/$(basename "$workload")
 . "$(dirname "$0")/../cli_harness.sh"
+. "$(dirname "$0")/../wait.sh"
 need_lttng
 cd "$tmp"
 
@@ -89,7 +90,7 @@ record_lossy() {
 
 sessiond_pid=
 if ! lttng list >/dev/null 2>&1; then
-	lttng-sessiond --daemonize >/dev/null 2>&1 && sleep 1
+	lttng-sessiond --daemonize >/dev/null 2>&1 && wait_for 10 sessiond_answers
 	sessiond_pid=$(cat /run/lttng/lttng-sessiond.pid 2>/dev/null || true)
 fi
 stop_sessiond() {

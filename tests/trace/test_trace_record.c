@@ -1,7 +1,8 @@
 /*
  * `proxyscope record` on a scripted scenario through the real driver (trace_scenario: 2 ranks on
  * 2 gids, 3 execs, the device of rank 0 triggering exec 1 100 ms late), with the recorded trace
- * read back through babeltrace2 and held against the driver's own counters.
+ * read back through babeltrace2 (its Python bindings: trace_events.py) and held against the
+ * driver's own counters.
  *
  * Design: the scenario is recorded once per log level, lazily by the first test that needs it;
  * a recording that fails makes every test that needs it fail with the reason (never skip: only a
@@ -24,7 +25,6 @@
 
 #include <proxyscope/trace_events.h>
 
-#include "bt_text.h"
 #include "child_run.h"
 #include "scratch.h"
 #include "trace_load.h"
@@ -106,10 +106,10 @@ static void record(struct recording *r, const char *name, const char *level)
 		snprintf(r->fail, sizeof(r->fail), "reading the trace: %s", err);
 }
 
-/* Did the tracer drop events (babeltrace2 warns "discarded N events" / "lost N packets")? */
+/* Did the tracer drop events (babeltrace2 reports discarded events or packets)? */
 static bool trace_is_lossy(const struct trace *t)
 {
-	return strstr(t->bt_stderr, "discarded") || strstr(t->bt_stderr, "lost");
+	return t->discarded_events || t->discarded_packets;
 }
 
 /*
@@ -134,10 +134,10 @@ static const struct recording *recording_get(struct recording *r, const char *na
 		r->done = r->fail[0] || !trace_is_lossy(&r->trace) || i == RECORD_ATTEMPTS;
 		if (!r->done)
 			print_message("recording '%s' lost events, recording again:\n%s", attempt_name,
-				      r->trace.bt_stderr);
+				      r->trace.reader_said);
 		else if (!r->fail[0] && trace_is_lossy(&r->trace))
 			snprintf(r->fail, sizeof(r->fail), "the tracer lost events in all %d recordings; "
-				 "the last one:\n%.900s", RECORD_ATTEMPTS, r->trace.bt_stderr);
+				 "the last one:\n%.900s", RECORD_ATTEMPTS, r->trace.reader_said);
 	}
 	if (r->fail[0])
 		fail_msg("%s", r->fail);

@@ -1,8 +1,8 @@
 /*
- * Helpers of the trace tests: the counters file, and loading a trace from babeltrace2's text
- * output. The trace is read through the `babeltrace2` command, as a user would, rather than
- * libbabeltrace2: what is asserted is the trace as recorded and printed, and the parser
- * (bt_text.c) has its own unit test.
+ * Helpers of the trace tests: the counters file, and loading a trace. The trace is read by
+ * babeltrace2's own CTF reader, through its Python bindings (trace_events.py, python3-bt2),
+ * which writes the events as JSON Lines that json-c parses here: no parser of the tests' own,
+ * and none of the project's reading code (analysis/) between the trace and the assertions.
  */
 #include "trace_load.h"
 
@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <json-c/json.h>
 
 #include <proxyscope/trace_events.h>
 
@@ -63,20 +65,6 @@ bool trace_stats_get(const struct trace_stats *st, const char *key, uint64_t *ou
 	return false;
 }
 
-static int count_add(struct trace_count *counts, size_t *n, const char *name)
-{
-	for (size_t i = 0; i < *n; i++)
-		if (!strcmp(counts[i].name, name)) {
-			counts[i].n++;
-			return 0;
-		}
-	if (*n == TRACE_NAMES_MAX)
-		return -E2BIG;
-	snprintf(counts[*n].name, sizeof(counts[*n].name), "%s", name);
-	counts[(*n)++].n = 1;
-	return 0;
-}
-
 static uint64_t count_get(const struct trace_count *counts, size_t n, const char *name)
 {
 	for (size_t i = 0; i < n; i++)
@@ -96,23 +84,109 @@ uint64_t trace_count_all(const struct trace *t, const char *name)
 }
 
 /* The per-poll events are many (one per progress call): counted, not kept. */
-static bool count_only(const char *name)
+static const char *const count_only[] = {
+	ENC_EV_NAME(encproxy, seam_progress),
+	ENC_EV_NAME(encproxy, status_poll),
+};
+
+const struct bt_field *bt_event_field(const struct bt_event *ev, const char *key)
 {
-	return !strcmp(name, ENC_EV_NAME(encproxy, seam_progress)) ||
-	       !strcmp(name, ENC_EV_NAME(encproxy, status_poll));
+	for (size_t i = ev->fields_n; i-- > 0;)
+		if (!strcmp(ev->fields[i].key, key))
+			return &ev->fields[i];
+	return NULL;
+}
+
+bool bt_event_u64(const struct bt_event *ev, const char *key, uint64_t *out)
+{
+	const struct bt_field *f = bt_event_field(ev, key);
+
+	if (!f || (f->kind != BT_VALUE_INT && f->kind != BT_VALUE_ENUM))
+		return false;
+	*out = f->u;
+	return true;
+}
+
+const char *bt_event_str(const struct bt_event *ev, const char *key)
+{
+	const struct bt_field *f = bt_event_field(ev, key);
+
+	if (!f || (f->kind != BT_VALUE_STRING && f->kind != BT_VALUE_ENUM))
+		return NULL;
+	return f->text;
+}
+
+/* Copy @s into @dst[@len]; -E2BIG rather than truncate. */
+static int copy_str(char *dst, size_t len, const char *s)
+{
+	if (!s || strlen(s) >= len)
+		return -E2BIG;
+	memcpy(dst, s, strlen(s) + 1);
+	return 0;
+}
+
+/* One [KEY, KIND, VALUE, LABEL?] of trace_events.py into @f. */
+static int field_of(struct json_object *a, struct bt_field *f)
+{
+	struct json_object *v;
+	const char *kind;
+
+	if (!json_object_is_type(a, json_type_array) || json_object_array_length(a) < 3)
+		return -EINVAL;
+	v = json_object_array_get_idx(a, 2);
+	kind = json_object_get_string(json_object_array_get_idx(a, 1));
+	if (!kind || !v)
+		return -EINVAL;
+	memset(f, 0, sizeof(*f));
+	if (copy_str(f->key, sizeof(f->key), json_object_get_string(json_object_array_get_idx(a, 0))))
+		return -E2BIG;
+	if (!strcmp(kind, "i") || !strcmp(kind, "e")) {
+		if (!json_object_is_type(v, json_type_int))
+			return -EINVAL;
+		if (json_object_get_int64(v) < 0) {
+			f->i = json_object_get_int64(v);
+			f->u = (uint64_t)f->i;
+		} else { /* json-c holds a number above INT64_MAX as a uint64 */
+			f->u = json_object_get_uint64(v);
+			f->i = (int64_t)f->u;
+		}
+		f->kind = kind[0] == 'i' ? BT_VALUE_INT : BT_VALUE_ENUM;
+		return kind[0] == 'i' ? 0 : copy_str(f->text, sizeof(f->text),
+			json_object_get_string(json_object_array_get_idx(a, 3)));
+	}
+	f->kind = !strcmp(kind, "s") ? BT_VALUE_STRING : BT_VALUE_OTHER;
+	return copy_str(f->text, sizeof(f->text), json_object_get_string(v));
+}
+
+/* An event line into @ev. */
+static int event_of(struct json_object *o, struct bt_event *ev)
+{
+	struct json_object *fields, *ts;
+	size_t n;
+
+	if (!json_object_object_get_ex(o, "fields", &fields) ||
+	    !json_object_is_type(fields, json_type_array) ||
+	    !json_object_object_get_ex(o, "ts", &ts))
+		return -EINVAL;
+	memset(ev, 0, sizeof(*ev));
+	if (copy_str(ev->name, sizeof(ev->name), json_object_get_string(json_object_object_get(o, "name"))))
+		return -E2BIG;
+	ev->ts_ns = json_object_get_uint64(ts);
+	n = json_object_array_length(fields);
+	if (n > BT_FIELDS_MAX)
+		return -E2BIG;
+	for (ev->fields_n = 0; ev->fields_n < n; ev->fields_n++) {
+		int rc = field_of(json_object_array_get_idx(fields, ev->fields_n),
+				  &ev->fields[ev->fields_n]);
+
+		if (rc)
+			return rc;
+	}
+	return 0;
 }
 
 static int event_add(struct trace *t, const struct bt_event *ev)
 {
-	uint64_t vpid;
-	int rc;
-
-	rc = count_add(t->counts_all, &t->counts_all_n, ev->name);
-	if (rc || !bt_event_u64(ev, "vpid", &vpid) || vpid != (uint64_t)t->pid)
-		return rc;
-	rc = count_add(t->counts, &t->counts_n, ev->name);
-	if (rc || count_only(ev->name))
-		return rc;
 	if (t->evs_n == t->evs_cap) {
 		size_t cap = t->evs_cap ? 2 * t->evs_cap : 1024;
 		struct bt_event *evs = realloc(t->evs, cap * sizeof(*evs));
@@ -126,14 +200,72 @@ static int event_add(struct trace *t, const struct bt_event *ev)
 	return 0;
 }
 
+/* The last line's {"NAME": N, ...} into @counts. */
+static int counts_of(struct json_object *o, const char *key, struct trace_count *counts,
+		     size_t *n)
+{
+	struct json_object *c;
+
+	if (!json_object_object_get_ex(o, key, &c) || !json_object_is_type(c, json_type_object))
+		return -EINVAL;
+	json_object_object_foreach(c, name, val) {
+		if (*n == TRACE_NAMES_MAX)
+			return -E2BIG;
+		if (copy_str(counts[*n].name, sizeof(counts[*n].name), name))
+			return -E2BIG;
+		counts[(*n)++].n = json_object_get_uint64(val);
+	}
+	return 0;
+}
+
+/* The last line: the counts and the tracer's loss notices. */
+static int summary_of(struct json_object *o, struct trace *t)
+{
+	struct json_object *ev, *pk;
+
+	if (!json_object_object_get_ex(o, "discarded_events", &ev) ||
+	    !json_object_object_get_ex(o, "discarded_packets", &pk))
+		return -EINVAL;
+	t->discarded_events = json_object_get_uint64(ev);
+	t->discarded_packets = json_object_get_uint64(pk);
+	if (counts_of(o, "counts", t->counts, &t->counts_n))
+		return -EINVAL;
+	return counts_of(o, "counts_all", t->counts_all, &t->counts_all_n);
+}
+
+/* One line of trace_events.py: an event of the process, or the summary that ends the output. */
+static int line_add(struct trace *t, const char *line, bool *summary)
+{
+	struct json_tokener *tok = json_tokener_new();
+	struct json_object *o;
+	struct bt_event ev;
+	int rc = -EINVAL;
+
+	if (!tok)
+		return -ENOMEM;
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+	o = json_tokener_parse_ex(tok, line, (int)strcspn(line, "\n"));
+	if (o && json_tokener_get_error(tok) == json_tokener_success &&
+	    json_object_is_type(o, json_type_object)) {
+		*summary = json_object_object_get_ex(o, "counts", NULL);
+		if (*summary)
+			rc = summary_of(o, t);
+		else if (!(rc = event_of(o, &ev)))
+			rc = event_add(t, &ev);
+	}
+	json_object_put(o);
+	json_tokener_free(tok);
+	return rc;
+}
+
 int trace_load(const char *dir, long pid, struct trace *t, char *err, size_t errlen)
 {
-	char cmd[2 * PATH_MAX + 64], errpath[PATH_MAX + 16];
-	struct bt_event ev;
+	char cmd[3 * PATH_MAX + 256], errpath[PATH_MAX + 16], said[TRACE_ERR_MAX];
 	char *line = NULL;
 	size_t cap = 0;
+	bool summary = false;
 	FILE *p;
-	int rc = 0, status;
+	int rc = 0, status, k;
 
 	memset(t, 0, sizeof(*t));
 	t->pid = pid;
@@ -141,35 +273,37 @@ int trace_load(const char *dir, long pid, struct trace *t, char *err, size_t err
 		snprintf(err, errlen, "trace directory '%s' has a quote", dir);
 		return -EINVAL;
 	}
-	snprintf(errpath, sizeof(errpath), "%s.bt-stderr", dir);
-	snprintf(cmd, sizeof(cmd), "babeltrace2 '%s' 2>'%s'", dir, errpath);
+	snprintf(errpath, sizeof(errpath), "%s.reader-stderr", dir);
+	k = snprintf(cmd, sizeof(cmd), "'%s' '%s' '%s' %ld", BT2_PYTHON, TRACE_EVENTS_PY, dir, pid);
+	for (size_t i = 0; i < sizeof(count_only) / sizeof(count_only[0]); i++)
+		k += snprintf(cmd + k, sizeof(cmd) - (size_t)k, " '%s'", count_only[i]);
+	snprintf(cmd + k, sizeof(cmd) - (size_t)k, " 2>'%s'", errpath);
 	p = popen(cmd, "r");
 	if (!p) {
 		rc = -errno;
 		snprintf(err, errlen, "cannot run '%s': %s", cmd, strerror(errno));
 		return rc;
 	}
-	while (getline(&line, &cap, p) > 0) {
+	while (!rc && getline(&line, &cap, p) > 0) {
 		t->lines++;
-		rc = bt_text_parse_line(line, &ev);
-		if (rc) {
-			snprintf(err, errlen, "babeltrace2 line %" PRIu64 " does not parse (%d): %.300s",
-				 t->lines, rc, line);
-			break;
-		}
-		rc = event_add(t, &ev);
-		if (rc) {
-			snprintf(err, errlen, "cannot keep event %" PRIu64 ": %d", t->lines, rc);
-			break;
-		}
+		if (summary)
+			rc = -EINVAL; /* nothing follows the summary */
+		else
+			rc = line_add(t, line, &summary);
+		if (rc)
+			snprintf(err, errlen, "trace_events.py line %" PRIu64 " (%d): %.300s", t->lines,
+				 rc, line);
 	}
 	free(line);
 	status = pclose(p);
-	file_read(errpath, t->bt_stderr, sizeof(t->bt_stderr));
+	file_read(errpath, said, sizeof(said));
 	remove(errpath);
-	if (!rc && status != 0) {
-		snprintf(err, errlen, "'%s' failed (wait status %d): %.600s", cmd, status,
-			 t->bt_stderr);
+	snprintf(t->reader_said, sizeof(t->reader_said), "%" PRIu64 " discarded-events notices, %"
+		 PRIu64 " discarded-packets notices\n%.900s", t->discarded_events, t->discarded_packets,
+		 said);
+	if (!rc && (status != 0 || !summary)) {
+		snprintf(err, errlen, "'%s' failed (wait status %d%s): %.600s", cmd, status,
+			 summary ? "" : ", no summary line", said);
 		rc = -EIO;
 	}
 	return rc;

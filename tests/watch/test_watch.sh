@@ -36,6 +36,16 @@ fail() {
 }
 
 command -v lttng >/dev/null && command -v lttng-relayd >/dev/null || { echo "skip: no LTTng"; exit 77; }
+. "$(dirname "$0")/../wait.sh"
+
+# watch_attached RELAYD_PID: a viewer is attached to a session of that relay daemon (the URL of
+# its live port taken from its command line), as `proxyscope watch --list` counts them.
+watch_attached() {
+	_live=$(tr '\0' '\n' <"/proc/$1/cmdline" 2>/dev/null | sed -n '/^-L$/{n;s|^tcp://|net://|p;}')
+	[ -n "$_live" ] &&
+		"$PS" watch --list "$_live" 2>/dev/null | grep -q ' [1-9][0-9]* viewers)$'
+}
+watch_gone() { ! kill -0 "$1" 2>/dev/null; }
 
 # Each line of stdin, prefixed with the CLOCK_REALTIME ns it arrived at.
 stamp() {
@@ -153,11 +163,13 @@ lttng enable-event -u -s "$SESSION" 'encproxy:*' >>"$TMP/lttng.out" 2>&1 &&
 URL=$(grep -o "net://[^ ]*/$SESSION" "$TMP/list.out") || fail "attach: the session is not listed"
 "$PS" watch --threshold 500ms --json "$URL" >"$TMP/attach.out" 2>"$TMP/attach.err" &
 WATCH=$!
-sleep 1
+# the watch itself waits for the session's streams (they appear with the run's first event):
+# the run may start once the watch is up, its signal handlers in place
+wait_for 30 catches_sigint $WATCH || fail "attach: watch did not start"
 "$SCEN" stall 30 >"$TMP/attach_run.out" 2>&1 || fail "attach: the run failed"
 lttng destroy "$SESSION" >>"$TMP/lttng.out" 2>&1
 SESSION=
-for i in $(seq 150); do kill -0 $WATCH 2>/dev/null || break; sleep 0.1; done
+wait_for 15 watch_gone $WATCH
 if kill -0 $WATCH 2>/dev/null; then kill $WATCH; fail "attach: watch did not end with the session"; fi
 wait $WATCH
 [ $? = 1 ] || fail "attach: watch should exit 1 (a finding)"
@@ -177,14 +189,13 @@ RELAYD_PID=
 "$PS" watch --threshold 500ms -o "$TMP/killed" -- "$SCEN" healthy 40 >"$TMP/killed.out" 2>"$TMP/killed.err" &
 WATCH=$!
 RELAY=
-for i in $(seq 100); do
-	RELAY=$(pgrep -P $WATCH -x lttng-relayd) && grep -q start_ns "$TMP/killed.out" && break
-	sleep 0.1
-done
+relay_up() { RELAY=$(pgrep -P $WATCH -x lttng-relayd) && grep -q start_ns "$TMP/killed.out"; }
+wait_for 10 relay_up
 [ -n "$RELAY" ] || fail "killed: no relay daemon under watch"
-sleep 2
+# mid-watch: the watch follows the run live (attached to its session) when the relay dies
+wait_for 30 watch_attached $RELAY || fail "killed: watch never attached to its session"
 kill -9 $RELAY
-for i in $(seq 200); do kill -0 $WATCH 2>/dev/null || break; sleep 0.1; done
+wait_for 20 watch_gone $WATCH
 if kill -0 $WATCH 2>/dev/null; then kill -9 $WATCH; fail "killed: watch hangs 20 s after its relay daemon died"; fi
 wait $WATCH
 RC=$?

@@ -1,10 +1,10 @@
 /*
- * A small strict JSON reader for the export tests (RFC 8259: no trailing commas, no comments,
- * no leading zeros, valid escapes and UTF-8), building a tree. Numbers keep their text, so a
- * test can convert decimal microseconds back to exact nanoseconds.
+ * A JSON document as the export tests walk it: a tree built from json-c's parse (strict, UTF-8
+ * validated), whose numbers keep their text as written, so a test can convert decimal
+ * microseconds back to exact nanoseconds.
  */
-#ifndef PROXYSCOPE_TESTS_JSON_MINI_H
-#define PROXYSCOPE_TESTS_JSON_MINI_H
+#ifndef PROXYSCOPE_TESTS_JSON_DOC_H
+#define PROXYSCOPE_TESTS_JSON_DOC_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -21,7 +21,13 @@ struct jval {
 	size_t n;
 };
 
-/* Parse all of @text[0..@len). Returns 0, or -1 with "offset N: reason" in @err. */
+/*
+ * Parse all of @text[0..@len) as one document. Returns 0, or -1 with "offset N: reason" in
+ * @err. Refused: what json-c's strict mode refuses (trailing commas, leading zeros, comments,
+ * single quotes, invalid UTF-8, text after the document) and a number outside RFC 8259's
+ * grammar (json-c takes NaN, Infinity and "1."). json-c keeps the last of duplicate member
+ * names, and takes raw control characters and lone surrogate escapes inside strings.
+ */
 int jparse(const char *text, size_t len, struct jval *out, char *err, size_t errlen);
 void jfree(struct jval *v);
 
@@ -35,4 +41,4 @@ bool jint(const struct jval *obj, const char *key, int64_t *out);
  * or with more than 3 decimals). */
 bool jus_ns(const struct jval *obj, const char *key, int64_t *out);
 
-#endif /* PROXYSCOPE_TESTS_JSON_MINI_H */
+#endif /* PROXYSCOPE_TESTS_JSON_DOC_H */
