@@ -293,7 +293,9 @@ static void summary(const struct export_cli *c, const struct psa_model *m)
 		return;
 	}
 	cli_json_init(&j, stdout);
-	cli_json_begin_object(&j);
+	cli_json_begin_document(&j);
+	cli_json_key(&j, "command");
+	cli_json_string(&j, "export");
 	cli_json_key(&j, "format");
 	cli_json_string(&j, fmt);
 	cli_json_key(&j, "output");

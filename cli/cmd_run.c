@@ -632,7 +632,7 @@ static int run_output(const struct run_cli *c, const struct enc_wl_result *res,
 		code = CLI_EXIT_FAILURE;
 	if (c->json) {
 		cli_json_init(&j, stdout);
-		cli_json_begin_object(&j);
+		cli_json_begin_document(&j);
 	}
 	print_result(c, res, rp, &j);
 	if (rt) {
