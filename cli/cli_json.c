@@ -27,6 +27,19 @@ void cli_json_init_compact(struct cli_json *j, FILE *f)
 	j->compact = true;
 }
 
+/*
+ * The version of the documents' shape, the first member of every one: it goes up when a member
+ * is removed or changes its meaning or type (adding one does not), with docs/schema/ following.
+ */
+#define CLI_JSON_SCHEMA_VERSION 1
+
+void cli_json_begin_document(struct cli_json *j)
+{
+	cli_json_begin_object(j);
+	cli_json_key(j, "schema_version");
+	cli_json_u64(j, CLI_JSON_SCHEMA_VERSION);
+}
+
 static void indent(struct cli_json *j)
 {
 	if (j->compact)

@@ -120,6 +120,8 @@ struct cli_json {
 void cli_json_init(struct cli_json *j, FILE *f);
 /* The same writer without newlines or indentation: one document per line (JSON Lines). */
 void cli_json_init_compact(struct cli_json *j, FILE *f);
+/* Open a --json document: its object, "schema_version" first (docs/schema/, docs/json-schema.md). */
+void cli_json_begin_document(struct cli_json *j);
 void cli_json_key(struct cli_json *j, const char *key);
 void cli_json_begin_object(struct cli_json *j);
 void cli_json_end_object(struct cli_json *j);

@@ -65,7 +65,8 @@ static const char export_usage[] =
 	"    -o, --output FILE   the file to write (required; - for standard output). A regular\n"
 	"                        file is written beside it under a unique temporary name and\n"
 	"                        renamed once complete; a FIFO or a character device\n"
-	"                        (/dev/stdout) is written into. FILE may not be an input\n"
+	"                        (/dev/stdout) is written into. FILE may not be an input.\n"
+	"                        A FILE ending in .gz is written gzip-compressed\n"
 	"    --json              print a JSON summary on stdout instead of the summary line\n"
 	"    -h, --help          show this help\n"
 	"\n"
@@ -293,7 +294,9 @@ static void summary(const struct export_cli *c, const struct psa_model *m)
 		return;
 	}
 	cli_json_init(&j, stdout);
-	cli_json_begin_object(&j);
+	cli_json_begin_document(&j);
+	cli_json_key(&j, "command");
+	cli_json_string(&j, "export");
 	cli_json_key(&j, "format");
 	cli_json_string(&j, fmt);
 	cli_json_key(&j, "output");

@@ -76,7 +76,7 @@ static void hosts_print(const struct hosts *h, bool json)
 		return;
 	}
 	cli_json_init(&j, stdout);
-	cli_json_begin_object(&j);
+	cli_json_begin_document(&j);
 	cli_json_key(&j, "hosts");
 	cli_json_begin_array(&j);
 	for (unsigned i = 0; i <= h->n; i++) {

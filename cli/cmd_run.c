@@ -60,6 +60,7 @@ enum {
 	OPT_SNAPSHOT,
 	OPT_WATCH,
 	OPT_WATCH_THRESHOLD,
+	OPT_TIMELINE_GZIP,
 	OPT_HELP,
 	OPT_HOSTS,
 	OPT_XCHILD,
@@ -94,6 +95,7 @@ static const struct cli_opt run_opts[] = {
 	{ "snapshot", 0, false, OPT_SNAPSHOT },
 	{ "watch", 0, false, OPT_WATCH },
 	{ "watch-threshold", 0, true, OPT_WATCH_THRESHOLD },
+	{ "timeline-gzip", 0, false, OPT_TIMELINE_GZIP },
 	{ "help", 'h', false, OPT_HELP },
 	{ NULL, 0, false, 0 },
 };
@@ -141,6 +143,8 @@ static const char run_usage[] =
 	"                          daemon on 'collector'; every line names its host. Not with\n"
 	"                          --snapshot (a session is either live or a snapshot one)\n"
 	"    --watch-threshold DURATION  for --watch (default 1s)\n"
+	"    --timeline-gzip       write the chrome timeline gzip-compressed, as\n"
+	"                          DIR/timeline.json.gz (ui.perfetto.dev opens it as it is)\n"
 	"\n"
 	"Workload:\n"
 	"    --ranks R             rank threads, 1..128 (default 4)\n"
@@ -219,6 +223,7 @@ struct run_cli {
 	const struct run_trace_opts *hosts_topts; /* and its recording options */
 	bool no_trace;
 	bool snapshot;
+	bool timeline_gzip;
 	bool watch;
 	uint64_t watch_threshold_ns; /* 0: --watch's default */
 	bool json;
@@ -362,6 +367,9 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 		case OPT_SNAPSHOT:
 			c->snapshot = true;
 			break;
+		case OPT_TIMELINE_GZIP:
+			c->timeline_gzip = true;
+			break;
 		case OPT_WATCH:
 			c->watch = true;
 			break;
@@ -390,6 +398,7 @@ static int trace_args(const struct run_cli *c, struct run_trace_opts *t)
 		.watch = c->watch,
 		.watch_threshold_ns = c->watch_threshold_ns ? c->watch_threshold_ns : 1000000000ull,
 		.watch_json = c->json,
+		.timeline_gzip = c->timeline_gzip,
 	};
 	if (c->no_trace) {
 		if (c->output)
@@ -402,6 +411,8 @@ static int trace_args(const struct run_cli *c, struct run_trace_opts *t)
 			return cli_usage_error("run", "--snapshot: there is no trace with --no-trace");
 		if (c->watch)
 			return cli_usage_error("run", "--watch: there is nothing to watch with --no-trace");
+		if (c->timeline_gzip)
+			return cli_usage_error("run", "--timeline-gzip: there is no timeline with --no-trace");
 		return -1;
 	}
 	if (c->watch_threshold_ns && !c->watch)
@@ -632,7 +643,7 @@ static int run_output(const struct run_cli *c, const struct enc_wl_result *res,
 		code = CLI_EXIT_FAILURE;
 	if (c->json) {
 		cli_json_init(&j, stdout);
-		cli_json_begin_object(&j);
+		cli_json_begin_document(&j);
 	}
 	print_result(c, res, rp, &j);
 	if (rt) {

@@ -6,7 +6,8 @@
  * resolved to the file they name, is renamed over it once complete, so the rename is atomic and
  * a failure or a Ctrl-C (a handler removes the temporary file) leaves nothing; an existing FIFO
  * or character device is written into and never replaced; standard output (`-`, or FILE being
- * it: /dev/stdout) is written as such.
+ * it: /dev/stdout) is written as such. A FILE named *.gz gets a gzip layer over what is written
+ * into (gz_stream.c, streaming), ended before the flush, the fsync and the rename.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +24,7 @@
 
 #include "cli_util.h"
 #include "export_output.h"
+#include "gz_stream.h"
 
 static int g_write_errno; /* the first failed write's errno (fd_stream) */
 
@@ -221,7 +223,24 @@ static FILE *fd_stream(int fd)
 	return fopencookie((void *)(intptr_t)fd, "w", io);
 }
 
-int export_out_open(struct export_out *t)
+/* Put a gzip layer over t->f when FILE is named *.gz. 0 or CLI_EXIT_FAILURE after a message. */
+static int gzip_layer(struct export_out *t)
+{
+	FILE *gz;
+
+	if (!gz_stream_name_is_gz(t->name))
+		return 0;
+	gz = gz_stream_create(t->f);
+	if (!gz) {
+		cli_error("cannot write '%s': %s", t->name, strerror(errno));
+		return CLI_EXIT_FAILURE;
+	}
+	t->under = t->f;
+	t->f = gz;
+	return 0;
+}
+
+static int open_any(struct export_out *t)
 {
 	const char *base;
 
@@ -264,8 +283,26 @@ int export_out_open(struct export_out *t)
 	return 0;
 }
 
+int export_out_open(struct export_out *t)
+{
+	int rc = open_any(t);
+
+	if (!rc && (rc = gzip_layer(t)) != 0)
+		export_out_close(t, rc);
+	return rc;
+}
+
 int export_out_close(struct export_out *t, int rc)
 {
+	if (t->under) { /* end the gzip member: its trailer reaches the file before the fsync */
+		if (fclose(t->f) != 0 && !rc) {
+			cli_error("cannot write '%s': %s", t->name,
+				  strerror(g_write_errno ? g_write_errno : errno));
+			rc = CLI_EXIT_FAILURE;
+		}
+		t->f = t->under;
+		t->under = NULL;
+	}
 	if (t->kind == EXPORT_OUT_STDOUT)
 		return rc; /* main flushes standard output */
 	if (!rc && t->kind == EXPORT_OUT_REPLACE && fflush(t->f) == 0 && fsync(t->fd) != 0 &&

@@ -1,7 +1,8 @@
 /*
  * Where `proxyscope export -o FILE` writes: resolve FILE (refusing an output that is one of
  * the inputs or inside an input trace), open what is written into, and finish it (flush, fsync,
- * rename the temporary file over FILE, or remove it on a failure).
+ * rename the temporary file over FILE, or remove it on a failure). A FILE whose name ends in
+ * ".gz" is written gzip-compressed, whatever the format.
  *
  *	struct export_out o;
  *	if (!(rc = export_out_resolve(&o, "-o value", inputs, n, text)) && !(rc = export_out_open(&o)))
@@ -32,6 +33,7 @@ struct export_out {
 	char dir[PATH_MAX];         /* its directory */
 	mode_t mode;                /* the mode it gets: the old file's, or 0666 & ~umask */
 	FILE *f;                    /* once open: what to write into */
+	FILE *under;                /* FILE ends in ".gz": the stream @f compresses into, else NULL */
 	int fd;
 };
 

@@ -55,7 +55,7 @@ static void note_json(struct loop *lp, const struct psa_watch_note *n)
 	struct cli_json j;
 
 	cli_json_init_compact(&j, lp->o->out);
-	cli_json_begin_object(&j);
+	cli_json_begin_document(&j);
 	cli_json_key(&j, "event");
 	cli_json_string(&j, psa_watch_what_str(n->what));
 	cli_json_key(&j, "time_ns");

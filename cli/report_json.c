@@ -87,7 +87,7 @@ void report_json_begin(struct cli_json *j, const char *command, const struct rep
 		       const struct report_args *a)
 {
 	cli_json_init(j, stdout);
-	cli_json_begin_object(j);
+	cli_json_begin_document(j);
 	str_member(j, "command", command);
 	report_json_input(j, c, a->paths, a->n);
 	report_json_clocks(j, c);

@@ -34,6 +34,7 @@
 #include "report_input.h"
 #include <proxyscope/trace.h>
 
+#include "gz_stream.h"
 #include "report_json.h"
 #include "run_trace.h"
 #include "trace_tally.h"
@@ -172,6 +173,7 @@ int run_trace_begin(struct run_trace *rt, const struct run_trace_opts *opts)
 	int rc;
 
 	memset(rt, 0, sizeof(*rt));
+	rt->timeline_gzip = opts->timeline_gzip;
 	pthread_mutex_init(&rt->mtx, NULL);
 	rc = signals_take(rt);
 	if (rc)
@@ -257,6 +259,7 @@ int run_trace_prepare(struct run_trace *rt, const struct run_trace_opts *opts)
 	char err[LT_ERR_MAX];
 
 	memset(rt, 0, sizeof(*rt));
+	rt->timeline_gzip = opts->timeline_gzip;
 	pthread_mutex_init(&rt->mtx, NULL);
 	rt->s.level = opts->level;
 	rt->s.snapshot = opts->snapshot;
@@ -313,9 +316,21 @@ struct timeline_file {
 	const char *fmt_name;
 	char path[PATH_MAX + 32];
 	FILE *f;
+	FILE *under;   /* --timeline-gzip: the file @f compresses into */
 	struct psa_export *e;
 	bool ok;
 };
+
+/* Close a timeline's streams (the gzip layer first: its trailer). 0 or EOF. */
+static int timeline_close(struct timeline_file *t)
+{
+	int rc = fclose(t->f);
+
+	if (t->under && fclose(t->under))
+		rc = EOF;
+	t->f = t->under = NULL;
+	return rc;
+}
 
 static int exports_open(struct report_ctx *c, struct run_trace *rt, struct timeline_file *tf)
 {
@@ -326,9 +341,21 @@ static int exports_open(struct report_ctx *c, struct run_trace *rt, struct timel
 	struct psa_observer obs;
 
 	for (int i = 0; i < 2; i++) {
-		snprintf(tf[i].path, sizeof(tf[i].path), "%s/%s", rt->s.output, outs[i].file);
+		/* Only the chrome JSON is compressed: a browser opens no .html.gz from disk. */
+		bool gz = rt->timeline_gzip && outs[i].fmt == PSA_EXPORT_CHROME;
+
+		snprintf(tf[i].path, sizeof(tf[i].path), "%s/%s%s", rt->s.output, outs[i].file,
+			 gz ? ".gz" : "");
 		tf[i].fmt_name = psa_export_format_str(outs[i].fmt);
 		tf[i].f = fopen(tf[i].path, "w");
+		if (tf[i].f && gz) {
+			tf[i].under = tf[i].f;
+			tf[i].f = gz_stream_create(tf[i].under);
+			if (!tf[i].f) {
+				fclose(tf[i].under);
+				tf[i].under = NULL;
+			}
+		}
 		if (!tf[i].f) {
 			cli_error("cannot create '%s': %s", tf[i].path, strerror(errno));
 			return CLI_EXIT_FAILURE;
@@ -353,9 +380,8 @@ static void exports_finish(struct report_ctx *c, struct timeline_file *tf, bool 
 		if (tf[i].e && c->wd)
 			psa_export_set_verdict(tf[i].e, c->wd, interrupted);
 		tf[i].ok = read_ok && tf[i].e && psa_export_finish(tf[i].e, c->m) == 0;
-		if (fclose(tf[i].f))
+		if (timeline_close(&tf[i]))
 			tf[i].ok = false;
-		tf[i].f = NULL;
 		if (!tf[i].ok) {
 			remove(tf[i].path);
 			if (read_ok)
@@ -368,7 +394,7 @@ static void exports_destroy(struct timeline_file *tf)
 {
 	for (int i = 0; i < 2; i++) {
 		if (tf[i].f) {
-			fclose(tf[i].f);
+			timeline_close(&tf[i]);
 			remove(tf[i].path);
 		}
 		psa_export_destroy(tf[i].e);

@@ -34,6 +34,7 @@ struct run_trace_opts {
 	bool watch;          /* --watch: a live session, watched while the run runs */
 	uint64_t watch_threshold_ns;
 	bool watch_json;     /* its findings as JSON Lines on stderr */
+	bool timeline_gzip;  /* --timeline-gzip: DIR/timeline.json.gz instead of timeline.json */
 };
 
 #define RUN_SNAPSHOTS_MAX 64 /* a host each (HOSTS_MAX) */
@@ -51,6 +52,7 @@ struct run_trace {
 	struct sigaction old_int, old_term; /* the dispositions before run_trace_begin */
 	struct live_relayd relayd; /* --watch: the relay daemon the live session streams to */
 	struct run_watch *watch;   /* --watch: the watch thread */
+	bool timeline_gzip;        /* opts->timeline_gzip */
 };
 
 /* Returns 0, or CLI_EXIT_USAGE after an "error:" line (LTTng missing, DIR unusable, ...). */
