@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # install(): the shared library, public headers, a CMake package (proxyscope::proxyscope) and
 # a pkg-config file (proxyscope.pc).
 include(CMakePackageConfigHelpers)

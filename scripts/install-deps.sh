@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs the Debian 12 packages proxyscope needs to build and test, plus any packages given as
 # arguments (a benchmark's baseline, say). Idempotent: packages that are already installed are
 # skipped, and apt-get runs only when something is missing.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # private_lttng.sh CMD ARGS...: run CMD with a session daemon of its own. As root there is one
 # session daemon per machine (/run/lttng), so two test runs at once (two checkouts, or a user's
 # own session) would record each other's processes. In a new mount namespace with an empty
