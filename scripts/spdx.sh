@@ -35,7 +35,7 @@ comment_for() {
 	*.*) ;;
 	*)
 		# No extension: a script when it starts with a shebang.
-		if [ "$(head -c 2 "$f" 2>/dev/null)" = "#!" ]; then
+		if [ "$(head -c 2 "$f" 2>/dev/null | tr -d '\000')" = "#!" ]; then
 			echo "# $tag"
 		fi
 		;;
