@@ -21,10 +21,11 @@ set(CPACK_PACKAGE_VENDOR "the proxyscope authors")
 set(CPACK_PACKAGE_CONTACT "the proxyscope authors")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
     "collective-communication proxy driver, its LTTng tracepoints and trace analysis")
-set(CPACK_PACKAGE_DESCRIPTION
-    "A collective-communication proxy driver (libproxyscope) with LTTng-UST tracepoints, and the \
-proxyscope command, which records traces of it and explains them: per-task timelines, latency \
-statistics, and a watchdog report that follows a hung collective to its root cause.")
+string(JOIN "\n" CPACK_PACKAGE_DESCRIPTION
+  "A collective-communication proxy driver (libproxyscope) with LTTng-UST"
+  "tracepoints, and the proxyscope command, which records traces of it and"
+  "explains them: per-task timelines, latency statistics, and a watchdog report"
+  "that follows a hung collective to its root cause.")
 set(CPACK_RESOURCE_FILE_LICENSE ${PROJECT_SOURCE_DIR}/LICENSE)
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 # CMAKE_INSTALL_PREFIX is /usr while the files go to CPack's staging directory (DESTDIR): the
@@ -34,6 +35,10 @@ set(CPACK_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
+# What Debian's own tools do for a package: binaries stripped (the build tree keeps the debug
+# information), a shlibs file for the two libraries and the ldconfig trigger.
+set(CPACK_STRIP_FILES ON)
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
 find_program(PROXYSCOPE_DPKG_SHLIBDEPS dpkg-shlibdeps)
 find_program(PROXYSCOPE_FILE file)
 set(_deps "lttng-tools")

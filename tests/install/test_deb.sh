@@ -47,7 +47,7 @@ for f in /usr/bin/proxyscope /usr/lib/libproxyscope.so.0 /usr/lib/libproxyscope-
 	/usr/lib/cmake/proxyscope/proxyscopeConfigVersion.cmake /usr/lib/cmake/proxyscope/proxyscopeTargets.cmake \
 	/usr/share/man/man1/proxyscope.1 /usr/share/man/man1/proxyscope-run.1 \
 	/usr/share/bash-completion/completions/proxyscope \
-	/usr/share/doc/proxyscope/LICENSE /usr/share/doc/proxyscope/README.md \
+	/usr/share/doc/proxyscope/LICENSE /usr/share/doc/proxyscope/copyright /usr/share/doc/proxyscope/README.md \
 	/usr/share/doc/proxyscope/docs/ARCHITECTURE.md /usr/share/doc/proxyscope/docs/json-schema.md \
 	/usr/share/doc/proxyscope/examples/ring.c; do
 	grep -qx -- "$f" "$tmp/contents" || fail "dpkg -c: no $f"
