@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
-# install(): the shared library, public headers, a CMake package (proxyscope::proxyscope) and
-# a pkg-config file (proxyscope.pc).
+# install(): the shared library, public headers, a CMake package (proxyscope::proxyscope), a
+# pkg-config file (proxyscope.pc), the example, the licence and the documentation. The Debian
+# package (ProxyscopePackage.cmake) is made from these same rules.
 include(CMakePackageConfigHelpers)
 
 install(TARGETS proxyscope EXPORT proxyscopeTargets
