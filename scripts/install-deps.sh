@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs the Debian 12 packages proxyscope needs to build and test, plus any packages given as
 # arguments (a benchmark's baseline, say). Idempotent: packages that are already installed are
 # skipped, and apt-get runs only when something is missing.
@@ -7,11 +8,16 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config   # toolchain
   libcmocka-dev                                  # tests
-  lttng-tools liblttng-ust-dev                   # tracepoints, recording
+  lttng-tools liblttng-ust-dev liblttng-ctl-dev  # tracepoints, recording, session control
   babeltrace2 libbabeltrace2-dev                 # trace reading
   libfabric-dev libfabric-bin                    # the network seam's real transport
   libpmix-dev openmpi-bin                        # jobs across hosts: PMIx bootstrap, mpirun
-  iproute2 util-linux                            # simulated hosts: ip, nsenter
+  zlib1g-dev                                     # gzip outputs (.gz)
+  iproute2 util-linux procps                     # simulated hosts: ip, nsenter, unshare; ps, pgrep
+  python3 python3-bt2 python3-jsonschema         # tests: JSON checks, trace checks, the schema
+  man-db groff-base mandoc                       # tests: man, the pages' lint
+  bash-completion                                # tests: the completion
+  dpkg-dev file                                  # the Debian package (cpack -G DEB): shlibdeps
   "$@"                                           # extra packages from the caller
 )
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The main job, from a fresh Debian 12 machine: install what is needed, build, and run
 # `proxyscope run` with its defaults (extra arguments are passed to it), in the directory it
 # was started from: that is where the new proxyscope-run-*/ trace goes.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The whole test suite, from a fresh Debian 12 machine: install what is needed, build with
 # warnings as errors, run ctest (every label but bench), then the driver's tests again under the
 # asan (address + undefined) and tsan presets.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The installed package, used as a user would, with the build tree out of the picture:
 # `cmake --install` into a temporary prefix, which is then moved (copied elsewhere, the original
 # removed); no installed file may name the build tree; then test_install_use.sh uses the moved

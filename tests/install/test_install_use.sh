@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The second half of test_install.sh: use an installed (and moved) proxyscope as a user would.
 # With --hide (run by test_install.sh in a mount namespace of its own) the build tree is first
 # hidden under an empty tmpfs. The example (installed under share/doc) is built with
