@@ -7,7 +7,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config   # toolchain
-  libcmocka-dev                                  # tests
+  libcmocka-dev libjson-c-dev                    # tests: cmocka, the exports parsed by json-c
   lttng-tools liblttng-ust-dev liblttng-ctl-dev  # tracepoints, recording, session control
   babeltrace2 libbabeltrace2-dev                 # trace reading
   libfabric-dev libfabric-bin                    # the network seam's real transport
