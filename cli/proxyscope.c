@@ -11,6 +11,7 @@
 
 #include "cli_util.h"
 #include "cmd.h"
+#include "suggest.h"
 
 #ifndef PROXYSCOPE_VERSION
 #define PROXYSCOPE_VERSION "unknown"
@@ -59,6 +60,37 @@ static const struct cmd *cmd_find(const char *name)
 	return NULL;
 }
 
+/* "unknown command 'reprot'" and, when one command is near, "hint: did you mean 'report'?". */
+static int unknown_cmd(const char *name)
+{
+	struct cli_suggest s;
+	const char *near;
+
+	cli_suggest_init(&s, name);
+	for (const struct cmd *c = cli_commands; c->name; c++)
+		cli_suggest_add(&s, c->name);
+	cli_suggest_add(&s, "help");
+	near = cli_suggest_result(&s);
+	if (near)
+		return cli_usage_error(NULL, "unknown command '%s'\nhint: did you mean '%s'?", name,
+				       near);
+	return cli_usage_error(NULL, "unknown command '%s'", name);
+}
+
+/* The same for a top-level option: "--verison" is "--version". */
+static int unknown_opt(const char *arg)
+{
+	static const char *const names[] = { "help", "version" };
+	const char *near = NULL;
+
+	if (arg[1] == '-')
+		near = cli_suggest_word(arg + 2, names, sizeof(names) / sizeof(names[0]));
+	if (near)
+		return cli_usage_error(NULL, "unknown option '%s'\nhint: did you mean '--%s'?", arg,
+				       near);
+	return cli_usage_error(NULL, "unknown option '%s'", arg);
+}
+
 /* `proxyscope help [<command>]`: the top-level help, or the command's own --help. */
 static int help_cmd(int argc, char **argv)
 {
@@ -74,7 +106,7 @@ static int help_cmd(int argc, char **argv)
 		return cli_usage_error(NULL, "help takes at most one command");
 	c = cmd_find(argv[1]);
 	if (!c)
-		return cli_usage_error(NULL, "unknown command '%s'", argv[1]);
+		return unknown_cmd(argv[1]);
 	sub_argv[0] = argv[1];
 	sub_argv[1] = help_opt;
 	sub_argv[2] = NULL;
@@ -111,9 +143,9 @@ int main(int argc, char **argv)
 		return stdout_close(CLI_EXIT_OK);
 	}
 	if (arg[0] == '-')
-		return cli_usage_error(NULL, "unknown option '%s'", arg);
+		return unknown_opt(arg);
 	c = cmd_find(arg);
 	if (!c)
-		return cli_usage_error(NULL, "unknown command '%s'", arg);
+		return unknown_cmd(arg);
 	return stdout_close(c->fn(argc - 1, argv + 1));
 }
