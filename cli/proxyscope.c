@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli_help.h"
 #include "cli_util.h"
 #include "cmd.h"
 #include "suggest.h"
@@ -22,34 +23,24 @@
 const int enc_trace_autoload = 0;
 
 const struct cmd cli_commands[] = {
-	{ "record", cmd_record, "Trace a command with the project's tracepoints (LTTng)" },
-	{ "run", cmd_run, "Run the ring-exchange workload, record it and report the result" },
-	{ "watch", cmd_watch, "Follow a live session and name a stall while it still hangs" },
-	{ "report", cmd_report, "Overview, latency summary and stall root causes of a trace" },
-	{ "timeline", cmd_timeline, "One row per task of a trace: latency, time per state, seam calls" },
-	{ "stats", cmd_stats, "p50/p90/p99/max of a trace's state durations, seam calls, latency" },
-	{ "watchdog", cmd_watchdog, "The stalled tasks of a trace and their root cause across ranks" },
-	{ "export", cmd_export, "Write a trace's timeline as chrome JSON, CSV or a browser page" },
-	{ "hosts", cmd_hosts, "Build simulated hosts on this machine and run a command on them" },
+	{ "record", cmd_record, CLI_SUMMARY_RECORD },
+	{ "run", cmd_run, CLI_SUMMARY_RUN },
+	{ "watch", cmd_watch, CLI_SUMMARY_WATCH },
+	{ "report", cmd_report, CLI_SUMMARY_REPORT },
+	{ "timeline", cmd_timeline, CLI_SUMMARY_TIMELINE },
+	{ "stats", cmd_stats, CLI_SUMMARY_STATS },
+	{ "watchdog", cmd_watchdog, CLI_SUMMARY_WATCHDOG },
+	{ "export", cmd_export, CLI_SUMMARY_EXPORT },
+	{ "hosts", cmd_hosts, CLI_SUMMARY_HOSTS },
 	{ NULL, NULL, NULL },
 };
 
 static const char usage_line[] = "usage: proxyscope [--version] [--help] <command> [<args>]\n";
 
+/* The help and the commands' summaries are docs/commands/proxyscope*.txt (cli_help.h). */
 static void help_print(FILE *f)
 {
-	fputs(usage_line, f);
-	fputs("\nCommands:\n", f);
-	for (const struct cmd *c = cli_commands; c->name; c++)
-		fprintf(f, "   %-10s %s\n", c->name, c->summary);
-	fputs("\n"
-	      "Options:\n"
-	      "   -h, --help   show this help (also: proxyscope help [<command>])\n"
-	      "   --version    print the version\n"
-	      "\n"
-	      "Run 'proxyscope <command> --help' for a command's options.\n"
-	      "Exit status: 0 ok, 1 runtime failure or failed run, 2 usage error.\n",
-	      f);
+	fputs(CLI_HELP_PROXYSCOPE, f);
 }
 
 static const struct cmd *cmd_find(const char *name)
