@@ -64,13 +64,17 @@ static void option_case(struct buf *o, const struct doc *d, const struct section
 			buf_puts(all, " ");
 		buf_puts(all, names.s);
 	}
-	if (i + 1 < s->n && s->b[i + 1].kind == BK_SPEC) {
+	/* the item's text runs to the next item, group or end of list */
+	for (size_t j = i + 1; j < s->n && s->b[j].kind != BK_ITEM && s->b[j].kind != BK_GROUP &&
+			       s->b[j].kind != BK_END; j++) {
+		if (s->b[j].kind != BK_SPEC)
+			continue;
+		if (vals.len)
+			buf_puts(&vals, " ");
+		spec_keys(&vals, s->b[j].text);
+	}
+	if (vals.len) {
 		how = "spec";
-		for (size_t j = i + 1; j < s->n && s->b[j].kind == BK_SPEC; j++) {
-			if (vals.len)
-				buf_puts(&vals, " ");
-			spec_keys(&vals, s->b[j].text);
-		}
 	} else if (b->values) {
 		how = "values";
 		buf_puts(&vals, b->values);
