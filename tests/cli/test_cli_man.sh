@@ -44,8 +44,8 @@ for page in proxyscope $(for c in $cmds; do echo "proxyscope-$c"; done); do
 	fi
 done
 
-# Every option a command's --help lists has its entry in the page (the same source made both),
-# and an option entry is one per option (.TP then the option in bold).
+# Every option a command's --help lists is one its parser accepts, and has its entry in the
+# page (the same source made both): .TP then the option in bold.
 for c in $cmds; do
 	run 0 "$c" --help || continue
 	# "    -o, --output DIR    Where ...": the names before the text
@@ -53,6 +53,12 @@ for c in $cmds; do
 		grep -oE -- '(^| )--?[a-zA-Z][-a-zA-Z]*' | sort -u)
 	[ -n "$opts" ] || fail "$c --help lists no option"
 	for o in $opts; do
+		# the parser knows it: followed by an unknown option twice, the command stops at a
+		# usage error before doing anything, and not on this one
+		timeout 20 "$bin" "$c" "$o" --zz-undocumented --zz-undocumented >/dev/null 2>"$err" </dev/null || true
+		if grep -q "unknown option '$o'" "$err"; then
+			fail "proxyscope $c: $o is documented but not accepted"
+		fi
 		roff=$(printf '%s' "$o" | sed 's/-/\\\\-/g')
 		grep -A1 '^\.TP' "$man1/proxyscope-$c.1" | grep -q "fB$roff\\\\fR" ||
 			fail "proxyscope-$c.1 has no entry for $o"
