@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli_util.h"
+#include "suggest.h"
 
 void cli_error(const char *fmt, ...)
 {
@@ -92,7 +93,7 @@ int cli_opts_next(struct cli_opts *p, const char **name, const char **value, cha
 		  size_t errlen)
 {
 	const struct cli_opt *o;
-	const char *arg, *eq = NULL;
+	const char *arg, *eq = NULL, *near;
 
 	*name = p->name;
 	*value = NULL;
@@ -120,6 +121,9 @@ int cli_opts_next(struct cli_opts *p, const char **name, const char **value, cha
 		snprintf(p->name, sizeof(p->name), "%s", arg);
 		o = arg[2] == '\0' ? opt_find_short(p->opts, arg[1]) : NULL;
 	}
+	if (!o && arg[1] == '-' && (near = cli_suggest_option(p->opts, p->name + 2)))
+		return reject(err, errlen, "unknown option '%s'\nhint: did you mean '--%s'?", arg,
+			      near), CLI_OPT_ERROR;
 	if (!o)
 		return reject(err, errlen, "unknown option '%s'", arg), CLI_OPT_ERROR;
 	if (!o->has_value) {

@@ -1,7 +1,8 @@
 /*
  * The CLI's command table (git's builtin.h): every subcommand is one function in its own file,
  * cmd_<name>.c, called with argv[0] = its name. A command returns its exit code (enum cli_exit):
- * 0 ok, 1 runtime failure, 2 usage.
+ * 0 ok, 1 runtime failure, 2 usage. Its --help text is CLI_HELP_<NAME> from the generated
+ * cli_help.h: the source is docs/commands/proxyscope-<name>.txt, as for its man page.
  */
 #ifndef PROXYSCOPE_CLI_CMD_H
 #define PROXYSCOPE_CLI_CMD_H
@@ -9,7 +10,7 @@
 struct cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv);
-	const char *summary; /* one line for `proxyscope --help` */
+	const char *summary; /* one line for `proxyscope --help`: CLI_SUMMARY_<NAME> (cli_help.h) */
 };
 
 /* The commands, in the order `proxyscope --help` lists them; ends with a NULL name. */

@@ -33,6 +33,7 @@
 #include <proxyscope/psa_model.h>
 
 #include "cli_util.h"
+#include "cli_help.h"
 #include "cmd.h"
 #include "export_output.h"
 #include "report_input.h"
@@ -47,38 +48,7 @@ static const struct cli_opt export_opts[] = {
 	{ NULL, 0, false, 0 },
 };
 
-static const char export_usage[] =
-	"usage: proxyscope export --format FORMAT -o FILE [--json] TRACE...\n"
-	"\n"
-	"Write the task timeline of the traces as FORMAT:\n"
-	"    chrome   Trace Event JSON: open it in Perfetto (ui.perfetto.dev; chrome://tracing\n"
-	"             no longer opens JSON in current Chromium). A process per traced process,\n"
-	"             a few lanes per (process, rank, task kind) with each task's state slices\n"
-	"             and seam calls, trigger fire / watchdog / failure instants, flow arrows\n"
-	"             from each enqueue to the worker that took the task, and the watchdog's\n"
-	"             root causes as instants, the root task's slice highlighted\n"
-	"    csv      one row per task state interval\n"
-	"    html     one self-contained page for any browser (no network access) that draws\n"
-	"             the timeline, the root causes in a banner, opening on the stall\n"
-	"\n"
-	"    --format FORMAT     chrome, csv or html (required)\n"
-	"    -o, --output FILE   the file to write (required; - for standard output). A regular\n"
-	"                        file is written beside it under a unique temporary name and\n"
-	"                        renamed once complete; a FIFO or a character device\n"
-	"                        (/dev/stdout) is written into. FILE may not be an input.\n"
-	"                        A FILE ending in .gz is written gzip-compressed\n"
-	"    --json              print a JSON summary on stdout instead of the summary line\n"
-	"    -h, --help          show this help\n"
-	"\n"
-	"TRACE is a CTF trace directory, or a directory above several (every trace found below\n"
-	"is read, merged by time); a file of babeltrace2 text output (`babeltrace2 DIR > FILE`);\n"
-	"or - for babeltrace2 text output on standard input. Text input is one file at a time,\n"
-	"not mixed with CTF traces.\n"
-	"\n"
-	"Times are relative to the trace start (the first task event).\n"
-	"\n"
-	"Exit status: 0 written, 1 the output could not be written, 2 usage error or bad input\n"
-	"(not a trace, not babeltrace2 output, no proxyscope events).\n";
+static const char export_usage[] = CLI_HELP_EXPORT; /* docs/commands/proxyscope-export.txt */
 
 struct export_cli {
 	enum psa_export_format format;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli_util.h"
+#include "cli_help.h"
 #include "cmd.h"
 #include "hosts.h"
 
@@ -30,29 +31,7 @@ static const struct cli_opt hosts_opts[] = {
 	{ NULL, 0, false, 0 },
 };
 
-static const char hosts_usage[] =
-	"usage: proxyscope hosts [--hosts H] [--on HOST] [--no-sessiond] [--json] [-- CMD [ARGS...]]\n"
-	"\n"
-	"Build H simulated hosts on this machine - each a network namespace with its own hostname\n"
-	"(host0..), its own /run/lttng and lttng-sessiond, and a veth link to a bridge, with an\n"
-	"address in " HOSTS_NET ".0/24 that exists only inside these namespaces - plus the host\n"
-	"'" HOSTS_COLLECTOR "' on the same bridge; print them, run CMD on one of them and tear\n"
-	"everything down (processes, links, mounts), also on failure and Ctrl-C. Needs root.\n"
-	"\n"
-	"    -H, --hosts H     how many hosts (1..64, default 2)\n"
-	"    --on HOST         where CMD runs (default " HOSTS_COLLECTOR ")\n"
-	"    --no-sessiond     start no session daemon on the hosts\n"
-	"    --json            print the hosts as JSON\n"
-	"    -h, --help        show this help\n"
-	"\n"
-	"CMD's environment: PROXYSCOPE_HOSTS (the host names), PROXYSCOPE_HOST_ADDRS (their\n"
-	"addresses, in the same order), PROXYSCOPE_HOSTFILE (an mpirun hostfile) and\n"
-	"PROXYSCOPE_AGENT (`agent HOST CMD...` runs CMD on HOST, for mpirun's plm_rsh_agent),\n"
-	"and PMIX_MCA_gds=hash unless it is set (PMIx's shared-memory store lost data here).\n"
-	"Without CMD the hosts stay up until Ctrl-C.\n"
-	"\n"
-	"Exit status: CMD's (128+N when a signal N ended it); 1 when the hosts could not be built;\n"
-	"2 on a usage error, or when not root.\n";
+static const char hosts_usage[] = CLI_HELP_HOSTS; /* docs/commands/proxyscope-hosts.txt */
 
 static volatile sig_atomic_t g_signal;
 

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli_util.h"
+#include "cli_help.h"
 #include "cmd.h"
 #include "lttng_ctl.h"
 #include "trace_tally.h"
@@ -33,34 +34,7 @@ static const struct cli_opt record_opts[] = {
 	{ NULL, 0, false, 0 },
 };
 
-static const char record_usage[] =
-	"usage: proxyscope record [-o DIR] [--loglevel LEVEL] [--snapshot] [--buffer-size SIZE]\n"
-	"                         -- CMD [ARGS...]\n"
-	"\n"
-	"Run CMD with the project's tracepoints recorded by LTTng (providers encproxy, encdev),\n"
-	"with the vpid, vtid and procname contexts, and print the trace directory.\n"
-	"\n"
-	"    -o, --output DIR    where the trace goes: a new or empty directory\n"
-	"                        (default: ./proxyscope-trace-YYYYMMDD-HHMMSS)\n"
-	"    --loglevel LEVEL    err, warning, info or debug (default info). info records state\n"
-	"                        changes and lifecycle; debug adds the per-poll events (every seam\n"
-	"                        progress call, trigger read and status poll) and the per-exec\n"
-	"                        details (drain, recycle, trigger clear, barrier send/receive,\n"
-	"                        consumer begin/end, worker idle, device semaphore waits)\n"
-	"    --snapshot          flight recorder: keep only the most recent events in memory and\n"
-	"                        write a snapshot when the driver's watchdog fires and when CMD exits\n"
-	"    --buffer-size SIZE  the tracer's ring buffer per CPU, e.g. 64MiB (default: sized for\n"
-	"                        the level: 8 MiB at info, 32 MiB at debug); when events are\n"
-	"                        lost (the line printed at the end says so), give more; in\n"
-	"                        --snapshot mode, how much history the flight recorder keeps\n"
-	"    -h, --help          show this help\n"
-	"\n"
-	"A running lttng-sessiond is used; when none answers, a private one is started and stopped\n"
-	"afterwards. CMD must load libproxyscope (it loads its tracepoint provider by itself).\n"
-	"After CMD, the events recorded and lost (the loss rate) are printed; when none of the\n"
-	"project's events were recorded, a warning says so.\n"
-	"\n"
-	"Exit status: CMD's (128+N when a signal N ended it); 2 when tracing could not start.\n";
+static const char record_usage[] = CLI_HELP_RECORD; /* docs/commands/proxyscope-record.txt */
 
 static volatile sig_atomic_t g_interrupted;
 

@@ -6,24 +6,12 @@
 #include <stdio.h>
 
 #include "cli_util.h"
+#include "cli_help.h"
 #include "cmd.h"
 #include "report_input.h"
 #include "report_json.h"
 
-static const char report_usage[] =
-	"usage: proxyscope report [--threshold DURATION] [--json] TRACE...\n"
-	"\n"
-	"Everything a trace says, from one read:\n"
-	"  the overview   the trace's span, the traced processes, the events read and lost, the\n"
-	"                 tasks seen and finished, each proxy worker's active / idle / sleeping time,\n"
-	"                 the comms and ranks per gid\n"
-	"  the latency    p50 / p90 / p99 / max of the state durations, seam calls, trigger wait\n"
-	"                 and enqueue->DONE, overall ('proxyscope stats' adds the per-rank tables)\n"
-	"  the watchdog   every task never DONE (or, with --threshold, longer than DURATION in one\n"
-	"                 state) and the root cause across ranks, one line each, then the evidence\n"
-	"                 ('proxyscope watchdog' prints only this part)\n"
-	"The per-task table is 'proxyscope timeline'.\n"
-	"\n" REPORT_WATCHDOG_HELP;
+static const char report_usage[] = CLI_HELP_REPORT; /* docs/commands/proxyscope-report.txt */
 
 static const struct report_cmd report_cmd = { "report", report_usage, report_watchdog_opts, NULL };
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "cli_util.h"
+#include "cli_help.h"
 #include "cmd.h"
 #include "report_input.h"
 #include "report_json.h"
@@ -18,25 +19,7 @@ static const struct cli_opt stats_opts[] = {
 	{ NULL, 0, false, 0 },
 };
 
-static const char stats_usage[] =
-	"usage: proxyscope stats [--overall] [--json] TRACE...\n"
-	"\n"
-	"Latency statistics of a trace, overall and per rank: count, min, p50, p90, p99, max and\n"
-	"mean of\n"
-	"  INIT, PROGRESSING, WAITING_DEVICE_TRIGGER, IDLE   each state interval's duration\n"
-	"  B1 start, B2 progress, B3 stop                    each seam call's duration (B2 is\n"
-	"                                                    recorded at --loglevel debug only)\n"
-	"  trigger wait                                      WAITING_DEVICE_TRIGGER -> trigger fire\n"
-	"  enqueue->DONE                                     each finished task's latency\n"
-	"Percentiles come from log-linear histograms: within 1.6% of a recorded value; count, min,\n"
-	"max and mean are exact. Intervals still open at the end of the trace are not counted.\n"
-	"\n"
-	"    --overall     only the overall table, not the per-rank ones\n"
-	"    --json        print one JSON object on stdout (docs/json-schema.md)\n"
-	"    -h, --help    show this help\n"
-	"\n" REPORT_TRACE_HELP
-	"\n"
-	"Exit status: 0 ok, 2 usage error or unreadable input.\n";
+static const char stats_usage[] = CLI_HELP_STATS; /* docs/commands/proxyscope-stats.txt */
 
 /* --overall: @arg is the flag. */
 static int stats_option(void *arg, int id, const char *name, const char *value)

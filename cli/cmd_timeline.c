@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "cli_util.h"
+#include "cli_help.h"
 #include "cmd.h"
 #include "report_input.h"
 #include "report_json.h"
@@ -24,25 +25,7 @@ static const struct cli_opt timeline_opts[] = {
 	{ NULL, 0, false, 0 },
 };
 
-static const char timeline_usage[] =
-	"usage: proxyscope timeline [--rank R] [--gid G] [--exec E] [--kind network|barrier]\n"
-	"                           [--json] TRACE...\n"
-	"\n"
-	"One row per task, sorted by (process, rank, exec, kind): its process (the order it appears\n"
-	"in the trace), rank, gid, exec, kind and task id; when it was enqueued (from the start of\n"
-	"the trace) and its enqueue->DONE latency; the time it spent in INIT, PROGRESSING,\n"
-	"WAITING_DEVICE_TRIGGER and IDLE; its seam calls B1, B2 (at --loglevel debug only) and B3;\n"
-	"its trigger wait; its final status and state (\"(open)\": never DONE).\n"
-	"\n"
-	"    --rank R                only the tasks of rank R\n"
-	"    --gid G                 only the tasks of gid G\n"
-	"    --exec E                only the tasks of exec E\n"
-	"    --kind network|barrier  only the tasks of that kind\n"
-	"    --json                  print one JSON object on stdout (docs/json-schema.md)\n"
-	"    -h, --help              show this help\n"
-	"\n" REPORT_TRACE_HELP
-	"\n"
-	"Exit status: 0 ok, 2 usage error or unreadable input.\n";
+static const char timeline_usage[] = CLI_HELP_TIMELINE; /* docs/commands/proxyscope-timeline.txt */
 
 /* --rank, --gid, --exec, --kind: @arg is the filter. */
 static int filter_value(void *arg, int id, const char *name, const char *v)

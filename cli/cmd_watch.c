@@ -26,6 +26,7 @@
 #include <proxyscope/psa_live.h>
 
 #include "cli_util.h"
+#include "cli_help.h"
 #include "cmd.h"
 #include "live_relayd.h"
 #include "live_watch.h"
@@ -47,41 +48,7 @@ static const struct cli_opt watch_opts[] = {
 	{ NULL, 0, false, 0 },
 };
 
-static const char watch_usage[] =
-	"usage: proxyscope watch [--threshold DURATION] [--json] [-o DIR] [--loglevel LEVEL]\n"
-	"                        [--live-timer DURATION] [--buffer-size SIZE] -- CMD [ARGS...]\n"
-	"   or: proxyscope watch [--threshold DURATION] [--json] net://RELAYD[:PORT]/host/HOST/SESSION...\n"
-	"   or: proxyscope watch --list net://RELAYD[:PORT]\n"
-	"\n"
-	"Follow a live LTTng session while it is written and print a finding as soon as a task\n"
-	"has been in one state longer than the threshold: the watchdog's root cause on the events\n"
-	"seen so far (rank, exec, cause, what it waits on); then a line when that task moves again,\n"
-	"or when CMD (or the session) ends with it still stuck.\n"
-	"\n"
-	"    --threshold DURATION   e.g. 500ms, 2s (default 1s)\n"
-	"    --json                 JSON Lines on stdout: one object per finding, resolution or end\n"
-	"                           (docs/json-schema.md)\n"
-	"    -o, --output DIR       around CMD: where the trace goes, a new or empty directory\n"
-	"                           (default: ./proxyscope-watch-YYYYMMDD-HHMMSS)\n"
-	"    --loglevel LEVEL       around CMD: err, warning, info or debug (default info)\n"
-	"    --live-timer DURATION  around CMD: how often the tracer hands data to the relay\n"
-	"                           daemon (default 100ms); a finding comes about this much late\n"
-	"    --buffer-size SIZE     around CMD: the tracer's ring buffer per CPU, e.g. 64MiB\n"
-	"                           (default: sized for the level, as record does)\n"
-	"    --list URL             list the sessions of the relay daemon at URL\n"
-	"    -h, --help             show this help\n"
-	"\n"
-	"Around CMD, a relay daemon (lttng-relayd) of its own is started on free loopback ports and\n"
-	"stopped afterwards, and a session daemon when none answers. To attach, give the session's\n"
-	"URL as --list prints it (the relay daemon's live port, 5344 by default); several URLs (a job\n"
-	"across hosts: one session per host) are followed at once, in time order, and every line\n"
-	"names the host of the process it is about. While stderr is a\n"
-	"terminal a status line shows events/s, tasks open and lost events; lost events make the\n"
-	"findings whose window they overlap uncertain.\n"
-	"\n"
-	"Exit status: around CMD, CMD's (128+N when a signal N ended it); attached, 0 when nothing\n"
-	"was found, 1 when something was; 1 when the stream was lost (the relay daemon went away);\n"
-	"2 when watching could not start.\n";
+static const char watch_usage[] = CLI_HELP_WATCH; /* docs/commands/proxyscope-watch.txt */
 
 #define STUCK_MS 10000
 #define DRAIN_MS 5000

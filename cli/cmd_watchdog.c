@@ -6,24 +6,12 @@
 #include <stdio.h>
 
 #include "cli_util.h"
+#include "cli_help.h"
 #include "cmd.h"
 #include "report_input.h"
 #include "report_json.h"
 
-static const char watchdog_usage[] =
-	"usage: proxyscope watchdog [--threshold DURATION] [--json] TRACE...\n"
-	"\n"
-	"Find the stalls in a trace: every task that never reached DONE, with its last state, the\n"
-	"time it spent there, its last seam call and result, and its trigger words; then the root\n"
-	"cause across ranks: a task waiting on a peer points at that peer, and the chain is followed\n"
-	"to the rank stuck for its own reason (its device never wrote a trigger word, the seam\n"
-	"returned an error or its progress calls held the worker, a message was lost, its worker\n"
-	"made no step, its process died). One line per root cause comes first, then the evidence\n"
-	"for every stalled task. Only what the trace shows is concluded: a conclusion resting on\n"
-	"events the tracer lost is marked uncertain, a task whose DONE may be among them is no\n"
-	"stall, a trace recorded at --loglevel warning or err says what it cannot tell, and a\n"
-	"stream missing or cut short (or a trace given twice) is reported first.\n"
-	"\n" REPORT_WATCHDOG_HELP;
+static const char watchdog_usage[] = CLI_HELP_WATCHDOG; /* docs/commands/proxyscope-watchdog.txt */
 
 static const struct report_cmd watchdog_cmd = { "watchdog", watchdog_usage, report_watchdog_opts, NULL };
 

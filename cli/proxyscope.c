@@ -9,8 +9,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli_help.h"
 #include "cli_util.h"
 #include "cmd.h"
+#include "suggest.h"
 
 #ifndef PROXYSCOPE_VERSION
 #define PROXYSCOPE_VERSION "unknown"
@@ -21,34 +23,24 @@
 const int enc_trace_autoload = 0;
 
 const struct cmd cli_commands[] = {
-	{ "record", cmd_record, "Trace a command with the project's tracepoints (LTTng)" },
-	{ "run", cmd_run, "Run the ring-exchange workload, record it and report the result" },
-	{ "watch", cmd_watch, "Follow a live session and name a stall while it still hangs" },
-	{ "report", cmd_report, "Overview, latency summary and stall root causes of a trace" },
-	{ "timeline", cmd_timeline, "One row per task of a trace: latency, time per state, seam calls" },
-	{ "stats", cmd_stats, "p50/p90/p99/max of a trace's state durations, seam calls, latency" },
-	{ "watchdog", cmd_watchdog, "The stalled tasks of a trace and their root cause across ranks" },
-	{ "export", cmd_export, "Write a trace's timeline as chrome JSON, CSV or a browser page" },
-	{ "hosts", cmd_hosts, "Build simulated hosts on this machine and run a command on them" },
+	{ "record", cmd_record, CLI_SUMMARY_RECORD },
+	{ "run", cmd_run, CLI_SUMMARY_RUN },
+	{ "watch", cmd_watch, CLI_SUMMARY_WATCH },
+	{ "report", cmd_report, CLI_SUMMARY_REPORT },
+	{ "timeline", cmd_timeline, CLI_SUMMARY_TIMELINE },
+	{ "stats", cmd_stats, CLI_SUMMARY_STATS },
+	{ "watchdog", cmd_watchdog, CLI_SUMMARY_WATCHDOG },
+	{ "export", cmd_export, CLI_SUMMARY_EXPORT },
+	{ "hosts", cmd_hosts, CLI_SUMMARY_HOSTS },
 	{ NULL, NULL, NULL },
 };
 
 static const char usage_line[] = "usage: proxyscope [--version] [--help] <command> [<args>]\n";
 
+/* The help and the commands' summaries are docs/commands/proxyscope*.txt (cli_help.h). */
 static void help_print(FILE *f)
 {
-	fputs(usage_line, f);
-	fputs("\nCommands:\n", f);
-	for (const struct cmd *c = cli_commands; c->name; c++)
-		fprintf(f, "   %-10s %s\n", c->name, c->summary);
-	fputs("\n"
-	      "Options:\n"
-	      "   -h, --help   show this help (also: proxyscope help [<command>])\n"
-	      "   --version    print the version\n"
-	      "\n"
-	      "Run 'proxyscope <command> --help' for a command's options.\n"
-	      "Exit status: 0 ok, 1 runtime failure or failed run, 2 usage error.\n",
-	      f);
+	fputs(CLI_HELP_PROXYSCOPE, f);
 }
 
 static const struct cmd *cmd_find(const char *name)
@@ -57,6 +49,37 @@ static const struct cmd *cmd_find(const char *name)
 		if (!strcmp(c->name, name))
 			return c;
 	return NULL;
+}
+
+/* "unknown command 'reprot'" and, when one command is near, "hint: did you mean 'report'?". */
+static int unknown_cmd(const char *name)
+{
+	struct cli_suggest s;
+	const char *near;
+
+	cli_suggest_init(&s, name);
+	for (const struct cmd *c = cli_commands; c->name; c++)
+		cli_suggest_add(&s, c->name);
+	cli_suggest_add(&s, "help");
+	near = cli_suggest_result(&s);
+	if (near)
+		return cli_usage_error(NULL, "unknown command '%s'\nhint: did you mean '%s'?", name,
+				       near);
+	return cli_usage_error(NULL, "unknown command '%s'", name);
+}
+
+/* The same for a top-level option: "--verison" is "--version". */
+static int unknown_opt(const char *arg)
+{
+	static const char *const names[] = { "help", "version" };
+	const char *near = NULL;
+
+	if (arg[1] == '-')
+		near = cli_suggest_word(arg + 2, names, sizeof(names) / sizeof(names[0]));
+	if (near)
+		return cli_usage_error(NULL, "unknown option '%s'\nhint: did you mean '--%s'?", arg,
+				       near);
+	return cli_usage_error(NULL, "unknown option '%s'", arg);
 }
 
 /* `proxyscope help [<command>]`: the top-level help, or the command's own --help. */
@@ -74,7 +97,7 @@ static int help_cmd(int argc, char **argv)
 		return cli_usage_error(NULL, "help takes at most one command");
 	c = cmd_find(argv[1]);
 	if (!c)
-		return cli_usage_error(NULL, "unknown command '%s'", argv[1]);
+		return unknown_cmd(argv[1]);
 	sub_argv[0] = argv[1];
 	sub_argv[1] = help_opt;
 	sub_argv[2] = NULL;
@@ -111,9 +134,9 @@ int main(int argc, char **argv)
 		return stdout_close(CLI_EXIT_OK);
 	}
 	if (arg[0] == '-')
-		return cli_usage_error(NULL, "unknown option '%s'", arg);
+		return unknown_opt(arg);
 	c = cmd_find(arg);
 	if (!c)
-		return cli_usage_error(NULL, "unknown command '%s'", arg);
+		return unknown_cmd(arg);
 	return stdout_close(c->fn(argc - 1, argv + 1));
 }

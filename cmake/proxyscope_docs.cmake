@@ -1,96 +1,48 @@
-# cmake -DBIN=<proxyscope> -DVERSION=<v> -DOUT=<dir> -DTEMPLATE=<completion.bash.in>
-#       -P proxyscope_docs.cmake
-# Generates, from the --help texts of the built proxyscope itself (so they never disagree):
-#   OUT/man1/proxyscope.1, OUT/man1/proxyscope-<command>.1   the man pages
-#   OUT/proxyscope.bash                                      the bash completion
-# A man page is the help text as it is (preformatted), with NAME, SYNOPSIS and SEE ALSO.
+# The CLI's documentation, made at build time from docs/commands/*.txt by tools/docgen (a small C
+# program built first: the build needs nothing beyond the compiler and CMake):
+#   cli/gen/cli_help.h                          the --help texts and summaries the commands print
+#   cli/docs/man1/proxyscope.1, proxyscope-<command>.1   the man pages
+#   cli/docs/proxyscope.bash                    the bash completion (cli/completion.bash.in + data)
+# One source per command, so the help, the page and the completion cannot disagree.
+# Included by cli/CMakeLists.txt after the proxyscope_cli target exists.
 
-function(help_of out)
-  execute_process(COMMAND ${BIN} ${ARGN} --help OUTPUT_VARIABLE text RESULT_VARIABLE rc)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "${BIN} ${ARGN} --help exited ${rc}")
-  endif()
-  set(${out} "${text}" PARENT_SCOPE)
-endfunction()
+set(_doc_src ${PROJECT_SOURCE_DIR}/docs/commands)
+set(_docs ${CMAKE_CURRENT_BINARY_DIR}/docs)
+set(_gen ${CMAKE_CURRENT_BINARY_DIR}/gen)
 
-# roff-escape one help text: backslashes, and lines that would start a request.
-function(roff_escape out text)
-  string(REPLACE "\\" "\\e" text "${text}")
-  string(REGEX REPLACE "(^|\n)([.'])" "\\1\\\\&\\2" text "${text}")
-  set(${out} "${text}" PARENT_SCOPE)
-endfunction()
+add_executable(proxyscope_docgen
+  ${PROJECT_SOURCE_DIR}/tools/docgen/docgen.c ${PROJECT_SOURCE_DIR}/tools/docgen/docgen_parse.c
+  ${PROJECT_SOURCE_DIR}/tools/docgen/docgen_help.c ${PROJECT_SOURCE_DIR}/tools/docgen/docgen_man.c
+  ${PROJECT_SOURCE_DIR}/tools/docgen/docgen_bash.c)
+target_compile_definitions(proxyscope_docgen PRIVATE _GNU_SOURCE)
 
-# Write the man page of `proxyscope <cmd>` (cmd empty: proxyscope itself).
-function(man_page cmd summary see_also)
-  if(cmd)
-    help_of(text ${cmd})
-    set(name "proxyscope-${cmd}")
-  else()
-    help_of(text)
-    set(name "proxyscope")
-  endif()
-  string(TOUPPER "${name}" title)
-  # SYNOPSIS: the usage lines (up to the first blank line); DESCRIPTION: the rest.
-  string(FIND "${text}" "\n\n" cut)
-  string(SUBSTRING "${text}" 0 ${cut} synopsis)
-  math(EXPR rest_at "${cut} + 2")
-  string(SUBSTRING "${text}" ${rest_at} -1 body)
-  string(REGEX REPLACE "^usage: " "" synopsis "${synopsis}")
-  roff_escape(synopsis "${synopsis}")
-  roff_escape(body "${body}")
-  roff_escape(summary "${summary}")
-  set(page ".TH ${title} 1 \"\" \"proxyscope ${VERSION}\" \"proxyscope manual\"\n")
-  string(APPEND page ".SH NAME\n${name} \\- ${summary}\n")
-  string(APPEND page ".SH SYNOPSIS\n.nf\n${synopsis}\n.fi\n")
-  string(APPEND page ".SH DESCRIPTION\n.nf\n${body}.fi\n")
-  string(APPEND page ".SH SEE ALSO\n${see_also}\n")
-  file(WRITE "${OUT}/man1/${name}.1" "${page}")
-endfunction()
-
-# The commands and their summaries, from the top-level help's "Commands:" table.
-help_of(top)
-string(REGEX MATCH "\nCommands:\n(   [^\n]+\n)+" table "${top}")
-string(REGEX MATCHALL "   [a-z]+ +[^\n]+" rows "${table}")
-set(commands "")
-set(see_also "")
-foreach(row ${rows})
-  string(REGEX REPLACE "^   ([a-z]+) +(.*)$" "\\1" c "${row}")
-  string(REGEX REPLACE "^   ([a-z]+) +(.*)$" "\\2" s "${row}")
-  list(APPEND commands ${c})
-  set(summary_${c} "${s}")
-  if(see_also)
-    string(APPEND see_also ",\n")
-  endif()
-  string(APPEND see_also ".BR proxyscope-${c} (1)")
+# The pages made: proxyscope.1 and one per command proxyscope.txt lists.
+file(STRINGS ${_doc_src}/proxyscope.txt _doc_cmds REGEX "^@commands ")
+string(REGEX REPLACE "^@commands +" "" _doc_cmds "${_doc_cmds}")
+string(REPLACE " " ";" _doc_cmds "${_doc_cmds}")
+set(_doc_pages ${_docs}/man1/proxyscope.1)
+foreach(c ${_doc_cmds})
+  list(APPEND _doc_pages ${_docs}/man1/proxyscope-${c}.1)
 endforeach()
-if(NOT commands)
-  message(FATAL_ERROR "no Commands: table in `${BIN} --help`")
-endif()
+file(GLOB _doc_inputs CONFIGURE_DEPENDS ${_doc_src}/*.txt)
 
-file(MAKE_DIRECTORY "${OUT}/man1")
-man_page("" "record, analyze and explain proxy driver traces" "${see_also}")
-foreach(c ${commands})
-  man_page(${c} "${summary_${c}}" ".BR proxyscope (1)")
-endforeach()
+# The pages' date: SOURCE_DATE_EPOCH when set (reproducible builds), else the configure day.
+string(TIMESTAMP _doc_date "%Y-%m-%d" UTC)
 
-# The completion: each command's options, as its --help spells them.
-set(PROXYSCOPE_COMMANDS "${commands}")
-string(REPLACE ";" " " PROXYSCOPE_COMMANDS "${PROXYSCOPE_COMMANDS}")
-set(PROXYSCOPE_CMD_OPTS "")
-foreach(c ${commands})
-  help_of(text ${c})
-  # An option is a dash word after a blank, a '[' or a '(' (not the dash inside "per-poll");
-  # brackets go first: CMake lists do not split inside them.
-  string(REGEX REPLACE "[][()]" " " text "${text}")
-  string(REGEX MATCHALL "[ \n]--?[a-z][a-z-]*" found "${text}")
-  set(opts "")
-  foreach(o ${found})
-    string(REGEX REPLACE "^[^-]" "" o "${o}")
-    list(APPEND opts "${o}")
-  endforeach()
-  list(REMOVE_DUPLICATES opts)
-  list(SORT opts)
-  string(REPLACE ";" " " opts "${opts}")
-  string(APPEND PROXYSCOPE_CMD_OPTS "\t${c}) opts=\"${opts}\" ;;\n")
-endforeach()
-configure_file("${TEMPLATE}" "${OUT}/proxyscope.bash" @ONLY)
+add_custom_command(
+  OUTPUT ${_gen}/cli_help.h ${_doc_pages} ${_docs}/proxyscope.bash
+  COMMAND ${CMAKE_COMMAND} -E make_directory ${_gen} ${_docs}/man1
+  COMMAND proxyscope_docgen --src ${_doc_src} --version ${PROJECT_VERSION} --date ${_doc_date}
+          --docdir ${CMAKE_INSTALL_FULL_DOCDIR} --datadir ${CMAKE_INSTALL_FULL_DATADIR}
+          --header ${_gen}/cli_help.h --mandir ${_docs}/man1
+          --bash-template ${CMAKE_CURRENT_SOURCE_DIR}/completion.bash.in --bash ${_docs}/proxyscope.bash
+  DEPENDS proxyscope_docgen ${_doc_inputs} ${CMAKE_CURRENT_SOURCE_DIR}/completion.bash.in
+  COMMENT "Generating the --help texts, man pages and bash completion of proxyscope")
+add_custom_target(proxyscope_docs ALL DEPENDS ${_gen}/cli_help.h ${_doc_pages}
+                                              ${_docs}/proxyscope.bash)
+target_sources(proxyscope_cli PRIVATE ${_gen}/cli_help.h)
+target_include_directories(proxyscope_cli PRIVATE ${_gen})
+
+install(FILES ${_doc_pages} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+install(FILES ${_docs}/proxyscope.bash DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions
+        RENAME proxyscope)

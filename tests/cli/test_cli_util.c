@@ -164,7 +164,7 @@ static void test_cli_util__opts_report_unknown_and_missing(void **state)
 	char *argv2[] = { a0, b1, b2, b3, NULL };
 	cli_opts_init(&p, opts, 4, argv2);
 	assert_int_equal(cli_opts_next(&p, &name, &value, err, sizeof(err)), CLI_OPT_ERROR);
-	assert_string_equal(err, "unknown option '--rank'");
+	assert_string_equal(err, "unknown option '--rank'\nhint: did you mean '--ranks'?");
 	assert_int_equal(cli_opts_next(&p, &name, &value, err, sizeof(err)), CLI_OPT_ERROR);
 	assert_string_equal(err, "option '--json' takes no value");
 	assert_int_equal(cli_opts_next(&p, &name, &value, err, sizeof(err)), CLI_OPT_ERROR);
