@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config   # toolchain
   libcmocka-dev                                  # tests
-  lttng-tools liblttng-ust-dev                   # tracepoints, recording
+  lttng-tools liblttng-ust-dev liblttng-ctl-dev  # tracepoints, recording
   babeltrace2 libbabeltrace2-dev                 # trace reading
   libfabric-dev libfabric-bin                    # the network seam's real transport
   libpmix-dev openmpi-bin                        # jobs across hosts: PMIx bootstrap, mpirun
