@@ -301,23 +301,27 @@ static int trigger_add(const struct lt_session *s, char *err, size_t errlen)
 	struct lttng_condition *cond = NULL;
 	struct lttng_trigger *trigger = NULL;
 	char name[sizeof(s->name) + 16];
-	int rc = -ENOMEM;
+	int rc;
 
 	snprintf(name, sizeof(name), "%s-watchdog", s->name);
-	snprintf(err, errlen, "cannot describe trigger '%s'", name);
 	if (!rule || !once || !snap ||
 	    lttng_event_rule_user_tracepoint_set_name_pattern(
 		    rule, ENC_EV_NAME(encproxy, watchdog_timeout)) != LTTNG_EVENT_RULE_STATUS_OK ||
 	    lttng_action_snapshot_session_set_session_name(snap, s->name) != LTTNG_ACTION_STATUS_OK ||
 	    lttng_action_snapshot_session_set_rate_policy(snap, once) != LTTNG_ACTION_STATUS_OK)
-		goto out;
+		goto out_undescribed;
 	/* The condition and the trigger take their own references to what they are made of. */
 	cond = lttng_condition_event_rule_matches_create(rule);
 	trigger = cond ? lttng_trigger_create(cond, snap) : NULL;
 	if (!trigger)
-		goto out;
+		goto out_undescribed;
 	rc = (int)lttng_register_trigger_with_name(trigger, name);
 	rc = rc == LTTNG_OK ? 0 : fail(err, errlen, "add trigger", name, rc);
+	goto out;
+
+out_undescribed:
+	snprintf(err, errlen, "cannot describe trigger '%s': out of memory", name);
+	rc = -ENOMEM;
 out:
 	lttng_trigger_destroy(trigger);
 	lttng_condition_destroy(cond);
@@ -429,7 +433,6 @@ static int trigger_remove(const struct lt_session *s, char *err, size_t errlen)
 	if (rc != LTTNG_OK)
 		return fail(err, errlen, "list the triggers for", name, rc);
 	rc = -ENOENT;
-	snprintf(err, errlen, "cannot remove trigger '%s': not found", name);
 	lttng_triggers_get_count(all, &count);
 	for (unsigned i = 0; i < count && rc == -ENOENT; i++) {
 		const struct lttng_trigger *t = lttng_triggers_get_at_index(all, i);
@@ -445,6 +448,8 @@ static int trigger_remove(const struct lt_session *s, char *err, size_t errlen)
 		rc = rc < 0 ? fail(err, errlen, "remove trigger", name, rc) : 0;
 	}
 	lttng_triggers_destroy(all);
+	if (rc == -ENOENT)
+		snprintf(err, errlen, "cannot remove trigger '%s': not found", name);
 	return rc;
 }
 
