@@ -1,13 +1,13 @@
 /*
- * lttng-tools through its command-line client (`lttng`, `lttng-sessiond`). The client is the
- * documented, stable interface and needs no extra library; each call is one short-lived child
- * whose output is captured for the error message.
+ * lttng-tools for a recording (lttng_ctl.h): the buffers a session gets, the tools, the session
+ * daemon, the trace directory, the snapshots written. The session itself is driven through
+ * liblttng-ctl (lttng_ctl_session.c); the daemons stay processes of their own.
  *
  * The session daemon: one that already answers is used as it is. Otherwise a private one is
- * started with LTTNG_HOME pointing at a fresh directory (set in this process, so the lttng
- * client and the traced command find it), and it is stopped - only it, by its pid - at the end.
+ * started with LTTNG_HOME pointing at a fresh directory (set in this process, so the library
+ * and the traced command find it), and it is stopped - only it, by its pid - at the end.
  */
-#include "lttng_ctl.h"
+#include "lttng_ctl_int.h"
 #include "cli_util.h"
 
 #include <dirent.h>
@@ -25,14 +25,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <proxyscope/trace_events.h>
-
-#define CHANNEL "proxyscope"
 #define MAX_ARGS 24
 
 static const char *const level_names[LT_LEVEL_NR] = { "err", "warning", "info", "debug" };
-static const char *const level_lttng[LT_LEVEL_NR] = { "TRACE_ERR", "TRACE_WARNING", "TRACE_INFO",
-						      "TRACE_DEBUG" };
 
 int lt_level_parse(const char *s, enum lt_level *out)
 {
@@ -101,8 +96,7 @@ void lt_buffers_size(struct lt_session *s, enum lt_level level, unsigned ranks, 
 	s->num_subbuf = LT_NUM_SUBBUF;
 }
 
-/* The sub-buffer size a session gets (lt_buffers_size's, or the fixed default). */
-static uint64_t subbuf_of(const struct lt_session *s)
+uint64_t lt__subbuf_of(const struct lt_session *s)
 {
 	if (s->subbuf_size)
 		return s->subbuf_size;
@@ -111,7 +105,7 @@ static uint64_t subbuf_of(const struct lt_session *s)
 
 void lt_buffers_str(const struct lt_session *s, char *buf, size_t len)
 {
-	uint64_t sub = subbuf_of(s);
+	uint64_t sub = lt__subbuf_of(s);
 	unsigned cpus = online_cpus();
 
 	if (sub >= UINT64_C(1) << 20)
@@ -177,6 +171,7 @@ static int run_argv(char *out, size_t outlen, char *const argv[])
 	return 128 + WTERMSIG(status);
 }
 
+/* The client, for a caller that wants its text: no session of ours goes through it any more. */
 int lt_run_lttng(char *out, size_t outlen, const char *arg, ...)
 {
 	char *argv[MAX_ARGS] = { "lttng" };
@@ -233,7 +228,7 @@ int lt_tools_check(char *err, size_t errlen)
 				 "(apt-get install lttng-tools)", tools[i]);
 			return -ENOENT;
 		}
-	return 0;
+	return lt__backend_check(err, errlen);
 }
 
 int lt_output_prepare(const char *dir, char *abs, size_t abslen, char *err, size_t errlen)
@@ -276,11 +271,6 @@ int lt_output_prepare(const char *dir, char *abs, size_t abslen, char *err, size
 	return 0;
 }
 
-static bool sessiond_answers(void)
-{
-	return lt_run_lttng(NULL, 0, "list", NULL) == 0;
-}
-
 static pid_t read_pidfile(const char *path)
 {
 	FILE *f = fopen(path, "r");
@@ -315,7 +305,7 @@ int lt_sessiond_ensure(struct lt_session *s, char *err, size_t errlen)
 	char out[LT_ERR_MAX], pidfile[PATH_MAX + 32];
 	int rc;
 
-	if (sessiond_answers())
+	if (lt__sessiond_alive())
 		return 0;
 	snprintf(s->home, sizeof(s->home), "%s/proxyscope-lttng-XXXXXX",
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -339,7 +329,7 @@ int lt_sessiond_ensure(struct lt_session *s, char *err, size_t errlen)
 	else
 		snprintf(pidfile, sizeof(pidfile), "%s/.lttng/lttng-sessiond.pid", s->home);
 	s->sessiond_pid = read_pidfile(pidfile);
-	if (!sessiond_answers()) {
+	if (!lt__sessiond_alive()) {
 		snprintf(err, errlen, "lttng-sessiond started but does not answer");
 		lt_sessiond_release(s);
 		return -ECHILD;
@@ -365,128 +355,6 @@ void lt_sessiond_release(struct lt_session *s)
 	}
 }
 
-/*
- * Run "lttng ARGS..." for session @s (under s->wrap) as run_argv does; on failure fill @err with
- * the subcommand and output.
- */
-static int __attribute__((sentinel)) step(const struct lt_session *s, char *err, size_t errlen,
-					  const char *arg, ...)
-{
-	char *argv[MAX_ARGS + 16];
-	char out[LT_ERR_MAX];
-	size_t n = 0;
-	va_list ap;
-	int rc;
-
-	for (size_t i = 0; s->wrap && s->wrap[i] && n < 16; i++)
-		argv[n++] = s->wrap[i];
-	argv[n++] = "lttng";
-	va_start(ap, arg);
-	for (const char *a = arg; a && n < MAX_ARGS + 15; a = va_arg(ap, const char *))
-		argv[n++] = (char *)a;
-	va_end(ap);
-	argv[n] = NULL;
-	rc = run_argv(out, sizeof(out), argv);
-	if (rc)
-		snprintf(err, errlen, "lttng %s failed: %s", arg, last_line(out));
-	return rc;
-}
-
-int lt_session_begin(struct lt_session *s, char *err, size_t errlen)
-{
-	static const char *const providers[] = ENC_TP_PROVIDERS;
-	char opt_output[PATH_MAX + 16], opt_level[32], pattern[64], trig[160], act[160];
-	char opt_subbuf[48], opt_nsubbuf[32];
-	struct timespec now;
-	int rc;
-
-	clock_gettime(CLOCK_REALTIME, &now);
-	snprintf(s->name, sizeof(s->name), "proxyscope-%d-%ld%09ld", (int)getpid(),
-		 (long)now.tv_sec, now.tv_nsec);
-	snprintf(opt_output, sizeof(opt_output), "--output=%s", s->output);
-	snprintf(opt_level, sizeof(opt_level), "--loglevel=%s", level_lttng[s->level]);
-
-	if (s->live_url) { /* watch: a live session streaming to a relay daemon */
-		char opt_live[32], opt_url[PATH_MAX + 16];
-
-		snprintf(opt_live, sizeof(opt_live), "--live=%u", s->live_timer_us);
-		snprintf(opt_url, sizeof(opt_url), "--set-url=%s", s->live_url);
-		rc = step(s, err, errlen, "create", s->name, opt_live, opt_url, NULL);
-	} else if (s->url) { /* streaming to a relay daemon (a job across hosts) */
-		char opt_url[PATH_MAX + 16];
-
-		snprintf(opt_url, sizeof(opt_url), "--set-url=%s", s->url);
-		/* a snapshot session's snapshots go to the relay daemon too */
-		rc = s->snapshot ? step(s, err, errlen, "create", s->name, "--snapshot", opt_url, NULL)
-				 : step(s, err, errlen, "create", s->name, opt_url, NULL);
-	} else {
-		rc = s->snapshot ? step(s, err, errlen, "create", s->name, "--snapshot", opt_output, NULL)
-				 : step(s, err, errlen, "create", s->name, opt_output, NULL);
-	}
-	if (rc)
-		return -EIO;
-	s->created = true;
-	/* DEBUG records every poll (hundreds of thousands of events a second): bigger buffers. */
-	snprintf(opt_subbuf, sizeof(opt_subbuf), "--subbuf-size=%" PRIu64, subbuf_of(s));
-	snprintf(opt_nsubbuf, sizeof(opt_nsubbuf), "--num-subbuf=%u",
-		 s->num_subbuf ? s->num_subbuf : LT_NUM_SUBBUF);
-	rc = step(s, err, errlen, "enable-channel", "-u", "-s", s->name, opt_subbuf, opt_nsubbuf,
-		  s->snapshot ? "--overwrite" : "--discard", CHANNEL, NULL);
-	if (!rc && s->event)
-		rc = step(s, err, errlen, "enable-event", "-u", "-s", s->name, "-c", CHANNEL,
-			  s->event, opt_level, NULL);
-	for (size_t i = 0; !rc && !s->event && i < sizeof(providers) / sizeof(providers[0]); i++) {
-		snprintf(pattern, sizeof(pattern), "%s:*", providers[i]);
-		rc = step(s, err, errlen, "enable-event", "-u", "-s", s->name, "-c",
-			     CHANNEL, pattern, opt_level, NULL);
-	}
-	if (!rc)
-		rc = step(s, err, errlen, "add-context", "-u", "-s", s->name, "-c",
-			     CHANNEL, "-t", "vpid", "-t", "vtid", "-t", "procname", NULL);
-	if (!rc && s->snapshot) {
-		/* The driver's watchdog event itself dumps the flight recorder, once. */
-		snprintf(trig, sizeof(trig), "--name=%s-watchdog", s->name);
-		snprintf(act, sizeof(act), "--action=snapshot-session");
-		rc = step(s, err, errlen, "add-trigger", trig,
-			     "--condition=event-rule-matches", "--type=user",
-			     "--name=" ENC_EV_NAME(encproxy, watchdog_timeout), act, s->name,
-			     "--rate-policy=once-after:1", NULL);
-		s->trigger = !rc;
-	}
-	if (!rc) {
-		rc = step(s, err, errlen, "start", s->name, NULL);
-		s->started = !rc;
-	}
-	if (rc) {
-		char ignored[LT_ERR_MAX];
-
-		lt_session_end(s, ignored, sizeof(ignored));
-		return -EIO;
-	}
-	return 0;
-}
-
-int lt_wait_registered(pid_t pid, unsigned timeout_ms)
-{
-	struct timespec tick = { 0, 20 * 1000 * 1000 };
-	char out[16384], needle[32];
-
-	/* `lttng list -u` prints one "PID: <pid> - Name: ..." line per registered application. */
-	snprintf(needle, sizeof(needle), "PID: %d ", (int)pid);
-	for (unsigned waited = 0;; waited += 20) {
-		if (lt_run_lttng(out, sizeof(out), "list", "-u", NULL) == 0 && strstr(out, needle))
-			return 0;
-		if (waited >= timeout_ms)
-			return -ETIMEDOUT;
-		nanosleep(&tick, NULL);
-	}
-}
-
-int lt_session_snapshot(struct lt_session *s, char *err, size_t errlen)
-{
-	return step(s, err, errlen, "snapshot", "record", "-s", s->name, NULL) ? -EIO : 0;
-}
-
 int lt_snapshot_latest(const char *dir, char *out, size_t outlen)
 {
 	DIR *d = opendir(dir);
@@ -510,24 +378,4 @@ int lt_snapshot_latest(const char *dir, char *out, size_t outlen)
 	}
 	closedir(d);
 	return best >= 0 ? 0 : -ENOENT;
-}
-
-int lt_session_end(struct lt_session *s, char *err, size_t errlen)
-{
-	char trig[160];
-	int first = 0;
-
-	if (s->started && step(s, err, errlen, "stop", s->name, NULL))
-		first = -EIO;
-	s->started = false;
-	if (s->trigger) {
-		snprintf(trig, sizeof(trig), "%s-watchdog", s->name);
-		if (step(s, err, errlen, "remove-trigger", trig, NULL) && !first)
-			first = -EIO;
-		s->trigger = false;
-	}
-	if (s->created && step(s, err, errlen, "destroy", s->name, NULL) && !first)
-		first = -EIO;
-	s->created = false;
-	return first;
 }

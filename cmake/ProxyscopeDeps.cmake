@@ -7,6 +7,7 @@ if(WITH_LTTNG)
     message(FATAL_ERROR "WITH_LTTNG=ON but lttng-ust was not found "
                         "(apt-get install liblttng-ust-dev, or configure with -DWITH_LTTNG=OFF)")
   endif()
+  pkg_check_modules(LTTNG_CTL REQUIRED IMPORTED_TARGET lttng-ctl) # liblttng-ctl-dev: the sessions
 endif()
 
 if(WITH_OFI)

@@ -1,0 +1,20 @@
+/*
+ * Between lttng_ctl.c (sizing, tools, the session daemon, the trace directory) and the file that
+ * talks to the session daemon: lttng_ctl_session.c (liblttng-ctl) in a build with LTTng,
+ * lttng_ctl_off.c (nothing to talk to) in a build without.
+ */
+#ifndef PROXYSCOPE_CLI_LTTNG_CTL_INT_H
+#define PROXYSCOPE_CLI_LTTNG_CTL_INT_H
+
+#include "lttng_ctl.h"
+
+/* The sub-buffer size a session gets (lt_buffers_size's, or the fixed default). */
+uint64_t lt__subbuf_of(const struct lt_session *s);
+
+/* 0 when this build can drive sessions, else -ENODEV with the reason. */
+int lt__backend_check(char *err, size_t errlen);
+
+/* Whether a session daemon answers this process (its rundir, or LTTNG_HOME's). */
+bool lt__sessiond_alive(void);
+
+#endif /* PROXYSCOPE_CLI_LTTNG_CTL_INT_H */

@@ -1,0 +1,577 @@
+/*
+ * A recording session through liblttng-ctl (lttng_ctl.h): create, channel, events, contexts,
+ * the watchdog trigger, start; snapshot; stop, trigger removal, destroy; and the wait for a
+ * process to register with the session daemon. The library speaks the session daemon's own
+ * protocol (the `lttng` client is a thin layer over it) and says what failed with a typed code.
+ *
+ * Every batch of library calls runs on a short-lived thread of its own. A session of a simulated
+ * host (s->wrap, the `nsenter -t HOLDER ... -m` prefix into it, hosts.h) must reach that host's
+ * session daemon, whose socket lies in /run/lttng of the host's mount namespace: the thread
+ * unshares its filesystem attributes and enters that mount namespace, which a process with other
+ * threads cannot do as a whole, and the rest of the process never moves. The thread also has
+ * every signal blocked: the library writes to the daemon's socket without MSG_NOSIGNAL, so a
+ * daemon that dies mid-command raises SIGPIPE at the thread that wrote, and it vanishes with the
+ * thread; and the process's signal policy (run_trace.c's signal thread) is left as it is.
+ *
+ * Lock: lib_mtx serialises every use of the library, whose connection to the session daemon is
+ * process-global. The caller holds it for the thread's whole life; nothing is taken under it.
+ */
+#include "lttng_ctl_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <lttng/lttng.h>
+
+#include <proxyscope/trace_events.h>
+
+#define CHANNEL "proxyscope"
+#define POLL_MS 10
+/* Bounds on the end of a session: data still pending after STOP_TIMEOUT_MS is reported and the
+ * destroy goes on; a destroy not complete after DESTROY_TIMEOUT_MS is reported and left to the
+ * daemon. Neither ever waits forever (the client's `lttng stop` and `destroy` do). */
+#define STOP_TIMEOUT_MS 60000
+#define DESTROY_TIMEOUT_MS 30000
+
+static const int level_lttng[LT_LEVEL_NR] = { LTTNG_LOGLEVEL_ERR, LTTNG_LOGLEVEL_WARNING,
+					      LTTNG_LOGLEVEL_INFO, LTTNG_LOGLEVEL_DEBUG };
+
+static pthread_mutex_t lib_mtx = PTHREAD_MUTEX_INITIALIZER;
+
+typedef int (*call_fn)(struct lt_session *s, void *arg, char *err, size_t errlen);
+
+struct call {
+	call_fn fn;
+	struct lt_session *s;
+	void *arg;
+	int ns_fd;       /* -1: stay in this process's mount namespace */
+	char *err;
+	size_t errlen;
+	int rc;
+};
+
+/* A negative LTTng error code as a negative errno, for the callers' return values. */
+static int errno_of(int code)
+{
+	switch (code < 0 ? -code : code) {
+	case LTTNG_ERR_NO_SESSIOND:
+		return -ECONNREFUSED;
+	case LTTNG_ERR_EXIST_SESS:
+		return -EEXIST;
+	case LTTNG_ERR_SESS_NOT_FOUND:
+		return -ENOENT;
+	case LTTNG_ERR_NOMEM:
+		return -ENOMEM;
+	case LTTNG_ERR_EPERM:
+		return -EPERM;
+	default:
+		return -EIO;
+	}
+}
+
+/* "cannot WHAT: <the library's reason>"; the code as a negative errno. */
+static int fail(char *err, size_t errlen, const char *what, const char *name, int code)
+{
+	snprintf(err, errlen, "cannot %s%s%s%s: %s", what, name ? " '" : "", name ? name : "",
+		 name ? "'" : "", lttng_strerror(code < 0 ? code : -code));
+	return errno_of(code);
+}
+
+/*
+ * The process whose mount namespace s->wrap enters: 0 without a wrap. The wrap is the nsenter
+ * prefix host_nsenter builds; anything else cannot be followed by the library: -EINVAL.
+ */
+static int wrap_target(char *const *wrap, pid_t *out)
+{
+	const char *base;
+	bool mnt = false;
+	long pid = 0;
+
+	*out = 0;
+	if (!wrap || !wrap[0])
+		return 0;
+	base = strrchr(wrap[0], '/');
+	if (strcmp(base ? base + 1 : wrap[0], "nsenter"))
+		return -EINVAL;
+	for (size_t i = 1; wrap[i] && strcmp(wrap[i], "--"); i++) {
+		if (!strcmp(wrap[i], "-t") && wrap[i + 1]) {
+			char *end;
+
+			pid = strtol(wrap[++i], &end, 10);
+			if (*end)
+				return -EINVAL;
+		} else if (!strcmp(wrap[i], "-m") || !strcmp(wrap[i], "--mount")) {
+			mnt = true;
+		}
+	}
+	if (pid <= 0 || !mnt)
+		return -EINVAL;
+	*out = (pid_t)pid;
+	return 0;
+}
+
+static void *call_main(void *arg)
+{
+	struct call *c = arg;
+
+	/* Ensure this thread's root and cwd are its own before entering: setns(CLONE_NEWNS)
+	 * refuses a task that shares them (every thread of a process does). */
+	if (c->ns_fd >= 0 && (unshare(CLONE_FS) || setns(c->ns_fd, CLONE_NEWNS))) {
+		c->rc = -errno;
+		snprintf(c->err, c->errlen, "cannot enter the host's mount namespace: %s",
+			 strerror(-c->rc));
+		return NULL;
+	}
+	c->rc = c->fn(c->s, c->arg, c->err, c->errlen);
+	return NULL;
+}
+
+/* Run fn(s, arg) on a thread of its own (see the top of the file); its result. */
+static int call(struct lt_session *s, call_fn fn, void *arg, char *err, size_t errlen)
+{
+	struct call c = { fn, s, arg, -1, err, errlen, 0 };
+	sigset_t all, old;
+	pthread_t thread;
+	pid_t target;
+	int rc;
+
+	if (wrap_target(s ? s->wrap : NULL, &target)) {
+		snprintf(err, errlen, "cannot reach the session daemon of '%s': its command prefix is "
+			 "not an nsenter into a mount namespace", s->wrap[0]);
+		return -EINVAL;
+	}
+	if (target) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)target);
+		c.ns_fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (c.ns_fd < 0) {
+			rc = -errno;
+			snprintf(err, errlen, "cannot open '%s': %s", path, strerror(-rc));
+			return rc;
+		}
+	}
+	sigfillset(&all);
+	pthread_mutex_lock(&lib_mtx);
+	pthread_sigmask(SIG_SETMASK, &all, &old); /* the thread inherits it */
+	rc = -pthread_create(&thread, NULL, call_main, &c);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!rc) {
+		pthread_join(thread, NULL);
+		rc = c.rc;
+	} else {
+		snprintf(err, errlen, "cannot start a thread: %s", strerror(-rc));
+	}
+	pthread_mutex_unlock(&lib_mtx);
+	if (c.ns_fd >= 0)
+		close(c.ns_fd);
+	return rc;
+}
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec t = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&t, &t) && errno == EINTR)
+		;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+/* --- Begin ---------------------------------------------------------------------------------- */
+
+/* The session in its mode: to s->output, or streamed (live or not) to the relay daemon. */
+static int session_create(struct lt_session *s, char *err, size_t errlen)
+{
+	struct lttng_session_descriptor *d;
+	enum lttng_error_code code;
+
+	if (s->live_url) /* watch: a live session streaming to a relay daemon */
+		d = lttng_session_descriptor_live_network_create(s->name, s->live_url, NULL,
+								 s->live_timer_us);
+	else if (s->url && s->snapshot) /* its snapshots go to the relay daemon */
+		d = lttng_session_descriptor_snapshot_network_create(s->name, s->url, NULL);
+	else if (s->url) /* streaming to a relay daemon (a job across hosts) */
+		d = lttng_session_descriptor_network_create(s->name, s->url, NULL);
+	else if (s->snapshot)
+		d = lttng_session_descriptor_snapshot_local_create(s->name, s->output);
+	else
+		d = lttng_session_descriptor_local_create(s->name, s->output);
+	if (!d) {
+		snprintf(err, errlen, "cannot describe session '%s': invalid output '%s'", s->name,
+			 s->live_url ? s->live_url : s->url ? s->url : s->output);
+		return -EINVAL;
+	}
+	code = lttng_create_session_ext(d);
+	lttng_session_descriptor_destroy(d);
+	return code == LTTNG_OK ? 0 : fail(err, errlen, "create session", s->name, code);
+}
+
+/* Per-user buffers of the sizes lt_buffers_size chose; overwrite mode for a snapshot session. */
+static int channel_enable(struct lttng_handle *h, struct lttng_domain *dom,
+			  const struct lt_session *s, char *err, size_t errlen)
+{
+	struct lttng_channel *ch = lttng_channel_create(dom);
+	int rc;
+
+	if (!ch) {
+		snprintf(err, errlen, "cannot describe channel '%s': out of memory", CHANNEL);
+		return -ENOMEM;
+	}
+	snprintf(ch->name, sizeof(ch->name), "%s", CHANNEL);
+	ch->enabled = 1;
+	ch->attr.subbuf_size = lt__subbuf_of(s);
+	ch->attr.num_subbuf = s->num_subbuf ? s->num_subbuf : LT_NUM_SUBBUF;
+	ch->attr.overwrite = s->snapshot ? 1 : 0;
+	rc = lttng_enable_channel(h, ch);
+	lttng_channel_destroy(ch);
+	return rc < 0 ? fail(err, errlen, "enable channel", CHANNEL, rc) : 0;
+}
+
+/* The project's providers (or only s->event) at s->level and more severe. */
+static int events_enable(struct lttng_handle *h, const struct lt_session *s, char *err,
+			 size_t errlen)
+{
+	static const char *const providers[] = ENC_TP_PROVIDERS;
+	size_t n = s->event ? 1 : sizeof(providers) / sizeof(providers[0]);
+	struct lttng_event *ev = lttng_event_create();
+	int rc = 0;
+
+	if (!ev) {
+		snprintf(err, errlen, "cannot describe an event: out of memory");
+		return -ENOMEM;
+	}
+	ev->type = LTTNG_EVENT_TRACEPOINT;
+	ev->loglevel_type = LTTNG_EVENT_LOGLEVEL_RANGE;
+	ev->loglevel = level_lttng[(unsigned)s->level < LT_LEVEL_NR ? s->level : LT_LEVEL_INFO];
+	for (size_t i = 0; i < n && !rc; i++) {
+		if (s->event)
+			snprintf(ev->name, sizeof(ev->name), "%s", s->event);
+		else
+			snprintf(ev->name, sizeof(ev->name), "%s:*", providers[i]);
+		rc = lttng_enable_event_with_exclusions(h, ev, CHANNEL, NULL, 0, NULL);
+		if (rc < 0)
+			rc = fail(err, errlen, "enable event", ev->name, rc);
+	}
+	lttng_event_destroy(ev);
+	return rc;
+}
+
+/* vpid, vtid, procname on every event of the channel, in that order (the stream's layout). */
+static int contexts_add(struct lttng_handle *h, char *err, size_t errlen)
+{
+	static const enum lttng_event_context_type types[] = {
+		LTTNG_EVENT_CONTEXT_VPID, LTTNG_EVENT_CONTEXT_VTID, LTTNG_EVENT_CONTEXT_PROCNAME
+	};
+	static const char *const names[] = { "vpid", "vtid", "procname" };
+
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		struct lttng_event_context ctx;
+		int rc;
+
+		memset(&ctx, 0, sizeof(ctx));
+		ctx.ctx = types[i];
+		rc = lttng_add_context(h, &ctx, NULL, CHANNEL);
+		if (rc < 0)
+			return fail(err, errlen, "add context", names[i], rc);
+	}
+	return 0;
+}
+
+/* The driver's watchdog event itself dumps the flight recorder, once: "<session>-watchdog". */
+static int trigger_add(const struct lt_session *s, char *err, size_t errlen)
+{
+	struct lttng_event_rule *rule = lttng_event_rule_user_tracepoint_create();
+	struct lttng_rate_policy *once = lttng_rate_policy_once_after_n_create(1);
+	struct lttng_action *snap = lttng_action_snapshot_session_create();
+	struct lttng_condition *cond = NULL;
+	struct lttng_trigger *trigger = NULL;
+	char name[sizeof(s->name) + 16];
+	int rc;
+
+	snprintf(name, sizeof(name), "%s-watchdog", s->name);
+	if (!rule || !once || !snap ||
+	    lttng_event_rule_user_tracepoint_set_name_pattern(
+		    rule, ENC_EV_NAME(encproxy, watchdog_timeout)) != LTTNG_EVENT_RULE_STATUS_OK ||
+	    lttng_action_snapshot_session_set_session_name(snap, s->name) != LTTNG_ACTION_STATUS_OK ||
+	    lttng_action_snapshot_session_set_rate_policy(snap, once) != LTTNG_ACTION_STATUS_OK)
+		goto out_undescribed;
+	/* The condition and the trigger take their own references to what they are made of. */
+	cond = lttng_condition_event_rule_matches_create(rule);
+	trigger = cond ? lttng_trigger_create(cond, snap) : NULL;
+	if (!trigger)
+		goto out_undescribed;
+	rc = (int)lttng_register_trigger_with_name(trigger, name);
+	rc = rc == LTTNG_OK ? 0 : fail(err, errlen, "add trigger", name, rc);
+	goto out;
+
+out_undescribed:
+	snprintf(err, errlen, "cannot describe trigger '%s': out of memory", name);
+	rc = -ENOMEM;
+out:
+	lttng_trigger_destroy(trigger);
+	lttng_condition_destroy(cond);
+	lttng_action_destroy(snap);
+	lttng_rate_policy_destroy(once);
+	lttng_event_rule_destroy(rule);
+	return rc;
+}
+
+static int begin_main(struct lt_session *s, void *arg, char *err, size_t errlen)
+{
+	struct lttng_domain dom;
+	struct lttng_handle *h;
+	int rc;
+
+	(void)arg;
+	rc = session_create(s, err, errlen);
+	if (rc)
+		return rc;
+	s->created = true;
+	memset(&dom, 0, sizeof(dom));
+	dom.type = LTTNG_DOMAIN_UST;
+	dom.buf_type = LTTNG_BUFFER_PER_UID;
+	h = lttng_create_handle(s->name, &dom);
+	if (!h) {
+		snprintf(err, errlen, "cannot make a handle on session '%s': out of memory", s->name);
+		return -ENOMEM;
+	}
+	rc = channel_enable(h, &dom, s, err, errlen);
+	if (!rc)
+		rc = events_enable(h, s, err, errlen);
+	if (!rc)
+		rc = contexts_add(h, err, errlen);
+	lttng_destroy_handle(h);
+	if (!rc && s->snapshot) {
+		rc = trigger_add(s, err, errlen);
+		s->trigger = !rc;
+	}
+	if (!rc) {
+		rc = lttng_start_tracing(s->name);
+		rc = rc < 0 ? fail(err, errlen, "start session", s->name, rc) : 0;
+		s->started = !rc;
+	}
+	return rc;
+}
+
+int lt_session_begin(struct lt_session *s, char *err, size_t errlen)
+{
+	struct timespec now;
+	int rc;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	snprintf(s->name, sizeof(s->name), "proxyscope-%d-%ld%09ld", (int)getpid(),
+		 (long)now.tv_sec, now.tv_nsec);
+	rc = call(s, begin_main, NULL, err, errlen);
+	if (rc) {
+		char ignored[LT_ERR_MAX];
+
+		lt_session_end(s, ignored, sizeof(ignored));
+		return rc;
+	}
+	return 0;
+}
+
+/* --- Snapshot, end -------------------------------------------------------------------------- */
+
+static int snapshot_main(struct lt_session *s, void *arg, char *err, size_t errlen)
+{
+	int rc = lttng_snapshot_record(s->name, NULL, 1);
+
+	(void)arg;
+	return rc < 0 ? fail(err, errlen, "record a snapshot of session", s->name, rc) : 0;
+}
+
+int lt_session_snapshot(struct lt_session *s, char *err, size_t errlen)
+{
+	return call(s, snapshot_main, NULL, err, errlen);
+}
+
+/* Stop, and wait (bounded) until the consumer daemon has written out or sent what it holds. */
+static int session_stop(struct lt_session *s, char *err, size_t errlen)
+{
+	uint64_t deadline = now_ms() + STOP_TIMEOUT_MS;
+	int rc = lttng_stop_tracing_no_wait(s->name);
+
+	if (rc < 0 && rc != -LTTNG_ERR_TRACE_ALREADY_STOPPED)
+		return fail(err, errlen, "stop session", s->name, rc);
+	while ((rc = lttng_data_pending(s->name)) > 0) {
+		if (now_ms() >= deadline) {
+			snprintf(err, errlen, "session '%s': data still pending %d s after its stop",
+				 s->name, STOP_TIMEOUT_MS / 1000);
+			return -ETIMEDOUT;
+		}
+		sleep_ms(POLL_MS);
+	}
+	return rc < 0 ? fail(err, errlen, "wait for the data of session", s->name, rc) : 0;
+}
+
+/* The trigger by its name and owner, as registered (the library unregisters that object). */
+static int trigger_remove(const struct lt_session *s, char *err, size_t errlen)
+{
+	struct lttng_triggers *all = NULL;
+	char name[sizeof(s->name) + 16];
+	unsigned count = 0;
+	int rc;
+
+	snprintf(name, sizeof(name), "%s-watchdog", s->name);
+	rc = (int)lttng_list_triggers(&all);
+	if (rc != LTTNG_OK)
+		return fail(err, errlen, "list the triggers for", name, rc);
+	rc = -ENOENT;
+	lttng_triggers_get_count(all, &count);
+	for (unsigned i = 0; i < count && rc == -ENOENT; i++) {
+		const struct lttng_trigger *t = lttng_triggers_get_at_index(all, i);
+		const char *tname;
+		uid_t owner;
+
+		if (lttng_trigger_get_name(t, &tname) != LTTNG_TRIGGER_STATUS_OK ||
+		    strcmp(tname, name) ||
+		    lttng_trigger_get_owner_uid(t, &owner) != LTTNG_TRIGGER_STATUS_OK ||
+		    owner != geteuid())
+			continue;
+		rc = lttng_unregister_trigger(t);
+		rc = rc < 0 ? fail(err, errlen, "remove trigger", name, rc) : 0;
+	}
+	lttng_triggers_destroy(all);
+	if (rc == -ENOENT)
+		snprintf(err, errlen, "cannot remove trigger '%s': not found", name);
+	return rc;
+}
+
+/* Destroy, and wait (bounded) for the daemon to have closed the trace. */
+static int session_destroy(struct lt_session *s, char *err, size_t errlen)
+{
+	struct lttng_destruction_handle *h = NULL;
+	enum lttng_destruction_handle_status st;
+	enum lttng_error_code code = lttng_destroy_session_ext(s->name, &h);
+	int rc = 0;
+
+	if (code != LTTNG_OK)
+		return fail(err, errlen, "destroy session", s->name, code);
+	st = lttng_destruction_handle_wait_for_completion(h, DESTROY_TIMEOUT_MS);
+	if (st == LTTNG_DESTRUCTION_HANDLE_STATUS_TIMEOUT) {
+		snprintf(err, errlen, "session '%s': its destruction did not complete within %d s",
+			 s->name, DESTROY_TIMEOUT_MS / 1000);
+		rc = -ETIMEDOUT;
+	} else if (st != LTTNG_DESTRUCTION_HANDLE_STATUS_COMPLETED ||
+		   lttng_destruction_handle_get_result(h, &code) !=
+			   LTTNG_DESTRUCTION_HANDLE_STATUS_OK) {
+		snprintf(err, errlen, "cannot destroy session '%s': lost the session daemon's answer",
+			 s->name);
+		rc = -EIO;
+	} else if (code != LTTNG_OK) {
+		rc = fail(err, errlen, "destroy session", s->name, code);
+	}
+	lttng_destruction_handle_destroy(h);
+	return rc;
+}
+
+/* Each step owed, even after one failed; the first failure is the one reported. */
+static int end_main(struct lt_session *s, void *arg, char *err, size_t errlen)
+{
+	char later[LT_ERR_MAX];
+	int first = 0, rc;
+
+	(void)arg;
+	if (s->started) {
+		first = session_stop(s, err, errlen);
+		s->started = false;
+	}
+	if (s->trigger) {
+		rc = trigger_remove(s, first ? later : err, first ? sizeof(later) : errlen);
+		first = first ? first : rc;
+		s->trigger = false;
+	}
+	if (s->created) {
+		rc = session_destroy(s, first ? later : err, first ? sizeof(later) : errlen);
+		first = first ? first : rc;
+		s->created = false;
+	}
+	return first;
+}
+
+int lt_session_end(struct lt_session *s, char *err, size_t errlen)
+{
+	if (!s->started && !s->trigger && !s->created)
+		return 0;
+	return call(s, end_main, NULL, err, errlen);
+}
+
+/* --- The session daemon's applications ------------------------------------------------------ */
+
+/* 0 when process *arg has tracepoints listed by the session daemon, -ESRCH when not yet. */
+static int registered_main(struct lt_session *s, void *arg, char *err, size_t errlen)
+{
+	struct lttng_event *ev = NULL;
+	struct lttng_domain dom;
+	struct lttng_handle *h;
+	pid_t pid = *(pid_t *)arg;
+	int n, rc = -ESRCH;
+
+	(void)s;
+	memset(&dom, 0, sizeof(dom));
+	dom.type = LTTNG_DOMAIN_UST;
+	h = lttng_create_handle(NULL, &dom);
+	if (!h) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	n = lttng_list_tracepoints(h, &ev);
+	for (int i = 0; i < n && rc; i++)
+		if (ev[i].pid == pid)
+			rc = 0;
+	if (n < 0)
+		rc = fail(err, errlen, "list the registered applications", NULL, n);
+	free(ev);
+	lttng_destroy_handle(h);
+	return rc;
+}
+
+int lt_wait_registered(pid_t pid, unsigned timeout_ms)
+{
+	uint64_t deadline = now_ms() + timeout_ms;
+	char err[LT_ERR_MAX];
+
+	/* One question per poll, the lock released in between (a Ctrl-C's session end waits for
+	 * it); a daemon not answering yet is asked again like one that has not seen @pid yet. */
+	while (call(NULL, registered_main, &pid, err, sizeof(err))) {
+		if (now_ms() >= deadline)
+			return -ETIMEDOUT;
+		sleep_ms(POLL_MS);
+	}
+	return 0;
+}
+
+static int alive_main(struct lt_session *s, void *arg, char *err, size_t errlen)
+{
+	(void)s, (void)arg, (void)err, (void)errlen;
+	return lttng_session_daemon_alive() == 1 ? 0 : -ECONNREFUSED;
+}
+
+bool lt__sessiond_alive(void)
+{
+	char err[LT_ERR_MAX];
+
+	return call(NULL, alive_main, NULL, err, sizeof(err)) == 0;
+}
+
+int lt__backend_check(char *err, size_t errlen)
+{
+	(void)err, (void)errlen;
+	return 0;
+}
