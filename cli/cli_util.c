@@ -9,7 +9,6 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -362,12 +361,4 @@ bool cli_cmd_runnable(const char *cmd, char *err, size_t errlen)
 	}
 	snprintf(err, errlen, "cannot run '%s': command not found", cmd);
 	return false;
-}
-
-void cli_child_unblock_signals(void)
-{
-	sigset_t none;
-
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
 }

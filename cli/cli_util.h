@@ -96,10 +96,6 @@ void cli_format_duration(uint64_t ns, char *buf, size_t len);
  * shell would say it. */
 bool cli_cmd_runnable(const char *cmd, char *err, size_t errlen);
 
-/* In a child between fork() and exec(): no signal blocked. A daemon we start (lttng-sessiond,
- * lttng-relayd) must take the SIGTERM that stops it, although `run` blocks it in its threads. */
-void cli_child_unblock_signals(void);
-
 /* --- JSON ------------------------------------------------------------------------------------ */
 
 #define CLI_JSON_DEPTH_MAX 16

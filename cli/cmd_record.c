@@ -20,6 +20,8 @@
 #include "cli_util.h"
 #include "cmd.h"
 #include "lttng_ctl.h"
+#include "print_run.h"
+#include "spawn.h"
 #include "trace_tally.h"
 
 enum { OPT_OUTPUT = 1, OPT_LOGLEVEL, OPT_SNAPSHOT, OPT_BUFFER_SIZE, OPT_HELP };
@@ -62,33 +64,18 @@ static const char record_usage[] =
 	"\n"
 	"Exit status: CMD's (128+N when a signal N ended it); 2 when tracing could not start.\n";
 
-static volatile sig_atomic_t g_interrupted;
-
-static void on_signal(int sig)
-{
-	g_interrupted = sig;
-}
-
-/* Run CMD and wait; Ctrl-C and SIGTERM reach CMD (same process group) but not us. */
+/* Run CMD and wait; Ctrl-C and SIGTERM reach CMD (same process group) but not us (signals.h). */
 static int run_command(char **argv)
 {
-	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
-	int status;
+	struct ctl_sigcatch sigs;
+	int status, rc;
 	pid_t pid;
 
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	pid = fork();
-	if (pid == 0) {
-		sigaction(SIGINT, &old_int, NULL);
-		sigaction(SIGTERM, &old_term, NULL);
-		execvp(argv[0], argv);
-		fprintf(stderr, "error: cannot run '%s': %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	if (pid < 0) {
-		cli_error("cannot start '%s': %s", argv[0], strerror(errno));
+	ctl_signals_catch(&sigs, false);
+	rc = ctl_spawn(&(struct ctl_spawn_opts){ .argv = argv, .restore = &sigs,
+						 .say_exec_error = true }, &pid);
+	if (rc) {
+		cli_error("cannot start '%s': %s", argv[0], strerror(-rc));
 		status = CLI_EXIT_FAILURE << 8;
 	} else {
 		while (waitpid(pid, &status, 0) < 0) {
@@ -96,12 +83,11 @@ static int run_command(char **argv)
 				status = CLI_EXIT_FAILURE << 8;
 				break;
 			}
-			if (g_interrupted == SIGTERM)
+			if (ctl_signals_caught() == SIGTERM)
 				kill(pid, SIGTERM);
 		}
 	}
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	ctl_signals_restore(&sigs);
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);
@@ -127,7 +113,7 @@ static void record_tally(const struct lt_session *s, const char *cmd, const char
 	if (rc)
 		cli_error("cannot count the events of '%s': %s", dir, err);
 	else
-		trace_tally_print(&t, cmd, buffers, stdout);
+		print_tally(&t, cmd, buffers, stdout);
 }
 
 int cmd_record(int argc, char **argv)
@@ -208,7 +194,7 @@ int cmd_record(int argc, char **argv)
 		rc = -EIO;
 	}
 	lt_sessiond_release(&s);
-	if (g_interrupted)
+	if (ctl_signals_caught())
 		fprintf(stderr, "proxyscope: interrupted; the trace recorded so far is kept\n");
 	printf("trace: %s\n", s.output);
 	lt_buffers_str(&s, buffers, sizeof(buffers));

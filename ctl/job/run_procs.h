@@ -10,8 +10,8 @@
  * the others then get 3 x the watchdog timeout + 10 s to end, after which one still running is
  * stuck (a provider spinning on a lock the dead process held) and is killed.
  */
-#ifndef PROXYSCOPE_CLI_RUN_PROCS_H
-#define PROXYSCOPE_CLI_RUN_PROCS_H
+#ifndef PROXYSCOPE_CTL_RUN_PROCS_H
+#define PROXYSCOPE_CTL_RUN_PROCS_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -40,14 +40,6 @@ struct run_procs {
 int run_procs_run(const struct enc_wl_args *args, bool traced, int argc, char **argv,
 		  struct run_procs *rp, struct enc_wl_result *res);
 
-/* One line on @out per process that did not exit normally, e.g. killed by a signal. */
-void run_procs_print(const struct run_procs *rp, const struct enc_wl_args *args, FILE *out);
-
-struct cli_json;
-/* "processes": [{"index", "pid", "first_rank", "last_rank", "exit_status", "signal",
- * "reported"}] into the open object @j (exit_status / signal: null when not applicable). */
-void run_procs_json(struct cli_json *j, const struct run_procs *rp, const struct enc_wl_args *args);
-
 /* True when every child exited with status 0 or 1 (it ran; 1 = its run failed). */
 bool run_procs_all_exited(const struct run_procs *rp);
 
@@ -58,4 +50,4 @@ int run_child_parse(const char *v, uint32_t *proc, int *fd, bool *traced);
 void run_child_guard(void);
 int run_child_report(int fd, const struct enc_wl_result *res);
 
-#endif /* PROXYSCOPE_CLI_RUN_PROCS_H */
+#endif /* PROXYSCOPE_CTL_RUN_PROCS_H */

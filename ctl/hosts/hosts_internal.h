@@ -1,9 +1,9 @@
 /*
- * What hosts.c and hosts_sweep.c share: the keeper (hosts_sweep.c) and the runtime directory's
- * removal (hosts.c).
+ * What hosts.c uses of hosts_sweep.c: the keeper and the runtime directory's removal. The calls
+ * go one way (hosts.c -> hosts_sweep.c): the keeper removes the directory without calling back.
  */
-#ifndef PROXYSCOPE_CLI_HOSTS_INTERNAL_H
-#define PROXYSCOPE_CLI_HOSTS_INTERNAL_H
+#ifndef PROXYSCOPE_CTL_HOSTS_INTERNAL_H
+#define PROXYSCOPE_CTL_HOSTS_INTERNAL_H
 
 #include "hosts.h"
 
@@ -14,4 +14,4 @@ void hosts__keeper_note(struct hosts *h, uint64_t ino);
 /* Remove the runtime directory @dir and the files in it (it holds no subdirectory). */
 void hosts__dir_remove(const char *dir);
 
-#endif /* PROXYSCOPE_CLI_HOSTS_INTERNAL_H */
+#endif /* PROXYSCOPE_CTL_HOSTS_INTERNAL_H */

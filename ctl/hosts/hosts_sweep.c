@@ -6,6 +6,7 @@
  * orted that started ranks, all of it is found by its namespace, and nothing else ever is.
  */
 #include "hosts_internal.h"
+#include "spawn.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -135,6 +136,26 @@ int hosts_ns_refs(const uint64_t *inos, unsigned n)
 	return found;
 }
 
+void hosts__dir_remove(const char *dir)
+{
+	char path[PATH_MAX + 256];
+	struct dirent *de;
+	DIR *d;
+
+	if (!dir[0])
+		return;
+	d = opendir(dir);
+	if (d) {
+		while ((de = readdir(d)))
+			if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
+				snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+				unlink(path);
+			}
+		closedir(d);
+	}
+	rmdir(dir);
+}
+
 /*
  * The keeper's life: it reads the inodes of the namespaces as they are made; at end of file
  * (the CLI closed the pipe after its own teardown, or died) it sweeps them and removes the
@@ -147,11 +168,7 @@ static void keeper_main(int rfd, const char *dir)
 	unsigned n = 0;
 	uint64_t ino;
 
-	signal(SIGINT, SIG_IGN);
-	signal(SIGQUIT, SIG_IGN);
-	signal(SIGHUP, SIG_IGN);
-	signal(SIGTERM, SIG_IGN);
-	signal(SIGPIPE, SIG_IGN);
+	ctl_signals_sweeper();
 	/* A session of its own: whoever kills the CLI's process group (a test runner on its
 	 * timeout) leaves the keeper to clean up after it. */
 	setsid();
@@ -177,9 +194,33 @@ static void keeper_main(int rfd, const char *dir)
  * CLI's whole process tree on its timeout (ctest walks the children by parent pid) does not
  * find it. Not being our child, it tells us it is done by closing the pipe it holds (@done).
  */
+struct keeper_arg {
+	int *p, *done;
+	const char *dir;
+};
+
+/* The keeper's process (a grandchild: ctl_spawn's detach). */
+static void keeper_child(void *arg)
+{
+	struct keeper_arg *a = arg;
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	close(a->p[1]);
+	close(a->done[0]);
+	/* Nothing of the CLI's held open - not even its output, which a caller may be reading to
+	 * its end - while the keeper outlives it. */
+	for (int fd = 0; null >= 0 && fd < 3; fd++)
+		dup2(null, fd);
+	for (int fd = 3; fd < 1024; fd++)
+		if (fd != a->p[0] && fd != a->done[1])
+			close(fd);
+	keeper_main(a->p[0], a->dir);
+}
+
 int hosts__keeper_start(struct hosts *h)
 {
-	int p[2], done[2], st;
+	struct keeper_arg ka;
+	int p[2], done[2], rc;
 	pid_t pid;
 
 	if (pipe2(p, O_CLOEXEC) < 0)
@@ -191,33 +232,15 @@ int hosts__keeper_start(struct hosts *h)
 		close(p[1]);
 		return e;
 	}
-	pid = fork();
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-
-		pid_t keeper = fork();
-
-		if (keeper != 0)
-			_exit(keeper < 0);
-		close(p[1]);
-		close(done[0]);
-		/* Nothing of the CLI's held open - not even its output, which a caller may be
-		 * reading to its end - while the keeper outlives it. */
-		for (int fd = 0; null >= 0 && fd < 3; fd++)
-			dup2(null, fd);
-		for (int fd = 3; fd < 1024; fd++)
-			if (fd != p[0] && fd != done[1])
-				close(fd);
-		keeper_main(p[0], h->dir);
-	}
+	ka = (struct keeper_arg){ p, done, h->dir };
+	rc = ctl_spawn(&(struct ctl_spawn_opts){ .main = keeper_child, .arg = &ka, .detach = true },
+		       &pid);
 	close(p[0]);
 	close(done[1]);
-	if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-		int e = pid < 0 ? -errno : -ECHILD;
-
+	if (rc) {
 		close(p[1]);
 		close(done[0]);
-		return e;
+		return rc;
 	}
 	h->keeper_fd = p[1];
 	h->keeper_done_fd = done[0];

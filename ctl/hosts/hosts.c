@@ -3,6 +3,7 @@
  * session daemon per host, and the teardown. See hosts.h for the design.
  */
 #include "hosts_internal.h"
+#include "spawn.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -16,33 +17,12 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 static const char *const ns_names[HOSTS_NS_NR] = { "net", "uts", "mnt" };
 static const int ns_types[HOSTS_NS_NR] = { CLONE_NEWNET, CLONE_NEWUTS, CLONE_NEWNS };
-
-void hosts__dir_remove(const char *dir)
-{
-	char path[PATH_MAX + 256];
-	struct dirent *de;
-	DIR *d;
-
-	if (!dir[0])
-		return;
-	d = opendir(dir);
-	if (d) {
-		while ((de = readdir(d)))
-			if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
-				snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-				unlink(path);
-			}
-		closedir(d);
-	}
-	rmdir(dir);
-}
 
 static int file_write(const char *path, const char *text, mode_t mode)
 {
@@ -65,11 +45,9 @@ static void holder_main(const struct host *host, bool mounts, const char *hosts_
 {
 	int e = 0;
 
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
+	if (getppid() != parent) /* we died before PR_SET_PDEATHSIG was set (ctl_spawn) */
 		_exit(1);
-	signal(SIGINT, SIG_IGN); /* the CLI tears down on Ctrl-C; a signal must not race it */
-	signal(SIGQUIT, SIG_IGN);
+	ctl_signals_host_helper(); /* the CLI tears down on Ctrl-C; a signal must not race it */
 	if (unshare(CLONE_NEWNET | CLONE_NEWUTS | CLONE_NEWNS) < 0)
 		e = errno;
 	else if (sethostname(host->name, strlen(host->name)) < 0)
@@ -91,9 +69,26 @@ static void holder_main(const struct host *host, bool mounts, const char *hosts_
 		pause();
 }
 
+struct holder_arg {
+	const struct host *host;
+	bool mounts;
+	const char *hosts_file;
+	int *p;
+	pid_t parent;
+};
+
+static void holder_child(void *arg)
+{
+	struct holder_arg *a = arg;
+
+	close(a->p[0]);
+	holder_main(a->host, a->mounts, a->hosts_file, a->p[1], a->parent);
+}
+
 static int holder_start(struct hosts *h, struct host *host, bool mounts, char *err,
 			size_t errlen)
 {
+	struct holder_arg ha;
 	char hosts_file[96], path[64];
 	pid_t parent = getpid(), pid;
 	struct stat st;
@@ -102,16 +97,13 @@ static int holder_start(struct hosts *h, struct host *host, bool mounts, char *e
 	snprintf(hosts_file, sizeof(hosts_file), "%s/hosts", h->dir);
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		e = -errno;
+	ha = (struct holder_arg){ host, mounts, hosts_file, p, parent };
+	e = ctl_spawn(&(struct ctl_spawn_opts){ .main = holder_child, .arg = &ha,
+						.pdeathsig = SIGKILL }, &pid);
+	if (e) {
 		close(p[0]);
 		close(p[1]);
 		return e;
-	}
-	if (pid == 0) {
-		close(p[0]);
-		holder_main(host, mounts, hosts_file, p[1], parent);
 	}
 	close(p[1]);
 	host->holder = pid;
@@ -181,6 +173,7 @@ int host_spawn(const struct host *host, char *const argv[], const char *stdin_pa
 	size_t n = 0;
 	char **v;
 	pid_t pid;
+	int e;
 
 	while (argv[n])
 		n++;
@@ -190,26 +183,11 @@ int host_spawn(const struct host *host, char *const argv[], const char *stdin_pa
 	host_nsenter(host, &ns);
 	memcpy(v, ns.argv, HOSTS_NSENTER_ARGC * sizeof(*v));
 	memcpy(&v[HOSTS_NSENTER_ARGC], argv, (n + 1) * sizeof(*v));
-	pid = fork();
-	if (pid < 0) {
-		int e = -errno;
-
-		free(v);
-		return e;
-	}
-	if (pid == 0) {
-		if (stdin_path) {
-			int fd = open(stdin_path, O_RDONLY);
-
-			if (fd < 0 || dup2(fd, 0) < 0)
-				_exit(126);
-		}
-		signal(SIGINT, SIG_DFL);
-		signal(SIGQUIT, SIG_DFL);
-		execvp(v[0], v);
-		_exit(127);
-	}
+	e = ctl_spawn(&(struct ctl_spawn_opts){ .argv = v, .stdin_path = stdin_path,
+						.default_int_quit = true }, &pid);
 	free(v);
+	if (e)
+		return e;
 	*out = pid;
 	return 0;
 }

@@ -21,7 +21,8 @@
 #include <proxyscope/log.h>
 #include <proxyscope/trace.h>
 
-#include "cli_util.h"
+#include "msg.h"
+#include "signals.h"
 #include "hosts.h"
 #include "hosts_trace.h"
 #include "live_relayd.h"
@@ -37,7 +38,6 @@ struct xchild_result {
 
 #define XCHILD_MAGIC 0x78726573u /* "xres" */
 #define REGISTER_TIMEOUT_MS 10000
-#define WATCH_TIMER_US 100000 /* the live sessions' timer, as run --watch's */
 #define JOB_GONE_GRACE_MS 3000
 #define LAUNCHER_STOP_MS 5000
 
@@ -51,10 +51,10 @@ static void child_trace(uint32_t proc)
 	int rc = enc_trace_load();
 
 	if (rc)
-		cli_error("process %" PRIu32 ": the tracepoint probes are not loaded (%s): nothing "
+		ctl_error("process %" PRIu32 ": the tracepoint probes are not loaded (%s): nothing "
 			  "of it is recorded", proc, strerror(-rc));
 	else if (lt_wait_registered(getpid(), REGISTER_TIMEOUT_MS))
-		cli_error("process %" PRIu32 ": not registered with its host's lttng-sessiond "
+		ctl_error("process %" PRIu32 ": not registered with its host's lttng-sessiond "
 			  "within %u ms: its first events may be missing", proc, REGISTER_TIMEOUT_MS);
 }
 
@@ -74,8 +74,8 @@ int run_hosts_child(struct enc_wl_args *args, const char *dir, bool traced)
 
 	rc = enc_launcher_get(&l);
 	if (rc || !l.pmix) {
-		cli_error("--%s: not started by a PMIx launcher", RUN_XCHILD_OPT);
-		return CLI_EXIT_USAGE;
+		ctl_error("--%s: not started by a PMIx launcher", RUN_XCHILD_OPT);
+		return -EINVAL;
 	}
 	args->proc = l.rank;
 	args->procs = l.size;
@@ -92,7 +92,7 @@ int run_hosts_child(struct enc_wl_args *args, const char *dir, bool traced)
 	enc_log_set_hook(enc_log_stderr, NULL, ENC_LOG_WARN);
 	rc = enc_wl_run(args, &r.res);
 	if (rc)
-		cli_error("process %" PRIu32 ": cannot run the workload: %s", args->proc,
+		ctl_error("process %" PRIu32 ": cannot run the workload: %s", args->proc,
 			  r.res.err[0] ? r.res.err : strerror(-rc));
 	r.proc = l.rank;
 	snprintf(r.host, sizeof(r.host), "%.31s", u.nodename);
@@ -101,18 +101,12 @@ int run_hosts_child(struct enc_wl_args *args, const char *dir, bool traced)
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0 || write(fd, &r, sizeof(r)) != (ssize_t)sizeof(r) || close(fd) < 0 ||
 	    rename(tmp, path) < 0) {
-		cli_error("cannot write '%s': %s", path, strerror(errno));
-		return CLI_EXIT_FAILURE;
+		rc = -errno;
+		ctl_error("cannot write '%s': %s", path, strerror(-rc));
+		return rc;
 	}
 	/* 0 whatever the result: mpirun would end the other processes on a failure. */
-	return CLI_EXIT_OK;
-}
-
-static volatile sig_atomic_t g_signal;
-
-static void on_signal(int sig)
-{
-	g_signal = sig;
+	return 0;
 }
 
 /* mpirun's command line: ours, plus the job name and where the results go. */
@@ -169,8 +163,8 @@ static int launcher_wait(struct hosts *h, struct run_hosts *rh, bool heal, uint6
 			break;
 		if (w < 0 && errno != EINTR)
 			return -errno;
-		if (g_signal && !passed) { /* mpirun ends its job on SIGINT/SIGTERM */
-			kill(pid, g_signal == SIGINT ? SIGINT : SIGTERM);
+		if (ctl_signals_caught() && !passed) { /* mpirun ends its job on SIGINT/SIGTERM */
+			kill(pid, ctl_signals_caught() == SIGINT ? SIGINT : SIGTERM);
 			passed = true;
 		}
 		gone = all_ms ? rh->procs : run_hosts_job_gone(h->dir, rh->procs);
@@ -222,10 +216,9 @@ static void results_read(const struct hosts *h, struct run_hosts *rh, struct enc
 
 /* Recording: the relay daemon and the hosts' sessions, and the watch; 0, or -errno after an
  * "error:" line. */
-static int trace_begin(struct hosts_trace *t, struct hosts *h, const struct run_hosts_trace *trace,
-		       struct run_watch **watch)
+static int trace_begin(struct hosts_trace *t, struct hosts *h,
+		       const struct ctl_recording_opts *trace, struct run_watch **watch)
 {
-	struct hosts_trace_opts o = { .output = trace ? trace->output : NULL };
 	char err[HOSTS_ERR_MAX], (*url)[512];
 	const char **urls;
 	int rc;
@@ -233,13 +226,9 @@ static int trace_begin(struct hosts_trace *t, struct hosts *h, const struct run_
 	*watch = NULL;
 	if (!trace)
 		return 0;
-	o.level = trace->level;
-	o.buffer_size = trace->buffer_size;
-	o.snapshot = trace->snapshot;
-	o.live_timer_us = trace->watch ? WATCH_TIMER_US : 0;
-	rc = hosts_trace_begin(t, h, &o, err, sizeof(err));
+	rc = hosts_trace_begin(t, h, trace, err, sizeof(err));
 	if (rc) {
-		cli_error("cannot record across hosts: %s", err);
+		ctl_error("cannot record across hosts: %s", err);
 		return rc;
 	}
 	if (!trace->watch)
@@ -260,8 +249,8 @@ static int trace_begin(struct hosts_trace *t, struct hosts *h, const struct run_
 	    run_watch_start(&(struct run_watch_opts){ .urls = urls, .n = h->n,
 						      .netns_fd = h->collector.ns_fd[HOSTS_NS_NET],
 						      .threshold_ns = trace->watch_threshold_ns,
-						      .json = trace->watch_json }, watch))
-		cli_error("cannot start the watch; the run goes on, unwatched");
+						      .printer = trace->watch_printer }, watch))
+		ctl_error("cannot start the watch; the run goes on, unwatched");
 	free(url);
 	free(urls);
 	return 0;
@@ -269,7 +258,7 @@ static int trace_begin(struct hosts_trace *t, struct hosts *h, const struct run_
 
 /* The last snapshots, the sessions ended (their data at the relay daemon), the watch drained,
  * the relay daemon stopped. */
-static int trace_end(struct hosts_trace *t, const struct run_hosts_trace *trace,
+static int trace_end(struct hosts_trace *t, const struct ctl_recording_opts *trace,
 		     struct run_watch *watch)
 {
 	char err[LT_ERR_MAX];
@@ -278,29 +267,29 @@ static int trace_end(struct hosts_trace *t, const struct run_hosts_trace *trace,
 	if (!trace)
 		return 0;
 	if (trace->snapshot && hosts_trace_snapshot(t, err, sizeof(err))) {
-		cli_error("recording across hosts: %s", err);
+		ctl_error("recording across hosts: %s", err);
 		rc = -EIO;
 	}
 	if (hosts_trace_end_sessions(t, err, sizeof(err)) && !rc) {
-		cli_error("recording across hosts: %s", err);
+		ctl_error("recording across hosts: %s", err);
 		rc = -EIO;
 	}
 	run_watch_stop(watch);
 	if (hosts_trace_end(t, err, sizeof(err)) && !rc) {
-		cli_error("recording across hosts: %s", err);
+		ctl_error("recording across hosts: %s", err);
 		rc = -EIO;
 	}
 	return rc;
 }
 
 int run_hosts_run(const struct enc_wl_args *args, uint32_t hosts,
-		  const struct run_hosts_trace *trace, int argc, char **argv,
+		  const struct ctl_recording_opts *trace, int argc, char **argv,
 		  struct run_hosts *rh, struct enc_wl_result *res)
 {
 	struct hosts_opts o = { .n = hosts, .sessiond = trace != NULL };
 	struct hosts_trace t;
 	struct run_watch *watch;
-	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
+	struct ctl_sigcatch sigs;
 	char err[HOSTS_ERR_MAX], exe[PATH_MAX], np[16], ppr[32];
 	struct hosts *h;
 	char **v;
@@ -318,17 +307,15 @@ int run_hosts_run(const struct enc_wl_args *args, uint32_t hosts,
 	if (len < 0)
 		return -errno;
 	exe[len] = '\0';
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
+	ctl_signals_catch(&sigs, false);
 	rc = hosts_create(&o, &h, err, sizeof(err));
 	if (rc) {
-		cli_error("%s", err);
+		ctl_error("%s", err);
 		goto out_signals;
 	}
 	if (hosts_launcher_env()) {
 		rc = -errno;
-		cli_error("cannot set the environment: %s", strerror(errno));
+		ctl_error("cannot set the environment: %s", strerror(errno));
 		hosts_destroy(h);
 		goto out_signals;
 	}
@@ -341,7 +328,7 @@ int run_hosts_run(const struct enc_wl_args *args, uint32_t hosts,
 	rc = v ? host_spawn(&h->collector, v, "/dev/null", &pid) : -ENOMEM;
 	free(v);
 	if (rc) {
-		cli_error("cannot start mpirun: %s", strerror(-rc));
+		ctl_error("cannot start mpirun: %s", strerror(-rc));
 	} else {
 		rh->launcher_status = launcher_wait(h, rh, run_hosts_partitions(args),
 						    3 * (uint64_t)args->timeout_ms + 10000, pid);
@@ -351,27 +338,6 @@ int run_hosts_run(const struct enc_wl_args *args, uint32_t hosts,
 		rc = -EIO;
 	hosts_destroy(h);
 out_signals:
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	ctl_signals_restore(&sigs);
 	return rc;
-}
-
-void run_hosts_print(const struct run_hosts *rh, FILE *out)
-{
-	uint32_t per = rh->procs / rh->hosts;
-
-	fprintf(out, "hosts:       %" PRIu32 " (", rh->hosts);
-	for (uint32_t i = 0; i < rh->hosts; i++)
-		fprintf(out, "%shost%" PRIu32 ": processes %" PRIu32 "-%" PRIu32, i ? ", " : "", i,
-			i * per, (i + 1) * per - 1);
-	fputs("), started by mpirun\n", out);
-	for (uint32_t p = 0; p < rh->procs; p++)
-		if (!rh->seen[p])
-			fprintf(out, "process %" PRIu32 " (host%" PRIu32 "): left no result\n", p,
-				p / per);
-	if (rh->launcher_stopped)
-		fprintf(out, "mpirun ran on after the job's processes were gone, or with some of "
-			"them stuck: stopped\n");
-	else if (rh->launcher_status)
-		fprintf(out, "mpirun exited with status %d\n", rh->launcher_status);
 }

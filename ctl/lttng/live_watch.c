@@ -1,6 +1,6 @@
 /*
  * The watch loop (live_watch.h): poll the live reader for up to POLL_MS, estimate the stream's
- * present, ask the live watchdog, print its notes, refresh the status line; stop when the
+ * present, ask the live watchdog, hand its notes and the status to the caller's printer (ctl/ never prints); stop when the
  * stream ends, when the caller's should_stop says so (then let the stream drain, bounded), or
  * when the stream is lost (an error from the reader, or a reader stuck in one call for
  * stuck_ms: a relay daemon that stopped answering).
@@ -17,8 +17,6 @@
 #include <proxyscope/psa_live.h>
 #include <proxyscope/psa_watch.h>
 
-#include "cli_util.h"
-#include "report_json.h"
 
 #define POLL_MS 50
 #define STATUS_EVERY_NS 1000000000ull
@@ -30,7 +28,6 @@
 struct loop {
 	const struct live_watch_opts *o;
 	uint64_t t0;             /* mono ns the watch began */
-	bool status_shown;       /* the status line is on the terminal */
 	uint64_t ends;           /* end notes written */
 };
 
@@ -42,134 +39,21 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static void status_clear(struct loop *lp)
-{
-	if (lp->status_shown) {
-		fputs("\r\033[K", stderr);
-		lp->status_shown = false;
-	}
-}
-
-static void note_json(struct loop *lp, const struct psa_watch_note *n)
-{
-	struct cli_json j;
-
-	cli_json_init_compact(&j, lp->o->out);
-	cli_json_begin_object(&j);
-	cli_json_key(&j, "event");
-	cli_json_string(&j, psa_watch_what_str(n->what));
-	cli_json_key(&j, "time_ns");
-	cli_json_u64(&j, n->ts);
-	cli_json_key(&j, "elapsed_s");
-	cli_json_double(&j, (double)(mono_ns() - lp->t0) / 1e9);
-	cli_json_key(&j, "threshold_ns");
-	cli_json_u64(&j, lp->o->threshold_ns);
-	cli_json_key(&j, "stuck_ns");
-	cli_json_u64(&j, n->what == PSA_WATCH_FINDING ? n->stall->duration_ns : n->stuck_ns);
-	cli_json_key(&j, "blocked");
-	cli_json_u64(&j, n->blocked);
-	report_json_stall_members(&j, n->stall, NULL);
-	cli_json_key(&j, "leads_to");
-	if (n->root) {
-		cli_json_begin_object(&j);
-		report_json_stall_members(&j, n->root, NULL);
-		cli_json_end_object(&j);
-	} else {
-		cli_json_null(&j);
-	}
-	cli_json_end_object(&j);
-	fputc('\n', lp->o->out);
-}
-
-/* psa_stall_label and " on HOST": a job across hosts has processes of the same pid on several
- * hosts, and the lines that name no pid still name where the rank runs. */
-static void label_on(const struct psa_stall *s, char *buf, size_t len)
-{
-	size_t k;
-
-	psa_stall_label(s, buf, len);
-	k = strlen(buf);
-	if (s->host[0] && k < len)
-		snprintf(buf + k, len - k, " on %s", s->host);
-}
-
-static void note_text(struct loop *lp, const struct psa_watch_note *n)
-{
-	const struct psa_stall *s = n->stall;
-	double at = (double)(mono_ns() - lp->t0) / 1e9;
-	char label[96 + PSA_HOST_MAX], line[512];
-
-	label_on(s, label, sizeof(label));
-	if (n->what == PSA_WATCH_RESOLVED) {
-		fprintf(lp->o->out, "[+%.3f s] resolved: %s resumed after %.3f s\n", at, label,
-			(double)n->stuck_ns / 1e9);
-		return;
-	}
-	if (n->what == PSA_WATCH_END) {
-		fprintf(lp->o->out, "[+%.3f s] end: %s still %s when %s (for %.3f s)\n", at, label,
-			s->process ? "silent" : "stuck", lp->o->end_what, (double)n->stuck_ns / 1e9);
-		return;
-	}
-	if (s->root_cause) {
-		psa_stall_root_line(s, line, sizeof(line));
-		psa_stall_label(s, label, sizeof(label)); /* the root line names the host */
-		fprintf(lp->o->out, "[+%.3f s] finding: %s; %s", at, line, label);
-	} else {
-		psa_stall_label(s, label, sizeof(label)); /* the pid and its host follow */
-		fprintf(lp->o->out, "[+%.3f s] finding: %s (pid %u on %s, gid %u): %s: %s%s", at,
-			label, s->vpid, s->host, s->gid, psa_cause_str(s->cause), s->detail,
-			s->uncertain ? " [uncertain: events were lost in this window]" : "");
-		if (s->waiting_on_n) {
-			fprintf(lp->o->out, "; waiting on rank%s", s->waiting_on_n > 1 ? "s" : "");
-			for (uint32_t k = 0; k < s->waiting_on_n; k++)
-				fprintf(lp->o->out, "%s %u", k ? "," : "", s->waiting_on[k]);
-		}
-		if (n->root) {
-			label_on(n->root, line, sizeof(line));
-			fprintf(lp->o->out, " -> %s (%s: %s for %.3f s so far)", line,
-				psa_cause_str(n->root->cause), psa_state_str(n->root->state),
-				(double)n->root->duration_ns / 1e9);
-		} else {
-			fprintf(lp->o->out, ", no root cause in the stream yet");
-		}
-	}
-	if (!s->process)
-		fprintf(lp->o->out, ", %s for %.3f s", psa_state_str(s->state),
-			(double)s->duration_ns / 1e9);
-	if (n->blocked)
-		fprintf(lp->o->out, ", blocks %u task%s", n->blocked, n->blocked == 1 ? "" : "s");
-	fputc('\n', lp->o->out);
-}
-
 static void on_note(void *arg, const struct psa_watch_note *n)
 {
 	struct loop *lp = arg;
 
-	status_clear(lp);
+	const struct live_watch_printer *pr = lp->o->printer;
+
 	lp->ends += n->what == PSA_WATCH_END;
-	if (lp->o->json)
-		note_json(lp, n);
-	else
-		note_text(lp, n);
-	fflush(lp->o->out);
+	if (pr && pr->note)
+		pr->note(pr, n, lp->o->threshold_ns, (double)(mono_ns() - lp->t0) / 1e9);
 }
 
 /* The stream's present on the trace clock (0: nothing seen yet); see live_watch.h. */
 static uint64_t present(const struct psa_live_status *st)
 {
 	return st->last_ts;
-}
-
-static void status_line(struct loop *lp, struct psa_watch *w, uint64_t *last_events)
-{
-	struct psa_watch_counts c;
-
-	psa_watch_counts(w, &c);
-	fprintf(stderr, "\rwatch: %" PRIu64 " events/s, %" PRIu64 " tasks open, %" PRIu64
-		" lost events, %" PRIu64 " finding%s open\033[K",
-		c.events - *last_events, c.tasks, c.lost, c.open, c.open == 1 ? "" : "s");
-	*last_events = c.events;
-	lp->status_shown = true;
 }
 
 static int lost_stream(struct live_watch_result *res, int rc, const char *prefix, const char *why)
@@ -233,8 +117,10 @@ int live_watch_run(const struct live_watch_opts *o, struct live_watch_result *re
 			break;
 		}
 		mono = mono_ns();
-		if (o->status && mono >= next_status) {
-			status_line(&lp, w, &last_events);
+		if (o->status && o->printer && o->printer->status && mono >= next_status) {
+			psa_watch_counts(w, &c);
+			o->printer->status(o->printer, &c, c.events - last_events);
+			last_events = c.events;
 			next_status = mono + STATUS_EVERY_NS;
 		}
 		if (rc == 1) {
@@ -252,7 +138,8 @@ int live_watch_run(const struct live_watch_opts *o, struct live_watch_result *re
 		}
 	}
 	psa_watch_end(w, now);
-	status_clear(&lp);
+	if (o->printer && o->printer->done)
+		o->printer->done(o->printer);
 	psa_watch_counts(w, &c);
 	res->findings = c.findings;
 	res->open_at_end = lp.ends;

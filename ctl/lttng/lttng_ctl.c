@@ -8,7 +8,7 @@
  * client and the traced command find it), and it is stopped - only it, by its pid - at the end.
  */
 #include "lttng_ctl.h"
-#include "cli_util.h"
+#include "signals.h"
 
 #include <dirent.h>
 #include <errno.h>

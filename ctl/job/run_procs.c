@@ -2,6 +2,7 @@
  * `proxyscope run --procs P` (see run_procs.h): start, wait for and merge the children.
  */
 #include "run_procs.h"
+#include "spawn.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,13 +17,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli_util.h"
 
 static int child_start(int argc, char **argv, uint32_t i, bool traced, pid_t *pid, int *rfd)
 {
 	char spec[48], exe[PATH_MAX];
 	char **cargv;
-	int p[2];
+	int p[2], rc;
 	ssize_t n;
 
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -43,18 +43,13 @@ static int child_start(int argc, char **argv, uint32_t i, bool traced, pid_t *pi
 		cargv[a + 1] = argv[a]; /* argv[0] is "run" */
 	cargv[argc + 1] = "--" RUN_CHILD_OPT;
 	cargv[argc + 2] = spec;
-	*pid = fork();
-	if (*pid == 0) {
-		/* only the write end crosses the exec */
-		if (fcntl(p[1], F_SETFD, 0) == 0)
-			execv(exe, cargv);
-		_exit(127);
-	}
+	/* only the write end crosses the exec */
+	rc = ctl_spawn(&(struct ctl_spawn_opts){ .path = exe, .argv = cargv, .keep_fd = p[1] }, pid);
 	free(cargv);
 	close(p[1]);
-	if (*pid < 0) {
+	if (rc) {
 		close(p[0]);
-		return -errno;
+		return rc;
 	}
 	*rfd = p[0];
 	return 0;
@@ -170,71 +165,12 @@ int run_procs_run(const struct enc_wl_args *args, bool traced, int argc, char **
 	return rc;
 }
 
-void run_procs_json(struct cli_json *j, const struct run_procs *rp, const struct enc_wl_args *args)
-{
-	cli_json_key(j, "processes");
-	cli_json_begin_array(j);
-	for (uint32_t i = 0; i < rp->n; i++) {
-		int st = rp->status[i];
-		uint32_t first, count;
-
-		enc_wl_proc_ranks(args, i, &first, &count);
-		cli_json_begin_object(j);
-		cli_json_key(j, "index");
-		cli_json_u64(j, i);
-		cli_json_key(j, "pid");
-		cli_json_u64(j, (uint64_t)rp->pid[i]);
-		cli_json_key(j, "first_rank");
-		cli_json_u64(j, first);
-		cli_json_key(j, "last_rank");
-		cli_json_u64(j, first + count - 1);
-		cli_json_key(j, "exit_status");
-		if (WIFEXITED(st))
-			cli_json_u64(j, (uint64_t)WEXITSTATUS(st));
-		else
-			cli_json_null(j);
-		cli_json_key(j, "signal");
-		if (WIFSIGNALED(st))
-			cli_json_u64(j, (uint64_t)WTERMSIG(st));
-		else
-			cli_json_null(j);
-		cli_json_key(j, "reported");
-		cli_json_bool(j, rp->reported[i]);
-		cli_json_key(j, "killed_by_proxyscope");
-		cli_json_bool(j, rp->killed[i]);
-		cli_json_end_object(j);
-	}
-	cli_json_end_array(j);
-}
-
 bool run_procs_all_exited(const struct run_procs *rp)
 {
 	for (uint32_t i = 0; i < rp->n; i++)
 		if (!WIFEXITED(rp->status[i]) || WEXITSTATUS(rp->status[i]) > 1)
 			return false;
 	return true;
-}
-
-void run_procs_print(const struct run_procs *rp, const struct enc_wl_args *args, FILE *out)
-{
-	for (uint32_t i = 0; i < rp->n; i++) {
-		int st = rp->status[i];
-		uint32_t first, count;
-
-		if (WIFEXITED(st) && WEXITSTATUS(st) <= 1)
-			continue;
-		enc_wl_proc_ranks(args, i, &first, &count);
-		fprintf(out, "process %" PRIu32 " (pid %d, ranks %" PRIu32 "..%" PRIu32 ") ", i,
-			(int)rp->pid[i], first, first + count - 1);
-		if (rp->killed[i])
-			fprintf(out, "was still running long after another process died (stuck, "
-				"e.g. inside the provider): killed by proxyscope\n");
-		else if (WIFSIGNALED(st))
-			fprintf(out, "died: killed by signal %d (%s)\n", WTERMSIG(st),
-				strsignal(WTERMSIG(st)));
-		else
-			fprintf(out, "exited with status %d\n", WEXITSTATUS(st));
-	}
 }
 
 int run_child_parse(const char *v, uint32_t *proc, int *fd, bool *traced)

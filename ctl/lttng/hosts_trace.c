@@ -49,7 +49,7 @@ static int relayd_start(struct hosts_trace *t, struct hosts *h, const char *outp
 	return live_relayd_start(&t->relayd, &at, output, err, errlen);
 }
 
-int hosts_trace_begin(struct hosts_trace *t, struct hosts *h, const struct hosts_trace_opts *o,
+int hosts_trace_begin(struct hosts_trace *t, struct hosts *h, const struct ctl_recording_opts *o,
 		      char *err, size_t errlen)
 {
 	int rc;
@@ -75,9 +75,9 @@ int hosts_trace_begin(struct hosts_trace *t, struct hosts *h, const struct hosts
 		s->snapshot = o->snapshot;
 		/* the ranks of a host are not this process's: sized as record sizes a session */
 		lt_buffers_size(s, o->level, 0, o->buffer_size);
-		if (o->live_timer_us) {
+		if (o->watch) {
 			s->live_url = t->relayd.session_url;
-			s->live_timer_us = o->live_timer_us;
+			s->live_timer_us = CTL_LIVE_TIMER_US;
 		} else {
 			s->url = t->relayd.session_url;
 		}

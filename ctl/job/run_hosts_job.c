@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli_util.h"
+#include "msg.h"
 
 void run_hosts_job_started(const char *dir, uint32_t rank)
 {
@@ -25,7 +25,7 @@ void run_hosts_job_started(const char *dir, uint32_t rank)
 	len = snprintf(text, sizeof(text), "%ld\n", (long)getpid());
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0 || write(fd, text, (size_t)len) != len)
-		cli_error("cannot write '%s': %s (the run waits for mpirun alone)", path,
+		ctl_error("cannot write '%s': %s (the run waits for mpirun alone)", path,
 			  strerror(errno));
 	if (fd >= 0)
 		close(fd);

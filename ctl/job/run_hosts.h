@@ -22,8 +22,8 @@
  * through the relay daemon (run_watch.h) while mpirun runs; in snapshot mode (--snapshot)
  * they are overwrite-mode sessions whose snapshots go to the relay daemon.
  */
-#ifndef PROXYSCOPE_CLI_RUN_HOSTS_H
-#define PROXYSCOPE_CLI_RUN_HOSTS_H
+#ifndef PROXYSCOPE_CTL_RUN_HOSTS_H
+#define PROXYSCOPE_CTL_RUN_HOSTS_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -31,7 +31,7 @@
 
 #include <proxyscope/workload.h>
 
-#include "lttng_ctl.h"
+#include "recording.h"
 
 #define RUN_XCHILD_OPT "_xchild"
 
@@ -45,32 +45,19 @@ struct run_hosts {
 	bool launcher_stopped;                  /* it ran on after the job: we stopped it */
 };
 
-struct run_hosts_trace {
-	const char *output;  /* absolute: the relay daemon's output tree (it creates it) */
-	enum lt_level level;
-	uint64_t buffer_size; /* per CPU, every host's session; 0: as record sizes one */
-	bool snapshot;        /* flight recorder on every host: a snapshot to the relay daemon
-				 when a driver's watchdog fires there, and every host's at the end */
-	bool watch;           /* live sessions, all watched at once by a thread of ours */
-	uint64_t watch_threshold_ns;
-	bool watch_json;
-};
-
 /*
  * Build @hosts hosts, run @args->procs processes of `@argv` (argv[0] = "run") on them, merge
  * their results into @res; recorded into @trace->output unless @trace is NULL. Returns 0, or
- * -errno when the hosts, the recording or the launcher could not start (with a reason on
- * stderr); -EPERM when not root.
+ * -errno when the hosts, the recording or the launcher could not start (with a reason through
+ * msg.h); -EPERM when not root. @trace->output: absolute, the relay daemon's tree.
  */
 int run_hosts_run(const struct enc_wl_args *args, uint32_t hosts,
-		  const struct run_hosts_trace *trace, int argc, char **argv,
+		  const struct ctl_recording_opts *trace, int argc, char **argv,
 		  struct run_hosts *rh, struct enc_wl_result *res);
 
-/* A line per process that left no result, naming its host when known. */
-void run_hosts_print(const struct run_hosts *rh, FILE *out);
-
 /* In a process started by mpirun: run this process's ranks (recorded by its host's session
- * when @traced), leave the result in @dir. */
+ * when @traced), leave the result in @dir. 0 (whatever the run's result), or -EINVAL when not
+ * started by a PMIx launcher, -errno when the result cannot be written. */
 int run_hosts_child(struct enc_wl_args *args, const char *dir, bool traced);
 
 /* run_hosts_job.c: the job's processes, seen from the parent through files in @dir. */
@@ -84,4 +71,4 @@ int run_hosts_link_cut(void *arg);
 /* Whether @args arms a partition fault (its host's link is healed after the job). */
 bool run_hosts_partitions(const struct enc_wl_args *args);
 
-#endif /* PROXYSCOPE_CLI_RUN_HOSTS_H */
+#endif /* PROXYSCOPE_CTL_RUN_HOSTS_H */

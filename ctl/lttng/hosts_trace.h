@@ -20,8 +20,8 @@
  * relay daemon's live port), or snapshot ones (overwrite mode; each snapshot goes to the relay
  * daemon too, DIR/<hostname>/<session>-<date>/<snapshot>-N).
  */
-#ifndef PROXYSCOPE_CLI_HOSTS_TRACE_H
-#define PROXYSCOPE_CLI_HOSTS_TRACE_H
+#ifndef PROXYSCOPE_CTL_HOSTS_TRACE_H
+#define PROXYSCOPE_CTL_HOSTS_TRACE_H
 
 #include <limits.h>
 #include <stdbool.h>
@@ -32,19 +32,11 @@
 #include "hosts.h"
 #include "live_relayd.h"
 #include "lttng_ctl.h"
+#include "recording.h"
 
 #define HOSTS_RELAYD_CTRL 5342
 #define HOSTS_RELAYD_DATA 5343
 #define HOSTS_RELAYD_LIVE 5344
-
-struct hosts_trace_opts {
-	const char *output;        /* absolute: the relay daemon's output tree (it creates it) */
-	enum lt_level level;
-	uint64_t buffer_size;      /* per CPU, every host's session; 0: as record sizes it */
-	bool snapshot;             /* flight recorder: overwrite mode, snapshots to the relay
-				      daemon (hosts_trace_snapshot, and the driver's watchdog) */
-	unsigned live_timer_us;    /* > 0: live sessions (watched), with this timer */
-};
 
 struct hosts_trace {
 	struct live_relayd relayd;    /* on the collector, a child of ours */
@@ -58,11 +50,12 @@ struct hosts_trace {
 int hosts_trace_check(char *err, size_t errlen);
 
 /*
- * Start the relay daemon writing into @o->output and a session on every host of @h (each with
- * its session daemon: hosts_opts.sessiond). On failure everything done so far is undone.
+ * Start the relay daemon writing into @o->output (absolute) and a session on every host of @h
+ * (each with its session daemon: hosts_opts.sessiond); live ones when @o->watch, sized as
+ * `record` sizes a session (@o->ranks is not used: the ranks are not this process's). On failure everything done so far is undone.
  * Returns 0 or -errno with a reason in @err.
  */
-int hosts_trace_begin(struct hosts_trace *t, struct hosts *h, const struct hosts_trace_opts *o,
+int hosts_trace_begin(struct hosts_trace *t, struct hosts *h, const struct ctl_recording_opts *o,
 		      char *err, size_t errlen);
 
 /*
@@ -82,4 +75,4 @@ int hosts_trace_end_sessions(struct hosts_trace *t, char *err, size_t errlen);
 /* hosts_trace_end_sessions, then stop the relay daemon. 0 or the first error. */
 int hosts_trace_end(struct hosts_trace *t, char *err, size_t errlen);
 
-#endif /* PROXYSCOPE_CLI_HOSTS_TRACE_H */
+#endif /* PROXYSCOPE_CTL_HOSTS_TRACE_H */

@@ -6,10 +6,10 @@
  *
  *	struct trace_tally t;
  *	trace_tally_read(dir, &t, err, sizeof(err));    (or fill it from a model's totals)
- *	trace_tally_print(&t, "./app", buffers, stdout);
+ *	print_tally(&t, "./app", buffers, stdout);       (the CLI: cli/print_run.h)
  */
-#ifndef PROXYSCOPE_CLI_TRACE_TALLY_H
-#define PROXYSCOPE_CLI_TRACE_TALLY_H
+#ifndef PROXYSCOPE_CTL_TRACE_TALLY_H
+#define PROXYSCOPE_CTL_TRACE_TALLY_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -33,16 +33,4 @@ int trace_tally_read(const char *dir, struct trace_tally *t, char *err, size_t e
 /* The share of the events the tracer lost, in [0, 1]. */
 double trace_tally_loss(const struct trace_tally *t);
 
-/*
- * When nothing of ours was recorded, the warning on stderr naming @cmd (the traced command)
- * and return false. Otherwise, on @out, "events:      N recorded, M lost (x %)[, <@buffers>]"
- * (@buffers: the tracer's buffers, lt_buffers_str; may be NULL), with a hint when some were
- * lost, and return true.
- */
-bool trace_tally_print(const struct trace_tally *t, const char *cmd, const char *buffers,
-		       FILE *out);
-
-/* The warning alone (no events of ours). */
-void trace_tally_warn_empty(const char *cmd);
-
-#endif /* PROXYSCOPE_CLI_TRACE_TALLY_H */
+#endif /* PROXYSCOPE_CTL_TRACE_TALLY_H */

@@ -56,32 +56,3 @@ double trace_tally_loss(const struct trace_tally *t)
 
 	return all ? (double)t->lost_events / (double)all : 0.0;
 }
-
-void trace_tally_warn_empty(const char *cmd)
-{
-	fprintf(stderr, "warning: no proxyscope events were recorded: %s did not load libproxyscope, "
-		"or its probe library was not found\n", cmd);
-}
-
-bool trace_tally_print(const struct trace_tally *t, const char *cmd, const char *buffers,
-		       FILE *out)
-{
-	if (!t->ours) {
-		trace_tally_warn_empty(cmd);
-		return false;
-	}
-	fprintf(out, "events:      %" PRIu64 " recorded%s, %" PRIu64 " lost (%.2f %%)", t->ours,
-		t->snapshot ? " (the flight recorder's window: older ones overwritten)" : "",
-		t->lost_events, 100.0 * trace_tally_loss(t));
-	if (t->lost_packets)
-		fprintf(out, ", %" PRIu64 " packet%s %s", t->lost_packets,
-			t->lost_packets == 1 ? "" : "s",
-			t->snapshot ? "overwritten (flight recorder)" : "lost");
-	if (buffers)
-		fprintf(out, "; buffers %s", buffers);
-	fputc('\n', out);
-	if (t->lost_events)
-		fprintf(out, "             the tracer's buffers filled up: a larger --buffer-size "
-			"keeps more\n");
-	return true;
-}

@@ -1,7 +1,7 @@
 /*
  * The watch loop shared by `proxyscope watch` and `run --watch`: a live reader (psa_live.h)
- * feeding the live watchdog (psa_watch.h), a finding printed as soon as it is made, a status
- * line on stderr when it is a terminal, and every wait bounded.
+ * feeding the live watchdog (psa_watch.h), a finding handed to the printer as soon as it is
+ * made, a status line every second, and every wait bounded.
  *
  * "Now" while the stream is quiet: findings compare a task's time in its state with the
  * stream's present, on the trace clock, and the present is the latest trace time the stream
@@ -16,8 +16,8 @@
  * threshold on an idle machine, later on a loaded one, and never before it is true. The wall
  * clock bounds the waits instead: a reader stuck in one call, the drain at the end.
  */
-#ifndef PROXYSCOPE_CLI_LIVE_WATCH_H
-#define PROXYSCOPE_CLI_LIVE_WATCH_H
+#ifndef PROXYSCOPE_CTL_LIVE_WATCH_H
+#define PROXYSCOPE_CTL_LIVE_WATCH_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -26,15 +26,30 @@
 
 #include <proxyscope/psa_event.h>
 
+struct psa_watch_counts;
+struct psa_watch_note;
+
+/* Where the watch's notes go: the CLI's printer (cli/watch_print.h); called from the watching
+ * thread. Any member may be NULL. */
+struct live_watch_printer {
+	/* a finding, a resolution or an end note, @elapsed_s after the watch began */
+	void (*note)(const struct live_watch_printer *pr, const struct psa_watch_note *n,
+		     uint64_t threshold_ns, double elapsed_s);
+	/* every second with opts.status: the counts, and the events of the last second */
+	void (*status)(const struct live_watch_printer *pr, const struct psa_watch_counts *c,
+		       uint64_t events_delta);
+	/* the watch ended (a status line drawn goes) */
+	void (*done)(const struct live_watch_printer *pr);
+	void *arg;
+};
+
 struct live_watch_opts {
 	const char *const *urls;   /* the sessions: net://RELAYD[:PORT]/host/HOST/SESSION, one per
 				      host of a job across hosts; followed at once, muxed */
 	size_t n;
 	uint64_t threshold_ns;     /* a state lasting longer is a finding */
-	bool json;                 /* JSON Lines on out instead of text */
-	FILE *out;                 /* the findings */
-	bool status;               /* a status line on stderr */
-	const char *end_what;      /* how end notes say the watch ended: "CMD ended" */
+	const struct live_watch_printer *printer; /* the findings */
+	bool status;               /* a status line (printer->status) every second */
 	unsigned stuck_ms;         /* a reader inside one call this long: the relay is gone */
 	unsigned drain_ms;         /* after on_stop: how long the stream may take to end */
 	bool (*should_stop)(void *arg); /* polled: the watched thing ended */
@@ -70,4 +85,4 @@ int live_relay_of(const char *url, char *out, size_t len);
 int live_wait_streams(const char *const *urls, size_t n, bool (*stop)(void *), void *arg,
 		      char *err, size_t errlen);
 
-#endif /* PROXYSCOPE_CLI_LIVE_WATCH_H */
+#endif /* PROXYSCOPE_CTL_LIVE_WATCH_H */

@@ -2,7 +2,7 @@
  * The watch thread of `run --watch` (run_watch.h). Design: the workload's threads are this
  * process's (or, across hosts, mpirun's on the hosts), so the watch runs on a thread of its
  * own at a raised priority (a stalled run spins); it stops once the sessions are destroyed
- * and the stream has drained. A lost stream is reported on stderr and ends only the watch,
+ * and the stream has drained. A lost stream is reported (msg.h) and ends only the watch,
  * not the run. A network namespace is entered by the thread alone (setns of CLONE_NEWNET
  * changes only the calling thread's), and the live reader's threads it starts inherit it.
  */
@@ -18,9 +18,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli_util.h"
 #include "live_relayd.h"
 #include "live_watch.h"
+#include "msg.h"
 
 struct run_watch {
 	char (*url)[512];              /* I: [n] */
@@ -28,7 +28,7 @@ struct run_watch {
 	size_t n;                      /* I */
 	int netns_fd;                  /* I: -1, or ours to close after the join */
 	uint64_t threshold_ns;         /* I */
-	bool json;                     /* I */
+	const struct live_watch_printer *printer; /* I */
 	atomic_bool stop;              /* A: the session is over */
 	pthread_t thread;
 	struct live_watch_result res;  /* the thread's, read after the join */
@@ -48,9 +48,7 @@ static void *watch_main(void *arg)
 		.urls = w->urls,
 		.n = w->n,
 		.threshold_ns = w->threshold_ns,
-		.json = w->json,
-		.out = w->json ? stderr : stdout,
-		.end_what = "the run ended",
+		.printer = w->printer,
 		.stuck_ms = 10000,
 		.drain_ms = 5000,
 		.should_stop = stop_requested,
@@ -59,17 +57,17 @@ static void *watch_main(void *arg)
 	char err[512];
 
 	if (w->netns_fd >= 0 && setns(w->netns_fd, CLONE_NEWNET)) {
-		cli_error("watch: cannot enter the relay daemon's network namespace: %s; the run "
+		ctl_error("watch: cannot enter the relay daemon's network namespace: %s; the run "
 			  "goes on, unwatched", strerror(errno));
 		return NULL;
 	}
 	live_boost(0);
 	if (live_wait_streams(w->urls, w->n, stop_requested, w, err, sizeof(err)) < 0) {
-		cli_error("watch: %s", err);
+		ctl_error("watch: %s", err);
 		return NULL;
 	}
 	if (live_watch_run(&o, &w->res))
-		cli_error("watch: %s; the run goes on, unwatched", w->res.err);
+		ctl_error("watch: %s; the run goes on, unwatched", w->res.err);
 	return NULL;
 }
 
@@ -102,7 +100,7 @@ int run_watch_start(const struct run_watch_opts *o, struct run_watch **out)
 	}
 	w->n = o->n;
 	w->threshold_ns = o->threshold_ns;
-	w->json = o->json;
+	w->printer = o->printer;
 	if (pthread_create(&w->thread, NULL, watch_main, w)) {
 		watch_free(w);
 		return -1;
@@ -117,8 +115,8 @@ void run_watch_stop(struct run_watch *w)
 		return;
 	atomic_store(&w->stop, true);
 	pthread_join(w->thread, NULL);
-	fprintf(stderr, "watch: %llu events, %llu lost, %llu finding%s\n",
-		(unsigned long long)w->res.events, (unsigned long long)w->res.lost,
-		(unsigned long long)w->res.findings, w->res.findings == 1 ? "" : "s");
+	ctl_note("watch: %llu events, %llu lost, %llu finding%s",
+		 (unsigned long long)w->res.events, (unsigned long long)w->res.lost,
+		 (unsigned long long)w->res.findings, w->res.findings == 1 ? "" : "s");
 	watch_free(w);
 }

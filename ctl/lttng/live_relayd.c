@@ -10,7 +10,7 @@
  * child).
  */
 #include "live_relayd.h"
-#include "cli_util.h"
+#include "spawn.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -21,7 +21,6 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -90,6 +89,13 @@ static void log_tail(const char *log, char *out, size_t outlen)
 		fclose(f);
 }
 
+/* In the relay daemon's child, before the exec: the priority it keeps (live_boost). */
+static void boost_self(void *arg)
+{
+	(void)arg;
+	live_boost(0);
+}
+
 static pid_t spawn(const struct live_relayd *r, const struct live_relayd_at *at,
 		   const char *output)
 {
@@ -114,21 +120,11 @@ static pid_t spawn(const struct live_relayd *r, const struct live_relayd_at *at,
 	argv[n++] = "-o";
 	argv[n++] = o;
 	argv[n] = NULL;
-	pid = fork();
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-		int log = at && at->log ? open(at->log, O_WRONLY | O_CREAT | O_TRUNC, 0644) : null;
-
-		setpgid(0, 0);
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		cli_child_unblock_signals();
-		live_boost(0);
-		if (null < 0 || log < 0 || dup2(null, STDIN_FILENO) < 0 ||
-		    dup2(log, STDOUT_FILENO) < 0 || dup2(log, STDERR_FILENO) < 0)
-			_exit(126);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
+	if (ctl_spawn(&(struct ctl_spawn_opts){ .argv = argv, .own_group = true,
+						 .pdeathsig = SIGTERM, .empty_mask = true,
+						 .io_null = true, .log = at ? at->log : NULL,
+						 .setup = boost_self }, &pid))
+		return -1;
 	return pid;
 }
 
