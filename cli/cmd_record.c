@@ -17,10 +17,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli_ctl.h"
 #include "cli_util.h"
 #include "cmd.h"
 #include "lttng_ctl.h"
 #include "print_run.h"
+#include "recording.h"
 #include "spawn.h"
 #include "trace_tally.h"
 
@@ -118,13 +120,14 @@ static void record_tally(const struct lt_session *s, const char *cmd, const char
 
 int cmd_record(int argc, char **argv)
 {
-	struct lt_session s = { .level = LT_LEVEL_INFO };
+	struct ctl_recording_opts ro = { .level = LT_LEVEL_INFO };
+	struct ctl_recording rec;
 	const char *output = NULL, *name, *value;
 	char err[LT_ERR_MAX], defdir[64], buffers[96];
-	uint64_t buffer_size = 0;
 	struct cli_opts p;
 	int split = argc, id, rc, code;
 
+	cli_ctl_init();
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--")) {
 			split = i;
@@ -137,16 +140,16 @@ int cmd_record(int argc, char **argv)
 			output = value;
 			break;
 		case OPT_LOGLEVEL:
-			if (lt_level_parse(value, &s.level))
+			if (lt_level_parse(value, &ro.level))
 				return cli_usage_error("record", "%s: '%s' is not a level (err, warning, info, debug)",
 						       name, value);
 			break;
 		case OPT_SNAPSHOT:
-			s.snapshot = true;
+			ro.snapshot = true;
 			break;
 		case OPT_BUFFER_SIZE:
 			if (cli_parse_size(value, LT_SUBBUF_MIN * LT_NUM_SUBBUF, LT_BUFFER_MAX,
-					   &buffer_size, err, sizeof(err)))
+					   &ro.buffer_size, err, sizeof(err)))
 				return cli_usage_error("record", "%s: %s", name, err);
 			break;
 		case OPT_HELP:
@@ -166,39 +169,20 @@ int cmd_record(int argc, char **argv)
 		strftime(defdir, sizeof(defdir), "proxyscope-trace-%Y%m%d-%H%M%S", localtime(&t));
 		output = defdir;
 	}
-	if (lt_tools_check(err, sizeof(err)) || !cli_cmd_runnable(argv[split + 1], err, sizeof(err)) ||
-	    lt_output_prepare(output, s.output, sizeof(s.output), err, sizeof(err))) {
+	/* the recording, described; begun; CMD run; ended */
+	ro.output = output;
+	if (ctl_recording_begin(&rec, &ro, argv[split + 1], err, sizeof(err))) {
 		cli_error("%s", err);
 		return CLI_EXIT_USAGE;
 	}
-	lt_buffers_size(&s, s.level, 0, buffer_size);
-	if (lt_sessiond_ensure(&s, err, sizeof(err))) {
-		cli_error("%s", err);
-		return CLI_EXIT_USAGE;
-	}
-	if (lt_session_begin(&s, err, sizeof(err))) {
-		cli_error("%s", err);
-		lt_sessiond_release(&s);
-		return CLI_EXIT_USAGE;
-	}
-
 	code = run_command(&argv[split + 1]);
-
-	rc = 0;
-	if (s.snapshot && lt_session_snapshot(&s, err, sizeof(err))) {
-		cli_error("%s", err);
-		rc = -EIO;
-	}
-	if (lt_session_end(&s, err, sizeof(err))) {
-		cli_error("%s", err);
-		rc = -EIO;
-	}
-	lt_sessiond_release(&s);
+	rc = ctl_recording_stop(&rec, false);
+	ctl_recording_release(&rec);
 	if (ctl_signals_caught())
 		fprintf(stderr, "proxyscope: interrupted; the trace recorded so far is kept\n");
-	printf("trace: %s\n", s.output);
-	lt_buffers_str(&s, buffers, sizeof(buffers));
-	record_tally(&s, argv[split + 1], buffers);
+	printf("trace: %s\n", rec.s.output);
+	lt_buffers_str(&rec.s, buffers, sizeof(buffers));
+	record_tally(&rec.s, argv[split + 1], buffers);
 	fflush(stdout);
 	if (rc && code == 0)
 		return CLI_EXIT_FAILURE;

@@ -25,12 +25,14 @@
 
 #include <proxyscope/psa_live.h>
 
+#include "cli_ctl.h"
 #include "cli_util.h"
 #include "cmd.h"
 #include "live_relayd.h"
 #include "live_watch.h"
 #include "lttng_ctl.h"
 #include "print_run.h"
+#include "recording.h"
 #include "spawn.h"
 #include "trace_tally.h"
 #include "watch_print.h"
@@ -96,8 +98,7 @@ struct child {
 	int status;   /* once exited */
 	bool exited;
 	bool termed;  /* our SIGTERM was passed on to it */
-	struct lt_session *s;
-	bool session_ended;
+	struct ctl_recording *rec;
 	bool stream_lost;  /* the relay daemon is gone: the session cannot end cleanly */
 };
 
@@ -117,15 +118,10 @@ static bool child_done(void *arg)
 static void end_session(void *arg)
 {
 	struct child *c = arg;
-	char err[LT_ERR_MAX];
 
-	if (c->session_ended)
-		return;
-	c->session_ended = true;
 	/* with the relay daemon gone, lttng says its destroy failed (the consumer cannot close
 	 * the streams), which is the error already reported */
-	if (lt_session_end(c->s, err, sizeof(err)) && !c->stream_lost)
-		cli_error("%s", err);
+	ctl_recording_stop(c->rec, c->stream_lost);
 }
 
 /* CMD keeps the default dispositions: Ctrl-C ends it, not us (signals.h). */
@@ -187,47 +183,29 @@ static bool interrupted(void *arg)
 
 static int watch_command(const struct watch_args *a)
 {
-	struct lt_session s = { .level = a->level, .live_timer_us = (unsigned)(a->timer_ns / 1000) };
-	struct live_relayd r;
-	struct child c = { .s = &s };
+	struct ctl_recording_opts ro = { .output = a->output, .level = a->level, .watch = true,
+					 .live_timer_us = (unsigned)(a->timer_ns / 1000),
+					 .buffer_size = a->buffer_size };
+	struct ctl_recording rec;
+	struct child c = { .rec = &rec };
 	struct live_watch_opts o;
 	struct live_watch_result res;
 	struct watch_print wp;
-	char err[LT_ERR_MAX], defdir[64], host[256], url[512];
-	const char *output = a->output, *urls[1] = { url };
+	char err[LT_ERR_MAX], defdir[64];
+	const char *urls[1] = { rec.url };
 	int code, rc;
 
-	lt_buffers_size(&s, s.level, 0, a->buffer_size); /* as record: CMD's ranks are unknown */
-
-	if (!output) {
+	if (!ro.output) {
 		time_t t = time(NULL);
 
 		strftime(defdir, sizeof(defdir), "proxyscope-watch-%Y%m%d-%H%M%S", localtime(&t));
-		output = defdir;
+		ro.output = defdir;
 	}
-	if (lt_tools_check(err, sizeof(err)) || !cli_cmd_runnable(a->cmd[0], err, sizeof(err)) ||
-	    lt_output_prepare(output, s.output, sizeof(s.output), err, sizeof(err)) ||
-	    live_relayd_start(&r, NULL, s.output, err, sizeof(err))) {
+	/* the recording, described; begun; CMD run and watched; ended */
+	if (ctl_recording_begin(&rec, &ro, a->cmd[0], err, sizeof(err))) {
 		cli_error("%s", err);
 		return CLI_EXIT_USAGE;
 	}
-	s.live_url = r.session_url;
-	if (lt_sessiond_ensure(&s, err, sizeof(err))) {
-		cli_error("%s", err);
-		live_relayd_stop(&r);
-		return CLI_EXIT_USAGE;
-	}
-	if (lt_session_begin(&s, err, sizeof(err))) {
-		cli_error("%s", err);
-		lt_sessiond_release(&s);
-		live_relayd_stop(&r);
-		return CLI_EXIT_USAGE;
-	}
-	if (s.sessiond_pid > 0) /* ours: now that the session exists, so do its consumers */
-		live_boost_sessiond(s.sessiond_pid);
-	gethostname(host, sizeof(host));
-	host[sizeof(host) - 1] = '\0';
-	snprintf(url, sizeof(url), "%s/host/%s/%s", r.relay_url, host, s.name);
 	opts_common(&o, a, urls, 1, &wp, "CMD ended");
 	o.should_stop = child_done;
 	o.on_stop = end_session;
@@ -238,8 +216,7 @@ static int watch_command(const struct watch_args *a)
 	if (c.pid < 0) {
 		cli_error("cannot start '%s': %s", a->cmd[0], strerror(errno));
 		end_session(&c);
-		lt_sessiond_release(&s);
-		live_relayd_stop(&r);
+		ctl_recording_release(&rec);
 		return CLI_EXIT_FAILURE;
 	}
 	rc = live_wait_streams(urls, 1, child_done, &c, err, sizeof(err));
@@ -265,12 +242,11 @@ static int watch_command(const struct watch_args *a)
 		fprintf(stderr, "warning: the live stream did not end within %d s after CMD; the "
 			"last events may be missing from the findings\n", DRAIN_MS / 1000);
 	}
-	lt_sessiond_release(&s);
-	live_relayd_stop(&r);
+	ctl_recording_release(&rec);
 	summary(&res);
 	if (ctl_signals_caught())
 		fprintf(stderr, "proxyscope: interrupted; the trace recorded so far is kept\n");
-	printf("trace: %s\n", s.output);
+	printf("trace: %s\n", rec.s.output);
 	fflush(stdout);
 	if (res.rc)
 		return CLI_EXIT_FAILURE;
@@ -420,5 +396,6 @@ int cmd_watch(int argc, char **argv)
 		return watch_attach(&a);
 	if (!a.timer_ns)
 		a.timer_ns = 100000000ull;
+	cli_ctl_init();
 	return watch_command(&a);
 }

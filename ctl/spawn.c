@@ -6,6 +6,8 @@
  * multi-threaded process); the one message it may write goes straight to its stderr.
  */
 #include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -101,4 +103,27 @@ int ctl_spawn(const struct ctl_spawn_opts *o, pid_t *pid)
 		return -ECHILD;
 	*pid = 0;
 	return 0;
+}
+
+bool ctl_spawn_runnable(const char *cmd, char *err, size_t errlen)
+{
+	const char *path = getenv("PATH");
+	char buf[PATH_MAX];
+
+	if (strchr(cmd, '/')) {
+		if (access(cmd, X_OK) == 0)
+			return true;
+		snprintf(err, errlen, "cannot run '%s': %s", cmd, strerror(errno));
+		return false;
+	}
+	for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
+		size_t len = strcspn(p, ":");
+
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, p, cmd);
+		if (len && access(buf, X_OK) == 0)
+			return true;
+		p += len + (p[len] == ':');
+	}
+	snprintf(err, errlen, "cannot run '%s': command not found", cmd);
+	return false;
 }

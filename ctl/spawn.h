@@ -44,6 +44,10 @@ struct ctl_spawn_opts {
 				     it); *pid is then 0 and nobody waits for it */
 };
 
+/* Is @cmd something execvp() can run (a path, or a name found in PATH)? Fills @err like the
+ * shell would say it. */
+bool ctl_spawn_runnable(const char *cmd, char *err, size_t errlen);
+
 /* Start a child as @o says. Returns 0 with *@pid, or -errno (nothing started). */
 int ctl_spawn(const struct ctl_spawn_opts *o, pid_t *pid);
 

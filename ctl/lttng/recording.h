@@ -5,9 +5,11 @@
  * field by field into its own: a layer that needs a variant copies the whole struct and
  * changes the one field that differs (run --hosts: the output is the relay daemon's tree).
  *
- *	run_trace_begin(&rt, &opts) / hosts_trace_begin(&t, h, &opts, ...)   begin it
- *	... the workload runs ...
- *	run_trace_end(&rt) / hosts_trace_end(&t, ...)                         end it
+ * Begin it, run, end it:
+ *	a command's (record, watch)   ctl_recording_begin .. CMD .. ctl_recording_stop, _release
+ *	run's (this process)          run_trace_begin .. workload .. run_trace_end (run_trace.h)
+ *	run --hosts's                 hosts_trace_begin .. mpirun .. hosts_trace_end (hosts_trace.h,
+ *	                              through run_hosts_run)
  */
 #ifndef PROXYSCOPE_CTL_RECORDING_H
 #define PROXYSCOPE_CTL_RECORDING_H
@@ -15,6 +17,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <stddef.h>
+
+#include "live_relayd.h"
 #include "live_watch.h"
 #include "lttng_ctl.h"
 
@@ -33,11 +38,38 @@ struct ctl_recording_opts {
 	bool snapshot;         /* flight recorder: overwrite mode, a snapshot when the driver's
 				  watchdog fires and one at the end; the report reads the last */
 	bool watch;            /* --watch: live sessions, watched while the run runs */
+	unsigned live_timer_us; /* their live timer; 0: CTL_LIVE_TIMER_US */
 	uint64_t watch_threshold_ns;
 	const struct live_watch_printer *watch_printer; /* --watch: where findings go */
 	/* Ctrl-C, in the signal thread once the session ended: what to do with what was
 	 * recorded (the CLI writes the interrupted run's timelines). NULL: nothing. */
 	void (*on_interrupted)(struct run_trace *rt);
 };
+
+/* A recording of a command that we start (record, watch): its session, and its relay daemon
+ * when live. */
+struct ctl_recording {
+	struct lt_session s;        /* s.output: the absolute trace directory */
+	struct live_relayd relayd;  /* live: ours, writing into s.output */
+	bool live;
+	bool ended;                 /* ctl_recording_stop ran */
+	char url[512];              /* live: the session a viewer follows (net://.../host/H/S) */
+};
+
+/*
+ * Begin: the tools checked, @cmd runnable (NULL: not checked), DIR prepared (@o->output,
+ * required here), the relay daemon started when @o->watch, a session daemon found or started,
+ * the session started. Buffers sized as for a command whose ranks are unknown. Returns 0, or
+ * -EINVAL with a reason in @err and nothing left behind.
+ */
+int ctl_recording_begin(struct ctl_recording *r, const struct ctl_recording_opts *o,
+			const char *cmd, char *err, size_t errlen);
+
+/* End the session (a snapshot first in snapshot mode); once. Each failure is said (msg.h)
+ * unless @quiet (the relay daemon is gone: the failure is the one already said). 0 or -EIO. */
+int ctl_recording_stop(struct ctl_recording *r, bool quiet);
+
+/* The session daemon and the relay daemon we started, stopped. */
+void ctl_recording_release(struct ctl_recording *r);
 
 #endif /* PROXYSCOPE_CTL_RECORDING_H */
