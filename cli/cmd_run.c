@@ -32,6 +32,7 @@
 #include "run_output.h"
 #include "run_procs.h"
 #include "run_hosts.h"
+#include "run_job.h"
 #include "hosts.h"
 #include "hosts_trace.h"
 #include "run_report.h"
@@ -381,65 +382,19 @@ static int run_child(struct run_cli *c)
 	return !rc && enc_wl_result_is_ok(&c->args, &res) ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
 }
 
-/* The children's command line: ours, plus the job name they must share. */
-static char **child_argv(int argc, char **argv, const char *job, int *out_argc)
-{
-	char **v = calloc((size_t)argc + 3, sizeof(*v));
-
-	if (!v)
-		return NULL;
-	memcpy(v, argv, (size_t)argc * sizeof(*v));
-	*out_argc = argc;
-	if (job) {
-		v[(*out_argc)++] = "--job";
-		v[(*out_argc)++] = (char *)job;
-	}
-	return v;
-}
-
 static struct run_hosts g_rh; /* the processes of a --hosts run */
 
-/* A --hosts run: the processes on simulated hosts, started by mpirun. */
-static int run_hosts_workload(struct run_cli *c, int argc, char **argv, struct enc_wl_result *res)
+/* Run the workload here, over --procs children or --hosts hosts (ctl/job/run_job.h). */
+static int run_workload(struct run_cli *c, int argc, char **argv, struct run_procs *rp,
+			struct enc_wl_result *res)
 {
 	struct ctl_recording_opts t = { 0 };
-	static char job[ENC_WL_JOB_MAX];
-	int rc;
 
 	if (c->hosts_topts) /* the one description of the recording, but for its output */
 		t = *c->hosts_topts;
 	t.output = c->trace_dir; /* the relay daemon's tree, prepared by run_trace_prepare */
-	if (!c->args.job) {
-		snprintf(job, sizeof(job), "run-%ld-%ld", (long)getpid(), (long)time(NULL));
-		c->args.job = job;
-	}
-	rc = run_hosts_run(&c->args, c->hosts, c->trace_dir ? &t : NULL, argc, argv, &g_rh, res);
-	return rc == -EPERM ? -EACCES : rc;
-}
-
-/* Run the workload here, or over --procs children; returns enc_wl_run's kind of code. */
-static int run_workload(struct run_cli *c, int argc, char **argv, struct run_procs *rp,
-			struct enc_wl_result *res)
-{
-	static char job[ENC_WL_JOB_MAX];
-	char **cargv;
-	int cargc, rc;
-
-	if (c->hosts)
-		return run_hosts_workload(c, argc, argv, res);
-	if (c->args.procs <= 1)
-		return enc_wl_run(&c->args, res);
-	cargv = child_argv(argc, argv, c->args.job ? NULL : job, &cargc);
-	if (!cargv)
-		return -ENOMEM;
-	if (!c->args.job) {
-		snprintf(job, sizeof(job), "run-%ld-%ld", (long)getpid(), (long)time(NULL));
-		c->args.job = job;
-	}
-	/* The children load the probes either way (see --no-trace in cmd_run). */
-	rc = run_procs_run(&c->args, true, cargc, cargv, rp, res);
-	free(cargv);
-	return rc;
+	return run_job_run(&c->args, c->hosts, c->trace_dir ? &t : NULL, argc, argv, rp, &g_rh,
+			   res);
 }
 
 /* The workload with the progress line drawn meanwhile (when stderr is a terminal). */
