@@ -2,7 +2,8 @@
  * Simulated hosts: holders of namespaces, the bridge and the veth links made with `ip`, a
  * session daemon per host, and the teardown. See hosts.h for the design.
  */
-#include "hosts_internal.h"
+#include "hosts.h"
+#include "hosts_sweep.h"
 #include "spawn.h"
 
 #include <dirent.h>
@@ -20,6 +21,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+_Static_assert(HOSTS_MAX + 2 <= HOSTS_SWEEP_MAX, "the keeper keeps every host's namespace");
 
 static const char *const ns_names[HOSTS_NS_NR] = { "net", "uts", "mnt" };
 static const int ns_types[HOSTS_NS_NR] = { CLONE_NEWNET, CLONE_NEWUTS, CLONE_NEWNS };
@@ -127,7 +130,7 @@ static int holder_start(struct hosts *h, struct host *host, bool mounts, char *e
 	if (fstat(host->ns_fd[HOSTS_NS_NET], &st) < 0)
 		return -errno;
 	host->netns_ino = (uint64_t)st.st_ino;
-	hosts__keeper_note(h, host->netns_ino);
+	hosts__keeper_note(h->keeper_fd, host->netns_ino);
 	return 0;
 }
 
@@ -406,7 +409,7 @@ int hosts_create(const struct hosts_opts *o, struct hosts **out, char *err, size
 	}
 	e = runtime_files(h);
 	if (!e)
-		e = hosts__keeper_start(h);
+		e = hosts__keeper_start(h->dir, &h->keeper_fd, &h->keeper_done_fd);
 	if (e) {
 		snprintf(err, errlen, "cannot prepare '%s': %s", h->dir, strerror(-e));
 		goto out_destroy;

@@ -21,14 +21,16 @@
  * immune to Ctrl-C, and no descendant of the CLI) does the same sweep when the CLI dies without tearing down - on a signal, a
  * crash or SIGKILL: it reads the namespaces from a pipe and sweeps at end of file.
  */
-#ifndef PROXYSCOPE_CLI_HOSTS_H
-#define PROXYSCOPE_CLI_HOSTS_H
+#ifndef PROXYSCOPE_CTL_HOSTS_H
+#define PROXYSCOPE_CTL_HOSTS_H
 
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+#include "hosts_sweep.h" /* hosts_sweep, hosts_sweep_all, hosts_ns_refs */
 
 #define HOSTS_MAX 64
 #define HOSTS_ERR_MAX 512
@@ -136,16 +138,4 @@ int hosts_launcher_env(void);
 /* The host named @name (a simulated host or the collector), or NULL. */
 struct host *hosts_find(struct hosts *h, const char *name);
 
-/*
- * The processes whose network namespace is one of @inos[0..n-1]: their number (>= 0), killed
- * with @sig when @sig != 0. Used by the teardown, the keeper and the tests' leak checks.
- */
-int hosts_sweep(const uint64_t *inos, unsigned n, int sig);
-
-/* Kill them all: SIGTERM, a grace of @grace_ms, then SIGKILL until none is left (bounded). */
-void hosts_sweep_all(const uint64_t *inos, unsigned n, unsigned grace_ms);
-
-/* Open file descriptors on one of the namespaces @inos in any process (a namespace kept alive). */
-int hosts_ns_refs(const uint64_t *inos, unsigned n);
-
-#endif /* PROXYSCOPE_CLI_HOSTS_H */
+#endif /* PROXYSCOPE_CTL_HOSTS_H */

@@ -5,7 +5,7 @@
  * down. The scan needs no bookkeeping of what was started where: a daemon that forked, an
  * orted that started ranks, all of it is found by its namespace, and nothing else ever is.
  */
-#include "hosts_internal.h"
+#include "hosts_sweep.h"
 #include "spawn.h"
 
 #include <dirent.h>
@@ -164,7 +164,7 @@ void hosts__dir_remove(const char *dir)
  */
 static void keeper_main(int rfd, const char *dir)
 {
-	uint64_t inos[HOSTS_MAX + 2];
+	uint64_t inos[HOSTS_SWEEP_MAX];
 	unsigned n = 0;
 	uint64_t ino;
 
@@ -217,7 +217,7 @@ static void keeper_child(void *arg)
 	keeper_main(a->p[0], a->dir);
 }
 
-int hosts__keeper_start(struct hosts *h)
+int hosts__keeper_start(const char *dir, int *keeper_fd, int *done_fd)
 {
 	struct keeper_arg ka;
 	int p[2], done[2], rc;
@@ -232,7 +232,7 @@ int hosts__keeper_start(struct hosts *h)
 		close(p[1]);
 		return e;
 	}
-	ka = (struct keeper_arg){ p, done, h->dir };
+	ka = (struct keeper_arg){ p, done, dir };
 	rc = ctl_spawn(&(struct ctl_spawn_opts){ .main = keeper_child, .arg = &ka, .detach = true },
 		       &pid);
 	close(p[0]);
@@ -242,18 +242,18 @@ int hosts__keeper_start(struct hosts *h)
 		close(done[0]);
 		return rc;
 	}
-	h->keeper_fd = p[1];
-	h->keeper_done_fd = done[0];
+	*keeper_fd = p[1];
+	*done_fd = done[0];
 	return 0;
 }
 
-void hosts__keeper_note(struct hosts *h, uint64_t ino)
+void hosts__keeper_note(int keeper_fd, uint64_t ino)
 {
 	ssize_t w;
 
-	if (h->keeper_fd < 0)
+	if (keeper_fd < 0)
 		return;
 	do
-		w = write(h->keeper_fd, &ino, sizeof(ino));
+		w = write(keeper_fd, &ino, sizeof(ino));
 	while (w < 0 && errno == EINTR);
 }
