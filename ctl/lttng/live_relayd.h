@@ -14,8 +14,8 @@
  * table (/proc/PID/net/tcp: nothing in ours may be able to connect to it), and it is stopped
  * by its pid.
  */
-#ifndef PROXYSCOPE_CLI_LIVE_RELAYD_H
-#define PROXYSCOPE_CLI_LIVE_RELAYD_H
+#ifndef PROXYSCOPE_CTL_LIVE_RELAYD_H
+#define PROXYSCOPE_CTL_LIVE_RELAYD_H
 
 #include <stddef.h>
 #include <sys/types.h>
@@ -52,9 +52,9 @@ void live_relayd_stop(struct live_relayd *r);
  * Raise the scheduling priority of @pid (0: the calling thread) to LIVE_NICE, when allowed
  * (root). For the daemons watch starts itself and its reader: a stalled job often spins (its
  * workers yield in a loop), and on a loaded machine the tracer's consumer daemon, which
- * flushes the live stream every timer period, then ran seconds late (measured: 4.7 s without
- * a packet or a beacon at a load of 25 on 2 CPUs). Returns 0 or -errno (ignored by callers:
- * the stream is only slower without it).
+ * flushes the live stream every timer period, then runs seconds late (docs/decisions-ctl.md,
+ * "Boosted daemons"). Returns 0 or -errno (ignored by callers: the stream is only slower
+ * without it).
  */
 #define LIVE_NICE (-10)
 int live_boost(pid_t pid);
@@ -63,4 +63,4 @@ int live_boost(pid_t pid);
  * consumer daemons, which do the live flushes: call it once the session exists. */
 void live_boost_sessiond(pid_t sessiond);
 
-#endif /* PROXYSCOPE_CLI_LIVE_RELAYD_H */
+#endif /* PROXYSCOPE_CTL_LIVE_RELAYD_H */

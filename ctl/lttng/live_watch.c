@@ -198,11 +198,10 @@ static int64_t streams_of(const char *url, struct psa_live_session *ss, char *er
 
 /*
  * A session's streams reach the relay daemon one by one (the metadata, then a ring buffer per
- * CPU), and babeltrace2 2.0.4's live source took a stream announced after it attached only
- * late (measured across hosts: a viewer that attached to a session with 2 of its 3 streams
- * got its events about 10 s late). So a session is ready once it has 1 + CPUs streams (one
- * channel, per-user buffers: what proxyscope's sessions have), or STREAMS_WAIT_MS after its
- * first stream appeared (a session of another shape).
+ * CPU), and babeltrace2 2.0.4's live source takes a stream announced after it attached only
+ * late (docs/decisions-ctl.md, "Streams before the viewer"). So a session is ready once it has
+ * 1 + CPUs streams (one channel, per-user buffers: what proxyscope's sessions have), or
+ * STREAMS_WAIT_MS after its first stream appeared (a session of another shape).
  */
 int live_wait_streams(const char *const *urls, size_t n, bool (*stop)(void *), void *arg,
 		      char *err, size_t errlen)

@@ -7,14 +7,12 @@
  * stream's present, on the trace clock, and the present is the latest trace time the stream
  * itself vouches for: an event, or the relay daemon's inactivity beacon, which the tracer's
  * live timer sends for a quiet stream every period after flushing what it holds, so it says no
- * earlier event is still to come. The wall clock is not added on top: when the machine is
- * loaded the tracer's flushes and beacons come late (measured here, with a load of 15 on 2
- * CPUs: the whole stream 4-5 s behind), and a present that ran on with the wall clock then ran
- * ahead of events still on their way - tasks of 20 ms were reported as stuck for 0.5 s, in a
- * healthy run, even when the wall clock was only trusted after a beacon and less one timer
- * period. So a stall is seen about one timer period (plus the transport) after it crosses the
- * threshold on an idle machine, later on a loaded one, and never before it is true. The wall
- * clock bounds the waits instead: a reader stuck in one call, the drain at the end.
+ * earlier event is still to come. The wall clock is not added on top: on a loaded machine the
+ * flushes and beacons come late, and a present that ran on with the wall clock reported healthy
+ * tasks as stuck (docs/decisions-ctl.md, "The watch's present"). So a stall is seen about one
+ * timer period (plus the transport) after it crosses the threshold on an idle machine, later on
+ * a loaded one, and never before it is true. The wall clock bounds the waits instead: a reader
+ * stuck in one call, the drain at the end.
  */
 #ifndef PROXYSCOPE_CTL_LIVE_WATCH_H
 #define PROXYSCOPE_CTL_LIVE_WATCH_H
@@ -77,8 +75,8 @@ int live_relay_of(const char *url, char *out, size_t len);
 /*
  * Wait until every session of @urls[0..n-1] has a stream, polling the relay daemons' lists.
  * babeltrace2 2.0.4's live source does not pick up the streams of a session it attached to
- * while it had none (measured: such a viewer got every event at once when the session was
- * destroyed), and waits forever for a session that does not exist. Returns 0, 1 when @stop
+ * while it had none, and waits forever for a session that does not exist (docs/decisions-ctl.md,
+ * "Streams before the viewer"). Returns 0, 1 when @stop
  * said so first, or a negative errno with a reason (a session is gone, a relay daemon does not
  * answer).
  */
