@@ -1,12 +1,14 @@
 /*
  * The signal policy (signals.h). Design choice: handlers only store or forward, never act; the
  * acting is done by a loop that polls ctl_signals_caught() or by the one signal thread, where
- * any function may be called. Only this file calls sigaction, sigprocmask or sigwait in ctl/.
+ * any function may be called. Only this file calls sigaction, sigprocmask, sigwait or
+ * PR_SET_PDEATHSIG in ctl/ (lttng_ctl.c aside: its body is rewritten over liblttng-ctl).
  */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "signals.h"
@@ -17,6 +19,11 @@ void ctl_signals_child_reset(void)
 
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+void ctl_signals_die_with_parent(int sig)
+{
+	prctl(PR_SET_PDEATHSIG, sig);
 }
 
 void ctl_signals_host_helper(void)

@@ -12,7 +12,6 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -51,7 +50,7 @@ static void child_run(const struct ctl_spawn_opts *o)
 	else if (o->own_group)
 		setpgid(0, 0);
 	if (o->pdeathsig > 0)
-		prctl(PR_SET_PDEATHSIG, o->pdeathsig);
+		ctl_signals_die_with_parent(o->pdeathsig);
 	if (o->restore)
 		ctl_signals_restore(o->restore);
 	if (o->default_int_quit)

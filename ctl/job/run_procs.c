@@ -2,6 +2,7 @@
  * `proxyscope run --procs P` (see run_procs.h): start, wait for and merge the children.
  */
 #include "run_procs.h"
+#include "signals.h"
 #include "spawn.h"
 
 #include <errno.h>
@@ -12,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -188,7 +188,7 @@ int run_child_parse(const char *v, uint32_t *proc, int *fd, bool *traced)
 
 void run_child_guard(void)
 {
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	ctl_signals_die_with_parent(SIGKILL);
 	if (getppid() == 1)
 		_exit(1); /* the parent is already gone */
 }
