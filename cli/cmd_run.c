@@ -1,9 +1,9 @@
 /*
  * `proxyscope run`: the main job. Run the ring-exchange workload (sim/workload) through the real
  * driver with simulated devices and the loop backend, recorded with the `record` machinery into
- * a trace directory (ctl/lttng/run_trace.c), then report what happened - the workload's own counters, and
- * the trace's overview and watchdog root cause - as text or as --json, with the chrome and html
- * timelines written next to the trace. --no-trace runs the workload alone.
+ * a trace directory (ctl/lttng/run_trace.h), then report what happened - the workload's own
+ * counters, and the trace's overview and watchdog root cause - as text or as --json, with the
+ * chrome and html timelines written next to the trace. --no-trace runs the workload alone.
  *
  * Design choice: every decision about the run (defaults, validation of the combination of
  * values, fault ranks) belongs to the library; this file only turns the command line into

@@ -63,7 +63,8 @@ void print_procs(const struct run_procs *rp, const struct enc_wl_args *args, FIL
 	}
 }
 
-void print_procs_json(struct cli_json *j, const struct run_procs *rp, const struct enc_wl_args *args)
+void print_procs_json(struct cli_json *j, const struct run_procs *rp,
+		      const struct enc_wl_args *args)
 {
 	cli_json_key(j, "processes");
 	cli_json_begin_array(j);

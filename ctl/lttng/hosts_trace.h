@@ -52,8 +52,8 @@ int hosts_trace_check(char *err, size_t errlen);
 /*
  * Start the relay daemon writing into @o->output (absolute) and a session on every host of @h
  * (each with its session daemon: hosts_opts.sessiond); live ones when @o->watch, sized as
- * `record` sizes a session (@o->ranks is not used: the ranks are not this process's). On failure everything done so far is undone.
- * Returns 0 or -errno with a reason in @err.
+ * `record` sizes a session (@o->ranks is not used: the ranks are not this process's). On
+ * failure everything done so far is undone. Returns 0 or -errno with a reason in @err.
  */
 int hosts_trace_begin(struct hosts_trace *t, struct hosts *h, const struct ctl_recording_opts *o,
 		      char *err, size_t errlen);

@@ -1,9 +1,9 @@
 /*
  * The watch loop (live_watch.h): poll the live reader for up to POLL_MS, estimate the stream's
- * present, ask the live watchdog, hand its notes and the status to the caller's printer (ctl/ never prints); stop when the
- * stream ends, when the caller's should_stop says so (then let the stream drain, bounded), or
- * when the stream is lost (an error from the reader, or a reader stuck in one call for
- * stuck_ms: a relay daemon that stopped answering).
+ * present, ask the live watchdog, hand its notes and the status to the caller's printer (ctl/
+ * never prints); stop when the stream ends, when the caller's should_stop says so (then let the
+ * stream drain, bounded), or when the stream is lost (an error from the reader, or a reader
+ * stuck in one call for stuck_ms: a relay daemon that stopped answering).
  */
 #include "live_watch.h"
 
