@@ -9,7 +9,6 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -342,36 +341,4 @@ void cli_format_duration(uint64_t ns, char *buf, size_t len)
 			frac[--n] = '\0';
 	}
 	snprintf(buf, len, "%" PRIu64 "%s%s", ns / u->mult, frac, u->name);
-}
-
-/* Is @cmd something execvp() can run? Fills @err like the shell would say it. */
-bool cli_cmd_runnable(const char *cmd, char *err, size_t errlen)
-{
-	const char *path = getenv("PATH");
-	char buf[PATH_MAX];
-
-	if (strchr(cmd, '/')) {
-		if (access(cmd, X_OK) == 0)
-			return true;
-		snprintf(err, errlen, "cannot run '%s': %s", cmd, strerror(errno));
-		return false;
-	}
-	for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
-		size_t len = strcspn(p, ":");
-
-		snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, p, cmd);
-		if (len && access(buf, X_OK) == 0)
-			return true;
-		p += len + (p[len] == ':');
-	}
-	snprintf(err, errlen, "cannot run '%s': command not found", cmd);
-	return false;
-}
-
-void cli_child_unblock_signals(void)
-{
-	sigset_t none;
-
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
 }

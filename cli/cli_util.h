@@ -92,14 +92,6 @@ void cli_format_size(uint64_t bytes, char *buf, size_t len);
 /* "2s", "300ms", "1.5s", "100us": the shortest exact rendering of @ns (falls back to "Nns"). */
 void cli_format_duration(uint64_t ns, char *buf, size_t len);
 
-/* Is @cmd something execvp() can run (a path, or a name found in PATH)? Fills @err like the
- * shell would say it. */
-bool cli_cmd_runnable(const char *cmd, char *err, size_t errlen);
-
-/* In a child between fork() and exec(): no signal blocked. A daemon we start (lttng-sessiond,
- * lttng-relayd) must take the SIGTERM that stops it, although `run` blocks it in its threads. */
-void cli_child_unblock_signals(void);
-
 /* --- JSON ------------------------------------------------------------------------------------ */
 
 #define CLI_JSON_DEPTH_MAX 16

@@ -19,6 +19,7 @@
 #include "cli_help.h"
 #include "cmd.h"
 #include "hosts.h"
+#include "signals.h"
 
 enum { OPT_HOSTS = 1, OPT_ON, OPT_NO_SESSIOND, OPT_JSON, OPT_HELP };
 
@@ -32,13 +33,6 @@ static const struct cli_opt hosts_opts[] = {
 };
 
 static const char hosts_usage[] = CLI_HELP_HOSTS; /* docs/commands/proxyscope-hosts.txt */
-
-static volatile sig_atomic_t g_signal;
-
-static void on_signal(int sig)
-{
-	g_signal = sig;
-}
 
 static void hosts_print(const struct hosts *h, bool json)
 {
@@ -94,8 +88,8 @@ static int wait_cmd(pid_t pid)
 			break;
 		if (errno != EINTR)
 			return CLI_EXIT_FAILURE;
-		if (g_signal) /* pass Ctrl-C on once; CMD decides how it ends */
-			kill(pid, g_signal == SIGINT ? SIGINT : SIGTERM);
+		if (ctl_signals_caught()) /* pass Ctrl-C on once; CMD decides how it ends */
+			kill(pid, ctl_signals_caught() == SIGINT ? SIGINT : SIGTERM);
 	}
 	if (WIFEXITED(st))
 		return WEXITSTATUS(st);
@@ -107,7 +101,7 @@ int cmd_hosts(int argc, char **argv)
 	struct hosts_opts o = { .n = 2, .sessiond = true };
 	const char *name, *value, *on = HOSTS_COLLECTOR;
 	char err[HOSTS_ERR_MAX];
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct ctl_sigcatch sigs;
 	struct cli_opts p;
 	struct hosts *h;
 	struct host *where;
@@ -142,10 +136,7 @@ int cmd_hosts(int argc, char **argv)
 	if (id == CLI_OPT_POSITIONAL && !p.done)
 		return cli_usage_error("hosts", "unexpected argument '%s' (CMD follows '--')", value);
 
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	ctl_signals_catch(&sigs, true); /* a teardown on every path; not given back: we exit */
 	rc = hosts_create(&o, &h, err, sizeof(err));
 	if (rc == -EPERM) {
 		cli_error("%s", err);
@@ -175,7 +166,7 @@ int cmd_hosts(int argc, char **argv)
 			rc = wait_cmd(pid);
 		}
 	} else {
-		while (!g_signal)
+		while (!ctl_signals_caught())
 			pause();
 		rc = CLI_EXIT_OK;
 	}

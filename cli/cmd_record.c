@@ -17,10 +17,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli_ctl.h"
 #include "cli_util.h"
 #include "cli_help.h"
 #include "cmd.h"
 #include "lttng_ctl.h"
+#include "print_run.h"
+#include "recording.h"
+#include "spawn.h"
 #include "trace_tally.h"
 
 enum { OPT_OUTPUT = 1, OPT_LOGLEVEL, OPT_SNAPSHOT, OPT_BUFFER_SIZE, OPT_HELP };
@@ -36,33 +40,18 @@ static const struct cli_opt record_opts[] = {
 
 static const char record_usage[] = CLI_HELP_RECORD; /* docs/commands/proxyscope-record.txt */
 
-static volatile sig_atomic_t g_interrupted;
-
-static void on_signal(int sig)
-{
-	g_interrupted = sig;
-}
-
-/* Run CMD and wait; Ctrl-C and SIGTERM reach CMD (same process group) but not us. */
+/* Run CMD and wait; Ctrl-C and SIGTERM reach CMD (same process group) but not us (signals.h). */
 static int run_command(char **argv)
 {
-	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
-	int status;
+	struct ctl_sigcatch sigs;
+	int status, rc;
 	pid_t pid;
 
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	pid = fork();
-	if (pid == 0) {
-		sigaction(SIGINT, &old_int, NULL);
-		sigaction(SIGTERM, &old_term, NULL);
-		execvp(argv[0], argv);
-		fprintf(stderr, "error: cannot run '%s': %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	if (pid < 0) {
-		cli_error("cannot start '%s': %s", argv[0], strerror(errno));
+	ctl_signals_catch(&sigs, false);
+	rc = ctl_spawn(&(struct ctl_spawn_opts){ .argv = argv, .restore = &sigs,
+						 .say_exec_error = true }, &pid);
+	if (rc) {
+		cli_error("cannot start '%s': %s", argv[0], strerror(-rc));
 		status = CLI_EXIT_FAILURE << 8;
 	} else {
 		while (waitpid(pid, &status, 0) < 0) {
@@ -70,12 +59,11 @@ static int run_command(char **argv)
 				status = CLI_EXIT_FAILURE << 8;
 				break;
 			}
-			if (g_interrupted == SIGTERM)
+			if (ctl_signals_caught() == SIGTERM)
 				kill(pid, SIGTERM);
 		}
 	}
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	ctl_signals_restore(&sigs);
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);
@@ -101,18 +89,19 @@ static void record_tally(const struct lt_session *s, const char *cmd, const char
 	if (rc)
 		cli_error("cannot count the events of '%s': %s", dir, err);
 	else
-		trace_tally_print(&t, cmd, buffers, stdout);
+		print_tally(&t, cmd, buffers, stdout);
 }
 
 int cmd_record(int argc, char **argv)
 {
-	struct lt_session s = { .level = LT_LEVEL_INFO };
+	struct ctl_recording_opts ro = { .level = LT_LEVEL_INFO };
+	struct ctl_recording rec;
 	const char *output = NULL, *name, *value;
 	char err[LT_ERR_MAX], defdir[64], buffers[96];
-	uint64_t buffer_size = 0;
 	struct cli_opts p;
 	int split = argc, id, rc, code;
 
+	cli_ctl_init();
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--")) {
 			split = i;
@@ -125,16 +114,16 @@ int cmd_record(int argc, char **argv)
 			output = value;
 			break;
 		case OPT_LOGLEVEL:
-			if (lt_level_parse(value, &s.level))
+			if (lt_level_parse(value, &ro.level))
 				return cli_usage_error("record", "%s: '%s' is not a level (err, warning, info, debug)",
 						       name, value);
 			break;
 		case OPT_SNAPSHOT:
-			s.snapshot = true;
+			ro.snapshot = true;
 			break;
 		case OPT_BUFFER_SIZE:
 			if (cli_parse_size(value, LT_SUBBUF_MIN * LT_NUM_SUBBUF, LT_BUFFER_MAX,
-					   &buffer_size, err, sizeof(err)))
+					   &ro.buffer_size, err, sizeof(err)))
 				return cli_usage_error("record", "%s: %s", name, err);
 			break;
 		case OPT_HELP:
@@ -154,39 +143,20 @@ int cmd_record(int argc, char **argv)
 		strftime(defdir, sizeof(defdir), "proxyscope-trace-%Y%m%d-%H%M%S", localtime(&t));
 		output = defdir;
 	}
-	if (lt_tools_check(err, sizeof(err)) || !cli_cmd_runnable(argv[split + 1], err, sizeof(err)) ||
-	    lt_output_prepare(output, s.output, sizeof(s.output), err, sizeof(err))) {
+	/* the recording, described; begun; CMD run; ended */
+	ro.output = output;
+	if (ctl_recording_begin(&rec, &ro, argv[split + 1], err, sizeof(err))) {
 		cli_error("%s", err);
 		return CLI_EXIT_USAGE;
 	}
-	lt_buffers_size(&s, s.level, 0, buffer_size);
-	if (lt_sessiond_ensure(&s, err, sizeof(err))) {
-		cli_error("%s", err);
-		return CLI_EXIT_USAGE;
-	}
-	if (lt_session_begin(&s, err, sizeof(err))) {
-		cli_error("%s", err);
-		lt_sessiond_release(&s);
-		return CLI_EXIT_USAGE;
-	}
-
 	code = run_command(&argv[split + 1]);
-
-	rc = 0;
-	if (s.snapshot && lt_session_snapshot(&s, err, sizeof(err))) {
-		cli_error("%s", err);
-		rc = -EIO;
-	}
-	if (lt_session_end(&s, err, sizeof(err))) {
-		cli_error("%s", err);
-		rc = -EIO;
-	}
-	lt_sessiond_release(&s);
-	if (g_interrupted)
+	rc = ctl_recording_stop(&rec, false);
+	ctl_recording_release(&rec);
+	if (ctl_signals_caught())
 		fprintf(stderr, "proxyscope: interrupted; the trace recorded so far is kept\n");
-	printf("trace: %s\n", s.output);
-	lt_buffers_str(&s, buffers, sizeof(buffers));
-	record_tally(&s, argv[split + 1], buffers);
+	printf("trace: %s\n", rec.s.output);
+	lt_buffers_str(&rec.s, buffers, sizeof(buffers));
+	record_tally(&rec.s, argv[split + 1], buffers);
 	fflush(stdout);
 	if (rc && code == 0)
 		return CLI_EXIT_FAILURE;

@@ -1,9 +1,9 @@
 /*
  * `proxyscope run`: the main job. Run the ring-exchange workload (sim/workload) through the real
  * driver with simulated devices and the loop backend, recorded with the `record` machinery into
- * a trace directory (run_trace.c), then report what happened - the workload's own counters, and
- * the trace's overview and watchdog root cause - as text or as --json, with the chrome and html
- * timelines written next to the trace. --no-trace runs the workload alone.
+ * a trace directory (ctl/lttng/run_trace.h), then report what happened - the workload's own
+ * counters, and the trace's overview and watchdog root cause - as text or as --json, with the
+ * chrome and html timelines written next to the trace. --no-trace runs the workload alone.
  *
  * Design choice: every decision about the run (defaults, validation of the combination of
  * values, fault ranks) belongs to the library; this file only turns the command line into
@@ -23,15 +23,20 @@
 #include <proxyscope/log.h>
 #include <proxyscope/workload.h>
 
+#include "cli_ctl.h"
 #include "cli_util.h"
 #include "cli_help.h"
 #include "cmd.h"
+#include "cmd_run.h"
+#include "print_run.h"
 #include "progress.h"
 #include "run_output.h"
 #include "run_procs.h"
 #include "run_hosts.h"
+#include "run_job.h"
 #include "hosts.h"
 #include "hosts_trace.h"
+#include "run_report.h"
 #include "run_trace.h"
 
 enum {
@@ -108,38 +113,13 @@ static const struct cli_opt run_opts[] = {
 
 static const char run_usage[] = CLI_HELP_RUN; /* docs/commands/proxyscope-run.txt */
 
-struct run_cli {
-	struct enc_wl_args args;
-	const char *output;
-	const char *level;
-	const char *buffer_size;
-	const char *child; /* --_child I,FD: run process I of a --procs run, result to FD */
-	const char *xchild; /* --_xchild DIR: a process of a --hosts run, result into DIR */
-	uint32_t hosts;    /* --hosts H; 0: this host only */
-	const char *trace_dir;     /* a recorded --hosts run: the relay daemon's output tree */
-	const struct run_trace_opts *hosts_topts; /* and its recording options */
-	bool no_trace;
-	bool snapshot;
-	bool timeline_gzip;
-	bool watch;
-	uint64_t watch_threshold_ns; /* 0: --watch's default */
-	bool json;
-	bool quiet;
-	bool help;
-};
-
-static int value_error(const char *opt, const char *reason)
-{
-	return cli_usage_error("run", "%s: %s", opt, reason);
-}
-
 static int u32_value(const char *opt, const char *v, uint64_t min, uint64_t max, uint32_t *out)
 {
 	char err[CLI_ERR_MAX];
 	uint64_t x;
 
 	if (cli_parse_u64(v, min, max, &x, err, sizeof(err)))
-		return value_error(opt, err);
+		return run_value_error(opt, err);
 	*out = (uint32_t)x;
 	return 0;
 }
@@ -156,7 +136,7 @@ static int opt_value(struct run_cli *c, int id, const char *opt, const char *v)
 	case OPT_WATCH_THRESHOLD:
 		if (cli_parse_duration(v, 1000, 1000000, 3600ull * 1000000000ull,
 				       &c->watch_threshold_ns, err, sizeof(err)))
-			return value_error(opt, err);
+			return run_value_error(opt, err);
 		return 0;
 	case OPT_RANKS_PER_PROXY:
 		return u32_value(opt, v, 1, ENC_WL_MAX_RANKS, &c->args.ranks_per_proxy);
@@ -166,22 +146,22 @@ static int opt_value(struct run_cli *c, int id, const char *opt, const char *v)
 		return u32_value(opt, v, 1, ENC_WL_MAX_BLOCKS, &c->args.blocks);
 	case OPT_OPS:
 		if (cli_parse_u64(v, 1, MAX_OPS, &c->args.ops, err, sizeof(err)))
-			return value_error(opt, err);
+			return run_value_error(opt, err);
 		return 0;
 	case OPT_BYTES:
 		if (cli_parse_size(v, 1, MAX_BYTES, &c->args.bytes, err, sizeof(err)))
-			return value_error(opt, err);
+			return run_value_error(opt, err);
 		return 0;
 	case OPT_TIMEOUT:
 		if (cli_parse_duration(v, NS_PER_MS, NS_PER_MS, UINT32_MAX * NS_PER_MS, &x, err,
 				       sizeof(err)))
-			return value_error(opt, err);
+			return run_value_error(opt, err);
 		c->args.timeout_ms = (uint32_t)(x / NS_PER_MS);
 		return 0;
 	case OPT_COMPUTE:
 		if (cli_parse_duration(v, NS_PER_US, 0, UINT32_MAX * NS_PER_US, &x, err,
 				       sizeof(err)))
-			return value_error(opt, err);
+			return run_value_error(opt, err);
 		c->args.compute_us = (uint32_t)(x / NS_PER_US);
 		return 0;
 	case OPT_BACKEND:
@@ -199,7 +179,7 @@ static int opt_value(struct run_cli *c, int id, const char *opt, const char *v)
 		enum enc_wl_pattern pat;
 
 		if (enc_wl_pattern_parse(v, &pat))
-			return value_error(opt, "expected ring or alltoall");
+			return run_value_error(opt, "expected ring or alltoall");
 		c->args.pattern = pat;
 		return 0;
 	}
@@ -282,50 +262,6 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 	return -1;
 }
 
-/* Check the recording options on their own; returns -1 to go on, or the exit code. */
-static int trace_args(const struct run_cli *c, struct run_trace_opts *t)
-{
-	char err[CLI_ERR_MAX];
-
-	*t = (struct run_trace_opts){
-		.output = c->output,
-		.level = LT_LEVEL_INFO,
-		.ranks = c->args.ranks,
-		.snapshot = c->snapshot,
-		.watch = c->watch,
-		.watch_threshold_ns = c->watch_threshold_ns ? c->watch_threshold_ns : 1000000000ull,
-		.watch_json = c->json,
-		.timeline_gzip = c->timeline_gzip,
-	};
-	if (c->no_trace) {
-		if (c->output)
-			return cli_usage_error("run", "--output: there is no trace with --no-trace");
-		if (c->level)
-			return cli_usage_error("run", "--loglevel: there is no trace with --no-trace");
-		if (c->buffer_size)
-			return cli_usage_error("run", "--buffer-size: there is no trace with --no-trace");
-		if (c->snapshot)
-			return cli_usage_error("run", "--snapshot: there is no trace with --no-trace");
-		if (c->watch)
-			return cli_usage_error("run", "--watch: there is nothing to watch with --no-trace");
-		if (c->timeline_gzip)
-			return cli_usage_error("run", "--timeline-gzip: there is no timeline with --no-trace");
-		return -1;
-	}
-	if (c->watch_threshold_ns && !c->watch)
-		return cli_usage_error("run", "--watch-threshold: only with --watch");
-	if (c->watch && c->snapshot)
-		return cli_usage_error("run", "--watch and --snapshot: a session is either live or "
-				       "a snapshot one (lttng create takes one mode)");
-	if (c->level && lt_level_parse(c->level, &t->level))
-		return cli_usage_error("run", "--loglevel: '%s' is not a level (err, warning, info, "
-				       "debug)", c->level);
-	if (c->buffer_size && cli_parse_size(c->buffer_size, LT_SUBBUF_MIN * LT_NUM_SUBBUF,
-					     LT_BUFFER_MAX, &t->buffer_size, err, sizeof(err)))
-		return value_error("--buffer-size", err);
-	return -1;
-}
-
 /* A child of a --procs run: run process I's ranks and hand the result to the parent. */
 static int run_child(struct run_cli *c)
 {
@@ -350,145 +286,19 @@ static int run_child(struct run_cli *c)
 	return !rc && enc_wl_result_is_ok(&c->args, &res) ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
 }
 
-/* The children's command line: ours, plus the job name they must share. */
-static char **child_argv(int argc, char **argv, const char *job, int *out_argc)
-{
-	char **v = calloc((size_t)argc + 3, sizeof(*v));
-
-	if (!v)
-		return NULL;
-	memcpy(v, argv, (size_t)argc * sizeof(*v));
-	*out_argc = argc;
-	if (job) {
-		v[(*out_argc)++] = "--job";
-		v[(*out_argc)++] = (char *)job;
-	}
-	return v;
-}
-
 static struct run_hosts g_rh; /* the processes of a --hosts run */
 
-/* A --hosts run: the processes on simulated hosts, started by mpirun. */
-static int run_hosts_workload(struct run_cli *c, int argc, char **argv, struct enc_wl_result *res)
-{
-	const struct run_trace_opts *o = c->hosts_topts;
-	struct run_hosts_trace t = { .output = c->trace_dir };
-	static char job[ENC_WL_JOB_MAX];
-	int rc;
-
-	if (o) {
-		t.level = o->level;
-		t.buffer_size = o->buffer_size;
-		t.snapshot = o->snapshot;
-		t.watch = o->watch;
-		t.watch_threshold_ns = o->watch_threshold_ns;
-		t.watch_json = o->watch_json;
-	}
-	if (!c->args.job) {
-		snprintf(job, sizeof(job), "run-%ld-%ld", (long)getpid(), (long)time(NULL));
-		c->args.job = job;
-	}
-	rc = run_hosts_run(&c->args, c->hosts, c->trace_dir ? &t : NULL, argc, argv, &g_rh, res);
-	return rc == -EPERM ? -EACCES : rc;
-}
-
-/* Run the workload here, or over --procs children; returns enc_wl_run's kind of code. */
+/* Run the workload here, over --procs children or --hosts hosts (ctl/job/run_job.h). */
 static int run_workload(struct run_cli *c, int argc, char **argv, struct run_procs *rp,
 			struct enc_wl_result *res)
 {
-	static char job[ENC_WL_JOB_MAX];
-	char **cargv;
-	int cargc, rc;
+	struct ctl_recording_opts t = { 0 };
 
-	if (c->hosts)
-		return run_hosts_workload(c, argc, argv, res);
-	if (c->args.procs <= 1)
-		return enc_wl_run(&c->args, res);
-	cargv = child_argv(argc, argv, c->args.job ? NULL : job, &cargc);
-	if (!cargv)
-		return -ENOMEM;
-	if (!c->args.job) {
-		snprintf(job, sizeof(job), "run-%ld-%ld", (long)getpid(), (long)time(NULL));
-		c->args.job = job;
-	}
-	/* The children load the probes either way (see --no-trace in cmd_run). */
-	rc = run_procs_run(&c->args, true, cargc, cargv, rp, res);
-	free(cargv);
-	return rc;
-}
-
-/* The network options against the backends built in; returns -1 to go on, or the exit code. */
-static int net_args(const struct run_cli *c)
-{
-	char err[ENC_WL_ERR_MAX];
-	const char *backend;
-
-	if (!c->args.backend && !c->args.provider)
-		return -1;
-	backend = c->args.backend ? c->args.backend : "loop";
-	if (c->args.provider && strcmp(backend, "ofi"))
-		return cli_usage_error("run", "--provider: only the ofi backend has providers");
-	if (enc_net_check(backend, c->args.provider, err, sizeof(err)))
-		return cli_usage_error("run", "--%s: %s", c->args.provider ? "provider" : "backend",
-				       err);
-	return -1;
-}
-
-/* --hosts H: the combination, checked as the first process on a host would check it. */
-static int hosts_args(struct run_cli *c)
-{
-	char err[ENC_WL_ERR_MAX];
-	const char *job = c->args.job;
-	int rc;
-
-	if (geteuid() != 0)
-		return cli_usage_error("run", "--hosts: simulated hosts need root (network, UTS "
-				       "and mount namespaces)");
-	if (!c->args.backend || strcmp(c->args.backend, "ofi") || !c->args.provider ||
-	    strncmp(c->args.provider, "tcp", 3))
-		return cli_usage_error("run", "--hosts: needs --backend ofi --provider tcp");
-	if (c->args.procs < c->hosts || c->args.procs % c->hosts)
-		return cli_usage_error("run", "--hosts %" PRIu32 ": --procs %" PRIu32 " must be a "
-				       "multiple of the hosts", c->hosts, c->args.procs);
-	c->args.job = job ? job : "check";
-	c->args.local_procs = c->args.procs / c->hosts;
-	c->args.host = 0;
-	rc = enc_wl_args_check(&c->args, err, sizeof(err));
-	c->args.local_procs = 0;
-	c->args.job = job;
-	return rc ? cli_usage_error("run", "%s", err) : -1;
-}
-
-/*
- * A --procs run checks the whole combination here, before any child starts, so a usage error
- * is reported once by the parent; returns -1 to go on, or the exit code.
- */
-static int procs_args(struct run_cli *c)
-{
-	char err[ENC_WL_ERR_MAX];
-	const char *job = c->args.job;
-	int rc;
-
-	if (c->hosts)
-		return hosts_args(c);
-	if (c->args.procs <= 1)
-		return -1;
-	c->args.job = job ? job : "check"; /* the children get one; checked as theirs */
-	rc = enc_wl_args_check(&c->args, err, sizeof(err));
-	c->args.job = job;
-	return rc ? cli_usage_error("run", "%s", err) : -1;
-}
-
-/* Every check that needs no run; returns -1 to go on, or the exit code. */
-static int run_check(struct run_cli *c, struct run_trace_opts *t)
-{
-	int rc = trace_args(c, t);
-
-	if (rc < 0)
-		rc = net_args(c);
-	if (rc < 0)
-		rc = procs_args(c);
-	return rc;
+	if (c->hosts_topts) /* the one description of the recording, but for its output */
+		t = *c->hosts_topts;
+	t.output = c->trace_dir; /* the relay daemon's tree, prepared by run_trace_prepare */
+	return run_job_run(&c->args, c->hosts, c->trace_dir ? &t : NULL, argc, argv, rp, &g_rh,
+			   res);
 }
 
 /* The workload with the progress line drawn meanwhile (when stderr is a terminal). */
@@ -518,14 +328,14 @@ static void print_result(const struct run_cli *c, const struct enc_wl_result *re
 	if (c->json) {
 		run_json_members(j, &c->args, res);
 		if (rp->n)
-			run_procs_json(j, rp, &c->args);
+			print_procs_json(j, rp, &c->args);
 		return;
 	}
 	if (!c->quiet)
 		run_print_summary(&c->args, res);
-	run_procs_print(rp, &c->args, stdout);
+	print_procs(rp, &c->args, stdout);
 	if (c->hosts)
-		run_hosts_print(&g_rh, stdout);
+		print_hosts(&g_rh, stdout);
 	run_print_failures(&c->args, res);
 }
 
@@ -549,7 +359,7 @@ static int run_output(const struct run_cli *c, const struct enc_wl_result *res,
 						 .every_proc = c->hosts != 0 };
 
 		fflush(stdout);
-		if (run_trace_report(rt, &ropts) != CLI_EXIT_OK)
+		if (run_report_print(rt, &ropts) != CLI_EXIT_OK)
 			code = CLI_EXIT_FAILURE;
 	}
 	if (c->json) {
@@ -561,7 +371,7 @@ static int run_output(const struct run_cli *c, const struct enc_wl_result *res,
 
 /* A recorded --hosts run: the tools, and DIR for the relay daemon (hosts_trace.h). */
 static int hosts_trace_prepare(struct run_cli *c, struct run_trace *rt,
-			       const struct run_trace_opts *topts)
+			       const struct ctl_recording_opts *topts)
 {
 	char err[LT_ERR_MAX];
 	int rc;
@@ -572,7 +382,7 @@ static int hosts_trace_prepare(struct run_cli *c, struct run_trace *rt,
 	}
 	rc = run_trace_prepare(rt, topts);
 	if (rc)
-		return rc;
+		return cli_ctl_exit(rc);
 	c->trace_dir = rt->s.output;
 	c->hosts_topts = topts;
 	return 0;
@@ -582,11 +392,12 @@ int cmd_run(int argc, char **argv)
 {
 	struct run_trace rt, *trace = NULL;
 	struct enc_wl_result res;
-	struct run_trace_opts topts;
+	struct ctl_recording_opts topts;
 	struct run_procs rp;
 	struct run_cli c;
 	int rc, code;
 
+	cli_ctl_init();
 	rc = run_parse(argc, argv, &c);
 	if (rc >= 0)
 		return rc;
@@ -601,12 +412,13 @@ int cmd_run(int argc, char **argv)
 	if (c.child)
 		return run_child(&c);
 	if (c.xchild)
-		return run_hosts_child(&c.args, c.xchild, !c.no_trace);
+		return cli_ctl_exit(run_hosts_child(&c.args, c.xchild, !c.no_trace));
 	rc = run_check(&c, &topts);
 	if (rc >= 0)
 		return rc;
 	if (!c.no_trace) {
-		rc = c.hosts ? hosts_trace_prepare(&c, &rt, &topts) : run_trace_begin(&rt, &topts);
+		rc = c.hosts ? hosts_trace_prepare(&c, &rt, &topts)
+			     : cli_ctl_exit(run_trace_begin(&rt, &topts));
 		if (rc)
 			return rc;
 		trace = &rt;

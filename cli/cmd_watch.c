@@ -25,13 +25,18 @@
 
 #include <proxyscope/psa_live.h>
 
+#include "cli_ctl.h"
 #include "cli_util.h"
 #include "cli_help.h"
 #include "cmd.h"
 #include "live_relayd.h"
 #include "live_watch.h"
-#include "trace_tally.h"
 #include "lttng_ctl.h"
+#include "print_run.h"
+#include "recording.h"
+#include "spawn.h"
+#include "trace_tally.h"
+#include "watch_print.h"
 
 enum { OPT_THRESHOLD = 1, OPT_JSON, OPT_OUTPUT, OPT_LOGLEVEL, OPT_LIST, OPT_TIMER, OPT_BUFFER_SIZE,
        OPT_HELP };
@@ -55,20 +60,12 @@ static const char watch_usage[] = CLI_HELP_WATCH; /* docs/commands/proxyscope-wa
 #define LIST_MS 5000
 #define LIST_N 256
 
-static volatile sig_atomic_t g_interrupted;
-
-static void on_signal(int sig)
-{
-	g_interrupted = sig;
-}
-
 struct child {
 	pid_t pid;
 	int status;   /* once exited */
 	bool exited;
 	bool termed;  /* our SIGTERM was passed on to it */
-	struct lt_session *s;
-	bool session_ended;
+	struct ctl_recording *rec;
 	bool stream_lost;  /* the relay daemon is gone: the session cannot end cleanly */
 };
 
@@ -78,42 +75,35 @@ static bool child_done(void *arg)
 
 	if (!c->exited && waitpid(c->pid, &c->status, WNOHANG) == c->pid)
 		c->exited = true;
-	if (g_interrupted == SIGTERM && !c->exited && !c->termed) {
+	if (ctl_signals_caught() == SIGTERM && !c->exited && !c->termed) {
 		kill(c->pid, SIGTERM); /* Ctrl-C reached CMD by itself (same process group) */
 		c->termed = true;
 	}
-	return c->exited || g_interrupted;
+	return c->exited || ctl_signals_caught();
 }
 
 static void end_session(void *arg)
 {
 	struct child *c = arg;
-	char err[LT_ERR_MAX];
 
-	if (c->session_ended)
-		return;
-	c->session_ended = true;
 	/* with the relay daemon gone, lttng says its destroy failed (the consumer cannot close
 	 * the streams), which is the error already reported */
-	if (lt_session_end(c->s, err, sizeof(err)) && !c->stream_lost)
-		cli_error("%s", err);
+	ctl_recording_stop(c->rec, c->stream_lost);
 }
 
+/* CMD keeps the default dispositions: Ctrl-C ends it, not us (signals.h). */
 static pid_t start_command(char **argv)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct ctl_sigcatch sigs;
 	pid_t pid;
+	int rc;
 
-	sigemptyset(&sa.sa_mask);
-	pid = fork();
-	if (pid == 0) {
-		execvp(argv[0], argv);
-		fprintf(stderr, "error: cannot run '%s': %s\n", argv[0], strerror(errno));
-		_exit(127);
+	rc = ctl_spawn(&(struct ctl_spawn_opts){ .argv = argv, .say_exec_error = true }, &pid);
+	if (rc) {
+		errno = -rc;
+		return -1;
 	}
-	/* after the fork, so CMD keeps the default dispositions: Ctrl-C ends it, not us */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	ctl_signals_catch(&sigs, false); /* not given back: we exit after CMD */
 	return pid;
 }
 
@@ -131,14 +121,15 @@ struct watch_args {
 };
 
 static void opts_common(struct live_watch_opts *o, const struct watch_args *a,
-			const char *const *urls, size_t n)
+			const char *const *urls, size_t n, struct watch_print *wp,
+			const char *end_what)
 {
 	memset(o, 0, sizeof(*o));
 	o->urls = urls;
 	o->n = n;
 	o->threshold_ns = a->threshold_ns;
-	o->json = a->json;
-	o->out = stdout;
+	watch_print_init(wp, stdout, a->json, end_what);
+	o->printer = &wp->pr;
 	o->status = isatty(STDERR_FILENO);
 	o->stuck_ms = STUCK_MS;
 	o->drain_ms = DRAIN_MS;
@@ -154,53 +145,35 @@ static void summary(const struct live_watch_result *r)
 static bool interrupted(void *arg)
 {
 	(void)arg;
-	return g_interrupted != 0;
+	return ctl_signals_caught() != 0;
 }
 
 static int watch_command(const struct watch_args *a)
 {
-	struct lt_session s = { .level = a->level, .live_timer_us = (unsigned)(a->timer_ns / 1000) };
-	struct live_relayd r;
-	struct child c = { .s = &s };
+	struct ctl_recording_opts ro = { .output = a->output, .level = a->level, .watch = true,
+					 .live_timer_us = (unsigned)(a->timer_ns / 1000),
+					 .buffer_size = a->buffer_size };
+	struct ctl_recording rec;
+	struct child c = { .rec = &rec };
 	struct live_watch_opts o;
 	struct live_watch_result res;
-	char err[LT_ERR_MAX], defdir[64], host[256], url[512];
-	const char *output = a->output, *urls[1] = { url };
+	struct watch_print wp;
+	char err[LT_ERR_MAX], defdir[64];
+	const char *urls[1] = { rec.url };
 	int code, rc;
 
-	lt_buffers_size(&s, s.level, 0, a->buffer_size); /* as record: CMD's ranks are unknown */
-
-	if (!output) {
+	if (!ro.output) {
 		time_t t = time(NULL);
 
 		strftime(defdir, sizeof(defdir), "proxyscope-watch-%Y%m%d-%H%M%S", localtime(&t));
-		output = defdir;
+		ro.output = defdir;
 	}
-	if (lt_tools_check(err, sizeof(err)) || !cli_cmd_runnable(a->cmd[0], err, sizeof(err)) ||
-	    lt_output_prepare(output, s.output, sizeof(s.output), err, sizeof(err)) ||
-	    live_relayd_start(&r, NULL, s.output, err, sizeof(err))) {
+	/* the recording, described; begun; CMD run and watched; ended */
+	if (ctl_recording_begin(&rec, &ro, a->cmd[0], err, sizeof(err))) {
 		cli_error("%s", err);
 		return CLI_EXIT_USAGE;
 	}
-	s.live_url = r.session_url;
-	if (lt_sessiond_ensure(&s, err, sizeof(err))) {
-		cli_error("%s", err);
-		live_relayd_stop(&r);
-		return CLI_EXIT_USAGE;
-	}
-	if (lt_session_begin(&s, err, sizeof(err))) {
-		cli_error("%s", err);
-		lt_sessiond_release(&s);
-		live_relayd_stop(&r);
-		return CLI_EXIT_USAGE;
-	}
-	if (s.sessiond_pid > 0) /* ours: now that the session exists, so do its consumers */
-		live_boost_sessiond(s.sessiond_pid);
-	gethostname(host, sizeof(host));
-	host[sizeof(host) - 1] = '\0';
-	snprintf(url, sizeof(url), "%s/host/%s/%s", r.relay_url, host, s.name);
-	opts_common(&o, a, urls, 1);
-	o.end_what = "CMD ended";
+	opts_common(&o, a, urls, 1, &wp, "CMD ended");
 	o.should_stop = child_done;
 	o.on_stop = end_session;
 	o.arg = &c;
@@ -210,8 +183,7 @@ static int watch_command(const struct watch_args *a)
 	if (c.pid < 0) {
 		cli_error("cannot start '%s': %s", a->cmd[0], strerror(errno));
 		end_session(&c);
-		lt_sessiond_release(&s);
-		live_relayd_stop(&r);
+		ctl_recording_release(&rec);
 		return CLI_EXIT_FAILURE;
 	}
 	rc = live_wait_streams(urls, 1, child_done, &c, err, sizeof(err));
@@ -220,7 +192,7 @@ static int watch_command(const struct watch_args *a)
 	} else {
 		/* CMD ended before it registered a stream: nothing of ours was traced. */
 		if (rc > 0)
-			trace_tally_warn_empty(a->cmd[0]);
+			print_tally_empty(a->cmd[0]);
 		memset(&res, 0, sizeof(res));
 		res.rc = rc < 0 ? rc : 0;
 		snprintf(res.err, sizeof(res.err), "%s", err);
@@ -233,44 +205,41 @@ static int watch_command(const struct watch_args *a)
 	if (res.rc) {
 		if (!child_done(&c))
 			fprintf(stderr, "watch: '%s' (pid %d) goes on, untraced\n", a->cmd[0], (int)c.pid);
-	} else if (!res.drained && !g_interrupted) {
+	} else if (!res.drained && !ctl_signals_caught()) {
 		fprintf(stderr, "warning: the live stream did not end within %d s after CMD; the "
 			"last events may be missing from the findings\n", DRAIN_MS / 1000);
 	}
-	lt_sessiond_release(&s);
-	live_relayd_stop(&r);
+	ctl_recording_release(&rec);
 	summary(&res);
-	if (g_interrupted)
+	if (ctl_signals_caught())
 		fprintf(stderr, "proxyscope: interrupted; the trace recorded so far is kept\n");
-	printf("trace: %s\n", s.output);
+	printf("trace: %s\n", rec.s.output);
 	fflush(stdout);
 	if (res.rc)
 		return CLI_EXIT_FAILURE;
 	if (!c.exited)
-		return 128 + (int)g_interrupted;
+		return 128 + (int)ctl_signals_caught();
 	code = WIFSIGNALED(c.status) ? 128 + WTERMSIG(c.status) : WEXITSTATUS(c.status);
 	return code;
 }
 
 static int watch_attach(const struct watch_args *a)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
 	struct live_watch_opts o;
 	struct live_watch_result res;
+	struct ctl_sigcatch sigs;
+	struct watch_print wp;
 	char err[PSA_ERR_MAX];
 	int rc;
 
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	ctl_signals_catch(&sigs, false); /* not given back: the command ends with the watch */
 	rc = live_wait_streams(a->urls, a->n_urls, interrupted, NULL, err, sizeof(err));
 	if (rc) {
 		if (rc < 0)
 			cli_error("%s", err);
-		return rc < 0 ? CLI_EXIT_FAILURE : 128 + (int)g_interrupted;
+		return rc < 0 ? CLI_EXIT_FAILURE : 128 + (int)ctl_signals_caught();
 	}
-	opts_common(&o, a, a->urls, a->n_urls);
-	o.end_what = "the session ended";
+	opts_common(&o, a, a->urls, a->n_urls, &wp, "the session ended");
 	o.should_stop = interrupted;
 	live_watch_run(&o, &res);
 	if (res.rc)
@@ -394,5 +363,6 @@ int cmd_watch(int argc, char **argv)
 		return watch_attach(&a);
 	if (!a.timer_ns)
 		a.timer_ns = 100000000ull;
+	cli_ctl_init();
 	return watch_command(&a);
 }

@@ -1,0 +1,323 @@
+/*
+ * `proxyscope run`'s report (run_report.h): after the recording (ctl/lttng/run_trace.h) ended,
+ * the trace is read back in one pass, the report printed (overview + watchdog root cause) and
+ * the chrome and html timelines written next to the trace. On Ctrl-C the recording's signal
+ * thread calls run_report_interrupted for the timelines of what was recorded.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <proxyscope/psa_export.h>
+
+#include "cli_util.h"
+#include "gz_stream.h"
+#include "print_run.h"
+#include "report_input.h"
+#include "report_json.h"
+#include "run_report.h"
+#include "trace_tally.h"
+
+struct timeline_file {
+	const char *fmt_name;
+	char path[PATH_MAX + 32];
+	FILE *f;
+	FILE *under;   /* --timeline-gzip: the file @f compresses into */
+	struct psa_export *e;
+	bool ok;
+};
+
+/* Set once by the command before the recording begins; read by the main and signal threads. */
+static bool g_timeline_gzip;
+
+void run_report_timeline_gzip(bool on)
+{
+	g_timeline_gzip = on;
+}
+
+/* Close a timeline's streams (the gzip layer first: its trailer). 0 or EOF. */
+static int timeline_close(struct timeline_file *t)
+{
+	int rc = fclose(t->f);
+
+	if (t->under && fclose(t->under))
+		rc = EOF;
+	t->f = t->under = NULL;
+	return rc;
+}
+
+static int exports_open(struct report_ctx *c, struct run_trace *rt, struct timeline_file *tf)
+{
+	static const struct {
+		enum psa_export_format fmt;
+		const char *file;
+	} outs[2] = { { PSA_EXPORT_CHROME, "timeline.json" }, { PSA_EXPORT_HTML, "timeline.html" } };
+	struct psa_observer obs;
+
+	for (int i = 0; i < 2; i++) {
+		/* Only the chrome JSON is compressed: a browser opens no .html.gz from disk. */
+		bool gz = g_timeline_gzip && outs[i].fmt == PSA_EXPORT_CHROME;
+
+		snprintf(tf[i].path, sizeof(tf[i].path), "%s/%s%s", rt->s.output, outs[i].file,
+			 gz ? ".gz" : "");
+		tf[i].fmt_name = psa_export_format_str(outs[i].fmt);
+		tf[i].f = fopen(tf[i].path, "w");
+		if (tf[i].f && gz) {
+			tf[i].under = tf[i].f;
+			tf[i].f = gz_stream_create(tf[i].under);
+			if (!tf[i].f) {
+				fclose(tf[i].under);
+				tf[i].under = NULL;
+			}
+		}
+		if (!tf[i].f) {
+			cli_error("cannot create '%s': %s", tf[i].path, strerror(errno));
+			return CLI_EXIT_FAILURE;
+		}
+		if (psa_export_create(outs[i].fmt, tf[i].f, &tf[i].e)) {
+			cli_error("cannot create the %s export: out of memory", tf[i].fmt_name);
+			return CLI_EXIT_FAILURE;
+		}
+		psa_export_observer(tf[i].e, c->m, &obs);
+		if (report_ctx_add_observer(c, &obs))
+			return CLI_EXIT_FAILURE;
+	}
+	return 0;
+}
+
+static void exports_finish(struct report_ctx *c, struct timeline_file *tf, bool read_ok,
+			   bool interrupted)
+{
+	for (int i = 0; i < 2; i++) {
+		if (!tf[i].f)
+			continue;
+		if (tf[i].e && c->wd)
+			psa_export_set_verdict(tf[i].e, c->wd, interrupted);
+		tf[i].ok = read_ok && tf[i].e && psa_export_finish(tf[i].e, c->m) == 0;
+		if (timeline_close(&tf[i]))
+			tf[i].ok = false;
+		if (!tf[i].ok) {
+			remove(tf[i].path);
+			if (read_ok)
+				cli_error("cannot write '%s'", tf[i].path);
+		}
+	}
+}
+
+static void exports_destroy(struct timeline_file *tf)
+{
+	for (int i = 0; i < 2; i++) {
+		if (tf[i].f) {
+			timeline_close(&tf[i]);
+			remove(tf[i].path);
+		}
+		psa_export_destroy(tf[i].e);
+	}
+}
+
+/* The exports started again for the second pass on corrected host clocks (report_read_opts). */
+struct exports_again {
+	struct run_trace *rt;
+	struct timeline_file *tf;
+};
+
+static int exports_reopen(struct report_ctx *c, void *arg)
+{
+	struct exports_again *a = arg;
+
+	exports_destroy(a->tf);
+	memset(a->tf, 0, 2 * sizeof(*a->tf));
+	return exports_open(c, a->rt, a->tf);
+}
+
+/* What the trace holds of this run's processes (the reader's counts after the vpid filter). */
+static void run_tally(const struct report_ctx *c, const struct run_trace *rt,
+		      struct trace_tally *t)
+{
+	struct psa_model_totals tot;
+
+	psa_model_totals(c->m, &tot);
+	*t = (struct trace_tally){ .ours = tot.our_events, .others = tot.events - tot.our_events,
+				   .lost_events = tot.discarded_events,
+				   .lost_packets = tot.discarded_packets,
+				   .snapshot = rt->s.snapshot };
+}
+
+static void print_files(const struct report_ctx *c, const struct run_trace *rt,
+			const struct timeline_file *tf)
+{
+	struct trace_tally t;
+	char buffers[96];
+
+	printf("trace:       %s\n", rt->s.output);
+	if (rt->s.snapshot && rt->snaps_n > 1)
+		printf("snapshot:    %s and %zu more (the flight recorder's last of each host)\n",
+		       rt->snapshot, rt->snaps_n - 1);
+	else if (rt->s.snapshot)
+		printf("snapshot:    %s (the flight recorder's last)\n", rt->snapshot);
+	run_tally(c, rt, &t);
+	lt_buffers_str(&rt->s, buffers, sizeof(buffers));
+	print_tally(&t, "the run", buffers, stdout);
+	if (tf[0].ok || tf[1].ok)
+		printf("timeline:    %s%s%s%s%s\n", tf[0].ok ? tf[0].path : "",
+		       tf[0].ok ? " (ui.perfetto.dev)" : "",
+		       tf[0].ok && tf[1].ok ? ", " : "", tf[1].ok ? tf[1].path : "",
+		       tf[1].ok ? " (a browser)" : "");
+	else
+		printf("timeline:    not written (see the error above)\n");
+}
+
+static void json_trace(struct cli_json *j, const struct report_ctx *c, const struct run_trace *rt,
+		       const struct timeline_file *tf)
+{
+	struct trace_tally t;
+
+	run_tally(c, rt, &t);
+	cli_json_key(j, "trace");
+	cli_json_begin_object(j);
+	cli_json_key(j, "dir");
+	cli_json_string(j, rt->s.output);
+	cli_json_key(j, "level");
+	cli_json_string(j, lt_level_str(rt->s.level));
+	cli_json_key(j, "snapshot");
+	if (rt->s.snapshot)
+		cli_json_string(j, rt->snapshot);
+	else
+		cli_json_null(j);
+	cli_json_key(j, "snapshots");
+	cli_json_begin_array(j);
+	for (size_t i = 0; i < rt->snaps_n; i++)
+		cli_json_string(j, rt->snaps[i]);
+	if (rt->s.snapshot && !rt->snaps_n)
+		cli_json_string(j, rt->snapshot);
+	cli_json_end_array(j);
+	cli_json_key(j, "buffer_bytes_per_cpu");
+	cli_json_u64(j, rt->s.subbuf_size * rt->s.num_subbuf);
+	cli_json_key(j, "events_recorded");
+	cli_json_u64(j, t.ours);
+	cli_json_key(j, "events_lost");
+	cli_json_u64(j, t.lost_events);
+	cli_json_key(j, "loss_rate");
+	cli_json_double(j, trace_tally_loss(&t));
+	cli_json_key(j, "timeline_chrome");
+	if (tf[0].ok)
+		cli_json_string(j, tf[0].path);
+	else
+		cli_json_null(j);
+	cli_json_key(j, "timeline_html");
+	if (tf[1].ok)
+		cli_json_string(j, tf[1].path);
+	else
+		cli_json_null(j);
+	cli_json_end_object(j);
+}
+
+int run_report_print(struct run_trace *rt, const struct run_report_opts *opts)
+{
+	uint32_t self = (uint32_t)getpid();
+	struct report_read_opts ropts = { .only_vpids = opts->vpids_n ? opts->vpids : &self,
+					  .only_vpids_n = opts->vpids_n ? opts->vpids_n : 1,
+					  .quiet = opts->quiet, .empty_ok = true,
+					  .snapshot = rt->s.snapshot };
+	struct timeline_file tf[2];
+	struct exports_again again = { rt, tf };
+	char *paths[RUN_SNAPSHOTS_MAX] = { rt->s.output };
+	size_t n_paths = 1;
+	struct report_ctx c;
+	int rc;
+
+	ropts.reread = exports_reopen;
+	ropts.reread_arg = &again;
+	if (opts->every_proc) {
+		ropts.only_vpids = NULL;
+		ropts.only_vpids_n = 0;
+	}
+	memset(tf, 0, sizeof(tf));
+	if (rt->s.snapshot && opts->every_proc) { /* across hosts: each host's last */
+		n_paths = run_trace_hosts_snapshots(rt);
+		for (size_t i = 0; i < n_paths; i++)
+			paths[i] = rt->snaps[i];
+		if (n_paths)
+			snprintf(rt->snapshot, sizeof(rt->snapshot), "%s", rt->snaps[0]);
+	} else if (rt->s.snapshot) {
+		n_paths = !lt_snapshot_latest(rt->s.output, rt->snapshot, sizeof(rt->snapshot));
+		paths[0] = rt->snapshot;
+	}
+	if (!n_paths) {
+		cli_error("no snapshot was recorded under '%s'", rt->s.output);
+		return CLI_EXIT_FAILURE;
+	}
+	rc = report_ctx_init(&c, REPORT_OVERVIEW | REPORT_STATS | REPORT_WATCHDOG, NULL, NULL);
+	if (rc)
+		return CLI_EXIT_FAILURE;
+	rc = exports_open(&c, rt, tf);
+	if (!rc)
+		rc = report_ctx_read(&c, paths, n_paths, &ropts);
+	if (!rc && c.in.empty) {
+		print_tally_empty("the run");
+		rc = CLI_EXIT_FAILURE;
+	}
+	exports_finish(&c, tf, rc == 0, false);
+	if (rc) {
+		/* The run happened; its trace could not be read: a runtime failure, not usage. */
+		rc = CLI_EXIT_FAILURE;
+		goto out;
+	}
+	if (opts->json) {
+		json_trace(opts->j, &c, rt, tf);
+		cli_json_key(opts->j, "report");
+		cli_json_begin_object(opts->j);
+		report_json_input(opts->j, &c, paths, n_paths);
+		report_json_clocks(opts->j, &c);
+		report_json_overview(opts->j, &c);
+		report_json_stats(opts->j, c.stats, true);
+		report_json_watchdog(opts->j, &c, 0);
+		cli_json_end_object(opts->j);
+	} else if (!opts->quiet) {
+		fputc('\n', stdout);
+		print_files(&c, rt, tf);
+		fputc('\n', stdout);
+		psa_overview_print(c.overview, c.m, &c.in.rs, c.in.desc, stdout);
+		fputc('\n', stdout);
+		report_print_clocks(&c, stdout);
+		psa_watchdog_print(c.wd, c.m, stdout);
+	} else if (psa_watchdog_verdict(c.wd) != PSA_VERDICT_OK) {
+		psa_watchdog_print(c.wd, c.m, stdout);
+	}
+	rc = report_exit_status(c.wd);
+out:
+	exports_destroy(tf);
+	report_ctx_fini(&c);
+	return rc;
+}
+
+/*
+ * Ctrl-C: the timelines of what was recorded, marked interrupted, from the signal thread while
+ * the workload still runs (its events no longer go anywhere). Every process of the trace is
+ * read: the children of --procs are not known here.
+ */
+void run_report_interrupted(struct run_trace *rt)
+{
+	struct report_read_opts ropts = { .quiet = true };
+	char *paths[1] = { rt->s.output };
+	struct timeline_file tf[2];
+	struct report_ctx c;
+	int rc;
+
+	memset(tf, 0, sizeof(tf));
+	if (report_ctx_init(&c, REPORT_WATCHDOG, NULL, NULL))
+		return;
+	rc = exports_open(&c, rt, tf);
+	if (!rc)
+		rc = report_ctx_read(&c, paths, 1, &ropts);
+	exports_finish(&c, tf, rc == 0, true);
+	if (tf[0].ok || tf[1].ok)
+		fprintf(stderr, "proxyscope: the timelines of the interrupted run (marked so): %s%s%s\n",
+			tf[0].ok ? tf[0].path : "", tf[0].ok && tf[1].ok ? ", " : "",
+			tf[1].ok ? tf[1].path : "");
+	exports_destroy(tf);
+	report_ctx_fini(&c);
+}

@@ -1,0 +1,78 @@
+/*
+ * Recording across hosts (`run --hosts` without --no-trace): one lttng-relayd on the collector
+ * host, and on every simulated host one session, created with that host's own session daemon
+ * (its lttng client run inside the host's namespaces, host_nsenter), streaming to the relay
+ * daemon over the bridge. The relay daemon writes one trace per host into its output tree,
+ * DIR/<hostname>/<session>-<date>/ust/uid/0/64-bit/, named by the host's session daemon's own
+ * hostname; the report reads the tree as one job.
+ *
+ *	hosts_create(.sessiond = true)
+ *	hosts_trace_begin(&t, h, &opts)        relay daemon up, every host's session started
+ *	... mpirun: the processes load the probes and register with their host's daemon ...
+ *	hosts_trace_end(&t)                    sessions destroyed (their data at the relay
+ *	                                       daemon), relay daemon stopped: DIR is complete
+ *	hosts_destroy(h)
+ *
+ * The relay daemon listens on the collector's own address, on fixed ports: the collector's
+ * network namespace is private to this run, so they are always free, and no machine-wide
+ * relay daemon (on the default ports) is ever involved. The sessions are live ones when the
+ * run is watched (a viewer in the collector's network namespace follows them all through the
+ * relay daemon's live port), or snapshot ones (overwrite mode; each snapshot goes to the relay
+ * daemon too, DIR/<hostname>/<session>-<date>/<snapshot>-N).
+ */
+#ifndef PROXYSCOPE_CTL_HOSTS_TRACE_H
+#define PROXYSCOPE_CTL_HOSTS_TRACE_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "hosts.h"
+#include "live_relayd.h"
+#include "lttng_ctl.h"
+#include "recording.h"
+
+#define HOSTS_RELAYD_CTRL 5342
+#define HOSTS_RELAYD_DATA 5343
+#define HOSTS_RELAYD_LIVE 5344
+
+struct hosts_trace {
+	struct live_relayd relayd;    /* on the collector, a child of ours */
+	char log[128];                /* the relay daemon's stdout and stderr, in the hosts' dir */
+	unsigned n;                   /* sessions: one per simulated host */
+	struct lt_session *s;         /* [n] */
+	struct host_nsenter *ns;      /* [n]: the prefix of each session's lttng calls */
+};
+
+/* 0 when lttng, lttng-sessiond and lttng-relayd are installed, else -ENOENT with a reason. */
+int hosts_trace_check(char *err, size_t errlen);
+
+/*
+ * Start the relay daemon writing into @o->output (absolute) and a session on every host of @h
+ * (each with its session daemon: hosts_opts.sessiond); live ones when @o->watch, sized as
+ * `record` sizes a session (@o->ranks is not used: the ranks are not this process's). On
+ * failure everything done so far is undone. Returns 0 or -errno with a reason in @err.
+ */
+int hosts_trace_begin(struct hosts_trace *t, struct hosts *h, const struct ctl_recording_opts *o,
+		      char *err, size_t errlen);
+
+/*
+ * The URL a viewer follows host @i's live session at: net://COLLECTOR:LIVE/host/HOST/SESSION
+ * (the relay daemon names a session by the hostname of the session daemon that made it).
+ */
+void hosts_trace_live_url(const struct hosts_trace *t, const struct hosts *h, unsigned i,
+			  char *out, size_t len);
+
+/* Snapshot mode: record a snapshot of every host's session (to the relay daemon). 0 or the
+ * first error. */
+int hosts_trace_snapshot(struct hosts_trace *t, char *err, size_t errlen);
+
+/* Stop and destroy every session (their data is then at the relay daemon). Idempotent. */
+int hosts_trace_end_sessions(struct hosts_trace *t, char *err, size_t errlen);
+
+/* hosts_trace_end_sessions, then stop the relay daemon. 0 or the first error. */
+int hosts_trace_end(struct hosts_trace *t, char *err, size_t errlen);
+
+#endif /* PROXYSCOPE_CTL_HOSTS_TRACE_H */

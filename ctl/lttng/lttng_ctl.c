@@ -1,0 +1,381 @@
+/*
+ * lttng-tools for a recording (lttng_ctl.h): the buffers a session gets, the tools, the session
+ * daemon, the trace directory, the snapshots written. The session itself is driven through
+ * liblttng-ctl (lttng_ctl_session.c); the daemons stay processes of their own.
+ *
+ * The session daemon: one that already answers is used as it is. Otherwise a private one is
+ * started with LTTNG_HOME pointing at a fresh directory (set in this process, so the library
+ * and the traced command find it), and it is stopped - only it, by its pid - at the end.
+ */
+#include "lttng_ctl_int.h"
+#include "signals.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_ARGS 24
+
+static const char *const level_names[LT_LEVEL_NR] = { "err", "warning", "info", "debug" };
+
+int lt_level_parse(const char *s, enum lt_level *out)
+{
+	for (int i = 0; i < LT_LEVEL_NR; i++)
+		if (!strcmp(s, level_names[i])) {
+			*out = (enum lt_level)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+const char *lt_level_str(enum lt_level level)
+{
+	return (unsigned)level < LT_LEVEL_NR ? level_names[level] : "?";
+}
+
+/*
+ * Tracer buffer bytes per CPU for each rank thread at each level. The loss in discard mode is
+ * the consumer daemon falling behind while the run's threads share the CPUs with it, so the
+ * room needed grows with the threads and with the level's event rate (DEBUG: every poll).
+ */
+static const uint64_t buffer_per_rank[LT_LEVEL_NR] = {
+	UINT64_C(1) << 20, UINT64_C(1) << 20, UINT64_C(64) << 20, UINT64_C(128) << 20,
+};
+#define BUFFER_FLOOR (UINT64_C(8) << 20)   /* per CPU, whatever the run */
+/*
+ * Per CPU when the ranks are unknown (`record`): by level only. Larger sub-buffers there made
+ * babeltrace2 fail now and then on a short recording's stream file ("No stream class with ID
+ * 0", test_trace_record: 2 of 8 runs with 8 x 8 MiB, none of 5 with 8 x 1 MiB).
+ */
+static const uint64_t buffer_unknown_ranks[LT_LEVEL_NR] = {
+	UINT64_C(8) << 20, UINT64_C(8) << 20, UINT64_C(8) << 20, UINT64_C(32) << 20,
+};
+#define BUFFER_MEM_SHARE 8                 /* all CPUs' buffers: at most 1/8 of the memory */
+
+static unsigned online_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > 0 ? (unsigned)n : 1;
+}
+
+void lt_buffers_size(struct lt_session *s, enum lt_level level, unsigned ranks, uint64_t override)
+{
+	unsigned cpus = online_cpus();
+	uint64_t want = override, sub = LT_SUBBUF_MIN;
+
+	if (!want) {
+		long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+		uint64_t cap = LT_BUFFER_MAX;
+
+		unsigned l = (unsigned)level < LT_LEVEL_NR ? level : LT_LEVEL_INFO;
+
+		want = ranks ? buffer_per_rank[l] * ranks / cpus : buffer_unknown_ranks[l];
+		if (want < BUFFER_FLOOR)
+			want = BUFFER_FLOOR;
+		if (pages > 0 && page > 0 &&
+		    (uint64_t)pages * (uint64_t)page / BUFFER_MEM_SHARE / cpus < cap)
+			cap = (uint64_t)pages * (uint64_t)page / BUFFER_MEM_SHARE / cpus;
+		if (want > cap)
+			want = cap;
+	}
+	while (sub * LT_NUM_SUBBUF < want)
+		sub <<= 1;
+	s->subbuf_size = sub;
+	s->num_subbuf = LT_NUM_SUBBUF;
+}
+
+uint64_t lt__subbuf_of(const struct lt_session *s)
+{
+	if (s->subbuf_size)
+		return s->subbuf_size;
+	return s->level == LT_LEVEL_DEBUG ? UINT64_C(4) << 20 : UINT64_C(1) << 20;
+}
+
+void lt_buffers_str(const struct lt_session *s, char *buf, size_t len)
+{
+	uint64_t sub = lt__subbuf_of(s);
+	unsigned cpus = online_cpus();
+
+	if (sub >= UINT64_C(1) << 20)
+		snprintf(buf, len, "%u x %" PRIu64 " MiB per CPU (%u CPU%s)",
+			 s->num_subbuf ? s->num_subbuf : LT_NUM_SUBBUF, sub >> 20, cpus,
+			 cpus == 1 ? "" : "s");
+	else
+		snprintf(buf, len, "%u x %" PRIu64 " KiB per CPU (%u CPU%s)",
+			 s->num_subbuf ? s->num_subbuf : LT_NUM_SUBBUF, sub >> 10, cpus,
+			 cpus == 1 ? "" : "s");
+}
+
+/* Run argv (argv[0] looked up in PATH) with stdout+stderr captured; the exit status or -errno. */
+static int run_argv(char *out, size_t outlen, char *const argv[])
+{
+	size_t used = 0;
+	int pipefd[2], status;
+	pid_t pid;
+
+	if (out && outlen)
+		out[0] = '\0';
+	if (pipe2(pipefd, O_CLOEXEC))
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		int e = errno;
+
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return -e;
+	}
+	if (pid == 0) {
+		dup2(pipefd[1], STDOUT_FILENO);
+		dup2(pipefd[1], STDERR_FILENO);
+		cli_child_unblock_signals();
+		execvp(argv[0], argv);
+		dprintf(STDERR_FILENO, "%s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(pipefd[1]);
+	for (;;) {
+		char buf[512];
+		ssize_t n = read(pipefd[0], buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (out && used + 1 < outlen) {
+			size_t k = (size_t)n < outlen - 1 - used ? (size_t)n : outlen - 1 - used;
+
+			memcpy(out + used, buf, k);
+			used += k;
+			out[used] = '\0';
+		}
+	}
+	close(pipefd[0]);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return 128 + WTERMSIG(status);
+}
+
+/* The client, for a caller that wants its text: no session of ours goes through it any more. */
+int lt_run_lttng(char *out, size_t outlen, const char *arg, ...)
+{
+	char *argv[MAX_ARGS] = { "lttng" };
+	size_t n = 1;
+	va_list ap;
+
+	va_start(ap, arg);
+	for (const char *a = arg; a && n < MAX_ARGS - 1; a = va_arg(ap, const char *))
+		argv[n++] = (char *)a;
+	va_end(ap);
+	argv[n] = NULL;
+	return run_argv(out, outlen, argv);
+}
+
+/* The last non-empty line of @out, trimmed, for a one-line error. */
+static const char *last_line(char *out)
+{
+	char *end = out + strlen(out);
+
+	while (end > out && (end[-1] == '\n' || end[-1] == ' '))
+		*--end = '\0';
+	while (end > out && end[-1] != '\n')
+		end--;
+	return *end ? end : "no output";
+}
+
+bool lt_in_path(const char *tool)
+{
+	const char *path = getenv("PATH");
+	char buf[PATH_MAX];
+
+	if (!path)
+		path = "/usr/bin:/bin";
+	while (*path) {
+		size_t len = strcspn(path, ":");
+
+		if (len && len + strlen(tool) + 2 < sizeof(buf)) {
+			snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, path, tool);
+			if (access(buf, X_OK) == 0)
+				return true;
+		}
+		path += len + (path[len] == ':');
+	}
+	return false;
+}
+
+int lt_tools_check(char *err, size_t errlen)
+{
+	static const char *const tools[] = { "lttng", "lttng-sessiond" };
+
+	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++)
+		if (!lt_in_path(tools[i])) {
+			snprintf(err, errlen, "LTTng is not installed: '%s' not found in PATH "
+				 "(apt-get install lttng-tools)", tools[i]);
+			return -ENOENT;
+		}
+	return lt__backend_check(err, errlen);
+}
+
+int lt_output_prepare(const char *dir, char *abs, size_t abslen, char *err, size_t errlen)
+{
+	struct stat st;
+	char *real;
+	int rc;
+
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot create '%s': %s", dir, strerror(-rc));
+		return rc;
+	}
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "'%s' is not a directory", dir);
+		return -ENOTDIR;
+	}
+	if (access(dir, W_OK | X_OK)) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot write to '%s': %s", dir, strerror(-rc));
+		return rc;
+	}
+	if (rmdir(dir) == 0) {
+		/* It was empty: LTTng creates it again. */
+	} else if (errno == ENOTEMPTY || errno == EEXIST) {
+		snprintf(err, errlen, "'%s' already exists and is not empty", dir);
+		return -EEXIST;
+	}
+	real = realpath(".", NULL);
+	if (!real) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot resolve the current directory: %s", strerror(-rc));
+		return rc;
+	}
+	if (dir[0] == '/')
+		snprintf(abs, abslen, "%s", dir);
+	else
+		snprintf(abs, abslen, "%s/%s", real, dir);
+	free(real);
+	return 0;
+}
+
+static pid_t read_pidfile(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long pid = 0;
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "%ld", &pid) != 1)
+		pid = 0;
+	fclose(f);
+	return (pid_t)pid;
+}
+
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb, (void)flag, (void)ftw;
+	remove(path);
+	return 0;
+}
+
+static void remove_home(struct lt_session *s)
+{
+	if (!s->home[0])
+		return;
+	nftw(s->home, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	s->home[0] = '\0';
+}
+
+int lt_sessiond_ensure(struct lt_session *s, char *err, size_t errlen)
+{
+	char *argv[] = { "lttng-sessiond", "--daemonize", NULL };
+	char out[LT_ERR_MAX], pidfile[PATH_MAX + 32];
+	int rc;
+
+	if (lt__sessiond_alive())
+		return 0;
+	snprintf(s->home, sizeof(s->home), "%s/proxyscope-lttng-XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(s->home)) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot create a home for lttng-sessiond: %s", strerror(errno));
+		s->home[0] = '\0';
+		return rc;
+	}
+	setenv("LTTNG_HOME", s->home, 1);
+	rc = run_argv(out, sizeof(out), argv);
+	if (rc) {
+		snprintf(err, errlen, "cannot start lttng-sessiond: %s", last_line(out));
+		unsetenv("LTTNG_HOME");
+		remove_home(s);
+		return rc < 0 ? rc : -ECHILD;
+	}
+	/* --daemonize returns once the daemon is ready; its pid file says which one it is. */
+	if (geteuid() == 0)
+		snprintf(pidfile, sizeof(pidfile), "/var/run/lttng/lttng-sessiond.pid");
+	else
+		snprintf(pidfile, sizeof(pidfile), "%s/.lttng/lttng-sessiond.pid", s->home);
+	s->sessiond_pid = read_pidfile(pidfile);
+	if (!lt__sessiond_alive()) {
+		snprintf(err, errlen, "lttng-sessiond started but does not answer");
+		lt_sessiond_release(s);
+		return -ECHILD;
+	}
+	return 0;
+}
+
+void lt_sessiond_release(struct lt_session *s)
+{
+	if (s->sessiond_pid > 0 && kill(s->sessiond_pid, SIGTERM) == 0) {
+		struct timespec tick = { 0, 10 * 1000 * 1000 };
+
+		/* Not our child (it daemonized): poll until it is gone, at most 5 s. */
+		for (int i = 0; i < 500 && kill(s->sessiond_pid, 0) == 0; i++)
+			nanosleep(&tick, NULL);
+		if (kill(s->sessiond_pid, 0) == 0)
+			kill(s->sessiond_pid, SIGKILL);
+	}
+	s->sessiond_pid = 0;
+	if (s->home[0]) {
+		unsetenv("LTTNG_HOME");
+		remove_home(s);
+	}
+}
+
+int lt_snapshot_latest(const char *dir, char *out, size_t outlen)
+{
+	DIR *d = opendir(dir);
+	long best = -1;
+	struct dirent *e;
+
+	if (!d)
+		return -ENOENT;
+	while ((e = readdir(d))) {
+		const char *dash = strrchr(e->d_name, '-');
+		char *end;
+		long n;
+
+		if (e->d_name[0] == '.' || !dash || !dash[1])
+			continue;
+		n = strtol(dash + 1, &end, 10);
+		if (*end || n <= best)
+			continue;
+		best = n;
+		snprintf(out, outlen, "%s/%s", dir, e->d_name);
+	}
+	closedir(d);
+	return best >= 0 ? 0 : -ENOENT;
+}

@@ -1,0 +1,292 @@
+/*
+ * `proxyscope run`'s recording (see run_trace.h).
+ *
+ * Design choice: the workload runs in this process, so this process is the traced one: its
+ * LTTng-UST registered with the session daemon when the probe library was loaded at start-up
+ * (or, when we start the daemon ourselves, shortly after - we wait until `lttng list -u` shows
+ * our pid), and the session is started before the first task is enqueued. Everything is
+ * checked before the session exists, so a usage problem leaves nothing behind. The trace is
+ * read back filtered on our pid: any other process with the probes loaded records into the
+ * session while it is active.
+ *
+ * Signals: from the start of run_trace_begin to run_trace_end SIGINT and SIGTERM are taken by
+ * the signal thread of signals.h, which ends the session, lets the caller write what was
+ * recorded (opts->on_interrupted) and exits; `mtx` makes that teardown, the set-up and the
+ * normal teardown mutually exclusive: a signal during the set-up (starting a session daemon
+ * takes seconds) is taken once it is done or failed (a failure undid itself).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <ftw.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <proxyscope/trace.h>
+
+#include "msg.h"
+#include "run_trace.h"
+
+#define REGISTER_TIMEOUT_MS 5000
+
+/* The first SIGINT or SIGTERM (signals.h), in the signal thread: the session ended, the trace
+ * so far kept; ctl_sigwait exits 128+N after this. */
+static void on_signal(void *arg, int sig)
+{
+	struct run_trace *rt = arg;
+	char err[LT_ERR_MAX];
+
+	(void)sig;
+	pthread_mutex_lock(&rt->mtx);
+	if (rt->active) {
+		/* A fresh line: the progress line may be on the terminal (its thread is left alone). */
+		ctl_note("%s", "");
+		if (rt->s.snapshot && lt_session_snapshot(&rt->s, err, sizeof(err)))
+			ctl_error("%s", err);
+		if (lt_session_end(&rt->s, err, sizeof(err)))
+			ctl_error("%s", err);
+		lt_sessiond_release(&rt->s);
+		rt->active = false;
+		ctl_note("proxyscope: interrupted; the trace recorded so far is kept in %s",
+			 rt->s.output);
+		if (rt->on_interrupted)
+			rt->on_interrupted(rt);
+	}
+}
+
+/* DIR, or a fresh ./proxyscope-run-YYYYMMDD-HHMMSS[-N]. */
+static int output_prepare(struct run_trace *rt, const char *output, char *err, size_t errlen)
+{
+	char dir[96], stamp[64];
+	time_t t = time(NULL);
+	struct tm tm;
+	int rc = -EEXIST;
+
+	if (output)
+		return lt_output_prepare(output, rt->s.output, sizeof(rt->s.output), err, errlen);
+	localtime_r(&t, &tm);
+	strftime(stamp, sizeof(stamp), "proxyscope-run-%Y%m%d-%H%M%S", &tm);
+	for (int i = 1; i < 100 && rc == -EEXIST; i++) {
+		if (i == 1)
+			snprintf(dir, sizeof(dir), "%s", stamp);
+		else
+			snprintf(dir, sizeof(dir), "%s-%d", stamp, i);
+		rc = lt_output_prepare(dir, rt->s.output, sizeof(rt->s.output), err, errlen);
+	}
+	return rc;
+}
+
+/* --watch: the run's session streams live to a relay daemon of ours writing into DIR. */
+static int watch_relayd(struct run_trace *rt, char *err, size_t errlen)
+{
+	int rc = live_relayd_start(&rt->relayd, NULL, rt->s.output, err, errlen);
+
+	if (rc)
+		return rc;
+	rt->s.live_url = rt->relayd.session_url;
+	rt->s.live_timer_us = CTL_LIVE_TIMER_US;
+	return 0;
+}
+
+#define SETUP_UNREGISTERED (-1)
+
+static int setup_locked(struct run_trace *rt, const struct ctl_recording_opts *opts);
+
+/* SIGINT and SIGTERM blocked here and in every thread started from now on, taken by on_signal
+ * in the signal thread (signals.h). */
+static int signals_take(struct run_trace *rt)
+{
+	int rc;
+
+	rt->sigwait = (struct ctl_sigwait){ .on_signal = on_signal, .arg = rt };
+	rc = ctl_sigwait_start(&rt->sigwait);
+	if (rc) {
+		ctl_error("cannot start the signal thread: %s", strerror(-rc));
+		return -EIO;
+	}
+	return 0;
+}
+
+static void signals_give_back(struct run_trace *rt)
+{
+	ctl_sigwait_stop(&rt->sigwait);
+}
+
+int run_trace_begin(struct run_trace *rt, const struct ctl_recording_opts *opts)
+{
+	int rc;
+
+	memset(rt, 0, sizeof(*rt));
+	pthread_mutex_init(&rt->mtx, NULL);
+	rt->on_interrupted = opts->on_interrupted;
+	rc = signals_take(rt);
+	if (rc)
+		return rc;
+	pthread_mutex_lock(&rt->mtx);
+	rc = setup_locked(rt, opts);
+	pthread_mutex_unlock(&rt->mtx);
+	if (rc == SETUP_UNREGISTERED) {
+		ctl_error("this process did not register with lttng-sessiond within %u ms: nothing "
+			  "would be recorded; run with --no-trace", REGISTER_TIMEOUT_MS);
+		run_trace_end(rt);
+		return -EINVAL;
+	}
+	if (rc) {
+		signals_give_back(rt);
+		return rc;
+	}
+	if (opts->watch) {
+		char url[512], host[256] = "";
+		const char *urls[1] = { url };
+		struct run_watch_opts wo = { .urls = urls, .n = 1, .netns_fd = -1,
+					     .threshold_ns = opts->watch_threshold_ns,
+					     .printer = opts->watch_printer };
+
+		if (rt->s.sessiond_pid > 0) /* ours: its consumers do the live flushes */
+			live_boost_sessiond(rt->s.sessiond_pid);
+		gethostname(host, sizeof(host) - 1);
+		snprintf(url, sizeof(url), "%s/host/%s/%s", rt->relayd.relay_url, host, rt->s.name);
+		if (run_watch_start(&wo, &rt->watch))
+			ctl_error("cannot start the watch; the run goes on, unwatched");
+	}
+	return 0;
+}
+
+/* The set-up under rt->mtx: 0, SETUP_UNREGISTERED (the session is active: end it), or the exit
+ * code after an "error:" line with nothing left behind. */
+static int setup_locked(struct run_trace *rt, const struct ctl_recording_opts *opts)
+{
+	char err[LT_ERR_MAX];
+
+	rt->s.level = opts->level;
+	rt->s.snapshot = opts->snapshot;
+	lt_buffers_size(&rt->s, opts->level, opts->ranks, opts->buffer_size);
+	if (lt_tools_check(err, sizeof(err))) {
+		ctl_error("%s; or run without recording: proxyscope run --no-trace", err);
+		return -EINVAL;
+	}
+	/* The CLI does not load the probes at start-up (proxyscope.c): only a traced run needs
+	 * them, and every other command should stay out of other sessions. */
+	if (enc_trace_load()) {
+		char why[768];
+
+		enc_trace_load_error(why, sizeof(why));
+		ctl_error("nothing would be recorded: the tracepoint probe library "
+			  "(libproxyscope-tp.so) cannot be loaded: %s; run with --no-trace", why);
+		return -EINVAL;
+	}
+	if (output_prepare(rt, opts->output, err, sizeof(err))) {
+		ctl_error("%s", err);
+		return -EINVAL;
+	}
+	if (opts->watch && watch_relayd(rt, err, sizeof(err))) {
+		ctl_error("%s", err);
+		return -EINVAL;
+	}
+	if (lt_sessiond_ensure(&rt->s, err, sizeof(err))) {
+		ctl_error("%s", err);
+		live_relayd_stop(&rt->relayd);
+		return -EINVAL;
+	}
+	if (lt_session_begin(&rt->s, err, sizeof(err))) {
+		ctl_error("%s", err);
+		lt_sessiond_release(&rt->s);
+		live_relayd_stop(&rt->relayd);
+		return -EINVAL;
+	}
+	rt->active = true;
+	return lt_wait_registered(getpid(), REGISTER_TIMEOUT_MS) ? SETUP_UNREGISTERED : 0;
+}
+
+int run_trace_prepare(struct run_trace *rt, const struct ctl_recording_opts *opts)
+{
+	char err[LT_ERR_MAX];
+
+	memset(rt, 0, sizeof(*rt));
+	pthread_mutex_init(&rt->mtx, NULL);
+	rt->s.level = opts->level;
+	rt->s.snapshot = opts->snapshot;
+	/* as the sessions of the hosts are sized (hosts_trace.c), for the report's buffers line */
+	lt_buffers_size(&rt->s, opts->level, 0, opts->buffer_size);
+	if (output_prepare(rt, opts->output, err, sizeof(err))) {
+		ctl_error("%s", err);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int run_trace_end(struct run_trace *rt)
+{
+	char err[LT_ERR_MAX];
+	int rc = 0;
+
+	pthread_mutex_lock(&rt->mtx);
+	if (rt->active && rt->s.snapshot && lt_session_snapshot(&rt->s, err, sizeof(err))) {
+		ctl_error("%s", err);
+		rc = -EIO;
+	}
+	if (rt->active) {
+		if (lt_session_end(&rt->s, err, sizeof(err))) {
+			ctl_error("%s", err);
+			rc = -EIO;
+		}
+		lt_sessiond_release(&rt->s);
+		rt->active = false;
+	}
+	pthread_mutex_unlock(&rt->mtx);
+	run_watch_stop(rt->watch); /* the session is over: the stream drains and ends */
+	rt->watch = NULL;
+	live_relayd_stop(&rt->relayd);
+	signals_give_back(rt);
+	return rc;
+}
+
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	remove(path);
+	return 0;
+}
+
+void run_trace_discard(struct run_trace *rt)
+{
+	if (rt->s.output[0])
+		nftw(rt->s.output, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/*
+ * A snapshot run across hosts: the relay daemon's tree holds DIR/<host>/<session>-<date>/
+ * with each snapshot of that host's session in a directory of its own; the last of each host
+ * is read (they overlap within a host, never across). Fills rt->snaps; returns how many.
+ */
+size_t run_trace_hosts_snapshots(struct run_trace *rt)
+{
+	struct dirent **hosts = NULL;
+	int nh = scandir(rt->s.output, &hosts, NULL, alphasort);
+
+	rt->snaps_n = 0;
+	for (int i = 0; i < nh; i++) {
+		char host[PATH_MAX];
+		struct dirent *e;
+		DIR *d;
+
+		snprintf(host, sizeof(host), "%.*s/%s", PATH_MAX - 300, rt->s.output, hosts[i]->d_name);
+		d = hosts[i]->d_name[0] != '.' ? opendir(host) : NULL;
+		while (d && (e = readdir(d)) != NULL && rt->snaps_n < RUN_SNAPSHOTS_MAX) {
+			char session[PATH_MAX + 256];
+
+			if (e->d_name[0] == '.')
+				continue;
+			snprintf(session, sizeof(session), "%s/%s", host, e->d_name);
+			if (!lt_snapshot_latest(session, rt->snaps[rt->snaps_n], sizeof(rt->snaps[0])))
+				rt->snaps_n++;
+		}
+		if (d)
+			closedir(d);
+		free(hosts[i]);
+	}
+	free(hosts);
+	return rt->snaps_n;
+}

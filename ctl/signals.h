@@ -1,0 +1,82 @@
+/*
+ * The one signal policy of proxyscope's orchestration. Every command that starts something
+ * takes SIGINT and SIGTERM (and SIGHUP where a terminal may go) the same way:
+ *
+ *   first Ctrl-C or SIGTERM   stop cleanly: what runs is asked to end (a command we started
+ *                             gets the same Ctrl-C through its process group, a SIGTERM is
+ *                             passed on), sessions are ended, the trace so far is kept, hosts
+ *                             are torn down; the exit status is 128+N.
+ *
+ * Two shapes, the same policy:
+ *   - a caught signal (ctl_signals_catch): a handler that only notes the signal; the caller's
+ *     loop polls ctl_signals_caught() and stops (record, watch, hosts, run --hosts);
+ *   - a signal thread (ctl_sigwait_*): while a workload runs in this process, SIGINT and
+ *     SIGTERM are blocked in every thread (the workload's threads inherit the mask) and taken
+ *     by one thread with sigwait(), which ends the recording and exits (run).
+ * A disposition of SIG_IGN inherited from a shell (a background job of a script ignores
+ * SIGINT) is replaced by ours for that time, or the signal `kill -INT` sends would be lost.
+ *
+ * Processes we start: a daemon gets an empty signal mask (it must take the SIGTERM that stops
+ * it, although `run` blocks it in its threads); the helpers of the simulated hosts ignore the
+ * terminal's signals (the CLI tears them down; a signal must not race it).
+ */
+#ifndef PROXYSCOPE_CTL_SIGNALS_H
+#define PROXYSCOPE_CTL_SIGNALS_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+
+/* --- processes we start (between fork and exec) -------------------------------------------- */
+
+/* No signal blocked. */
+void ctl_signals_child_reset(void);
+/* The name lttng_ctl.c calls (its body is edited elsewhere; goes with its next edit). */
+#define cli_child_unblock_signals ctl_signals_child_reset
+
+/* In a process of ours (a --procs child started by exec): @sig when the parent dies. */
+void ctl_signals_die_with_parent(int sig);
+
+/* A helper of the simulated hosts: SIGINT and SIGQUIT ignored (the CLI tears down on Ctrl-C). */
+void ctl_signals_host_helper(void);
+/* The sweeper, which must outlive whatever ends us: every terminal signal and SIGPIPE ignored. */
+void ctl_signals_sweeper(void);
+/* Back to the default dispositions of SIGINT and SIGQUIT (a host's command, after the helper). */
+void ctl_signals_host_command(void);
+
+/* --- a caught signal ------------------------------------------------------------------------- */
+
+struct ctl_sigcatch {
+	struct sigaction old_int, old_term, old_hup;
+	bool hup;
+};
+
+/* Note SIGINT and SIGTERM (and SIGHUP with @hup) from now on; the old dispositions in @c. */
+void ctl_signals_catch(struct ctl_sigcatch *c, bool hup);
+/* The dispositions as they were before ctl_signals_catch. */
+void ctl_signals_restore(const struct ctl_sigcatch *c);
+/* The last signal caught, 0 when none. */
+int ctl_signals_caught(void);
+
+/* --- a signal thread ------------------------------------------------------------------------- */
+
+struct ctl_sigwait {
+	/* set by the caller */
+	void (*on_signal)(void *arg, int sig); /* in the signal thread; _exit(128+sig) follows */
+	void *arg;
+	/* private */
+	pthread_t thread;
+	bool started;
+	volatile sig_atomic_t stopping;
+	sigset_t old_mask;
+	struct sigaction old_int, old_term;
+};
+
+/* Block SIGINT and SIGTERM here (and in every thread started from now on) and start the
+ * thread that takes them. Returns 0 or -errno (nothing changed). */
+int ctl_sigwait_start(struct ctl_sigwait *w);
+/* Join the thread; the dispositions and the mask as they were (a pending Ctrl-C lands now, as
+ * it would have without us). A no-op when not started. */
+void ctl_sigwait_stop(struct ctl_sigwait *w);
+
+#endif /* PROXYSCOPE_CTL_SIGNALS_H */
