@@ -37,10 +37,11 @@ struct lt_session {
 	unsigned live_timer_us;  /* its live timer (how often the relay daemon gets data) */
 	const char *url;         /* NULL: write to output; else stream to this relay daemon,
 				    "net://HOST:CTRL:DATA" (`lttng create --set-url`) */
-	char *const *wrap;       /* NULL, or a command prefix every lttng client call of this
-				    session runs under (nsenter into a simulated host, hosts.h) */
-	bool created;            /* `lttng create` succeeded: destroy owed */
-	bool started;            /* `lttng start` succeeded: stop owed */
+	char *const *wrap;       /* NULL, or the nsenter prefix of a simulated host (hosts.h):
+				    the session's calls are made inside that host's mount
+				    namespace (its own session daemon), see lttng_ctl_session.c */
+	bool created;            /* the session was created: destroy owed */
+	bool started;            /* the session was started: stop owed */
 	bool trigger;            /* the watchdog snapshot trigger is installed */
 	pid_t sessiond_pid;      /* > 0: a session daemon this process started (stop owed) */
 	char home[PATH_MAX];     /* the private LTTNG_HOME of that daemon, removed afterwards */
@@ -95,8 +96,8 @@ void lt_sessiond_release(struct lt_session *s);
 int lt_session_begin(struct lt_session *s, char *err, size_t errlen);
 
 /*
- * Wait until process @pid is registered with the session daemon (it is listed by
- * `lttng list -u`), at most @timeout_ms. For a process that was already running when the
+ * Wait until process @pid is registered with the session daemon (the session daemon
+ * lists its tracepoints), at most @timeout_ms. For a process that was already running when the
  * daemon started: its LTTng-UST registers asynchronously. Returns 0 or -ETIMEDOUT.
  */
 int lt_wait_registered(pid_t pid, unsigned timeout_ms);

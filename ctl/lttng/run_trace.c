@@ -3,7 +3,7 @@
  *
  * Design choice: the workload runs in this process, so this process is the traced one: its
  * LTTng-UST registered with the session daemon when the probe library was loaded at start-up
- * (or, when we start the daemon ourselves, shortly after - we wait until `lttng list -u` shows
+ * (or, when we start the daemon ourselves, shortly after - we wait until the session daemon lists
  * our pid), and the session is started before the first task is enqueued. Everything is
  * checked before the session exists, so a usage problem leaves nothing behind. The trace is
  * read back filtered on our pid: any other process with the probes loaded records into the
@@ -30,7 +30,9 @@
 #include "msg.h"
 #include "run_trace.h"
 
-#define REGISTER_TIMEOUT_MS 5000
+/* LTTng-UST retries a registration 5 s after a second failed connect (a daemon we start comes up
+ * after the probes were loaded), so the bound must exceed that: see docs/decisions-lttng.md. */
+#define REGISTER_TIMEOUT_MS 10000
 
 /* The first SIGINT or SIGTERM (signals.h), in the signal thread: the session ended, the trace
  * so far kept; ctl_sigwait exits 128+N after this. */
