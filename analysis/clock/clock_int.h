@@ -28,10 +28,10 @@ struct psa_clock {
 	long last_host;               /* the last one looked up (-1: none yet) */
 	struct psa__clock_edge *edge;
 	size_t edge_n, edge_cap;
-	struct psa_hashmap edge_idx;  /* psa_key(from + 1, to + 1) -> edge index + 1 */
+	struct psa_hashmap edge_idx;  /* (from, to) -> edge index + 1 */
 	struct psa_hashmap pending;   /* a message's key -> struct pending (one side seen) */
 	struct pending *free;         /* matched entries, for the next messages */
-	struct psa_hashmap threads;   /* psa_key(host + 1, vpid, vtid) -> its last event's time */
+	struct psa_hashmap threads;   /* (host, vpid, vtid) -> its last event's time */
 	struct psa_clock_host *out;   /* psa_clock_estimate's result, host_n entries */
 	size_t out_n;
 };

@@ -108,8 +108,8 @@ static long host_index(struct psa_clock *c, const char *name)
 /* Tighten the bound of offset(@to) - offset(@from) <= @w. */
 static int edge_add(struct psa_clock *c, uint32_t from, uint32_t to, int64_t w)
 {
-	uint64_t key = psa_key((uint64_t)from + 1, (uint64_t)to + 1);
-	uintptr_t idx = (uintptr_t)psa_hashmap_get(&c->edge_idx, key);
+	struct psa_hkey key = PSA_HKEY(psa_key((uint64_t)from + 1, (uint64_t)to + 1), from, to);
+	uintptr_t idx = (uintptr_t)psa_hashmap_find(&c->edge_idx, &key);
 	struct psa__clock_edge *e;
 
 	if (!idx) {
@@ -122,7 +122,7 @@ static int edge_add(struct psa_clock *c, uint32_t from, uint32_t to, int64_t w)
 			c->edge = v;
 			c->edge_cap = cap;
 		}
-		if (psa_hashmap_put(&c->edge_idx, key, (void *)(uintptr_t)(c->edge_n + 1)))
+		if (psa_hashmap_insert(&c->edge_idx, &key, (void *)(uintptr_t)(c->edge_n + 1)))
 			return -ENOMEM;
 		e = &c->edge[c->edge_n++];
 		*e = (struct psa__clock_edge){ .from = from, .to = to, .w = w };
@@ -165,8 +165,9 @@ int psa_clock_add_pair(struct psa_clock *c, const char *send_host, uint64_t send
 static int thread_before(struct psa_clock *c, uint32_t host, const struct psa_event *ev,
 			 uint64_t *before)
 {
-	uint64_t key = psa_key(psa_key((uint64_t)host + 1, ev->vpid), ev->vtid);
-	uint64_t *last = psa_hashmap_get(&c->threads, key);
+	struct psa_hkey key = PSA_HKEY(psa_key(psa_key((uint64_t)host + 1, ev->vpid), ev->vtid),
+				       host, ev->vpid, ev->vtid);
+	uint64_t *last = psa_hashmap_find(&c->threads, &key);
 
 	*before = 0;
 	if (!ev->vtid)
@@ -175,7 +176,7 @@ static int thread_before(struct psa_clock *c, uint32_t host, const struct psa_ev
 		last = malloc(sizeof(*last));
 		if (!last)
 			return -ENOMEM;
-		if (psa_hashmap_put(&c->threads, key, last)) {
+		if (psa_hashmap_insert(&c->threads, &key, last)) {
 			free(last);
 			return -ENOMEM;
 		}
@@ -189,7 +190,8 @@ static int thread_before(struct psa_clock *c, uint32_t host, const struct psa_ev
 int psa_clock_feed(struct psa_clock *c, const struct psa_event *ev)
 {
 	struct pending *p;
-	uint64_t job, src, dst, exec, tag, key;
+	uint64_t job, src, dst, exec, tag;
+	struct psa_hkey key;
 	int64_t kind;
 	bool is_send;
 	long h_ev = host_index(c, ev->host);
@@ -216,11 +218,9 @@ int psa_clock_feed(struct psa_clock *c, const struct psa_event *ev)
 	dst = (uint64_t)psa__f(ev, is_send ? PSA_F_peer : PSA_F_rank, 0);
 	exec = (uint64_t)psa__f(ev, PSA_F_exec_id, 0);
 	tag = (uint64_t)psa__f(ev, PSA_F_tag, 0);
-	key = psa_key(psa_key(psa_key(job, src), psa_key(dst, exec)), tag);
-	p = psa_hashmap_get(&c->pending, key);
-	if (p && (p->job != job || p->src != src || p->dst != dst || p->exec != exec ||
-		  p->tag != tag))
-		return 0; /* another message under the same key: no pair for this one */
+	key = PSA_HKEY(psa_key(psa_key(psa_key(job, src), psa_key(dst, exec)), tag), job, src, dst,
+		       exec, tag);
+	p = psa_hashmap_find(&c->pending, &key);
 	if (!p) {
 		/* a matched entry is used again: the messages in flight are allocated once */
 		p = c->free ? c->free : malloc(sizeof(*p));
@@ -231,7 +231,7 @@ int psa_clock_feed(struct psa_clock *c, const struct psa_event *ev)
 		*p = (struct pending){ .job = job, .src = src, .dst = dst, .exec = exec, .tag = tag,
 				       .host = (uint32_t)h_ev, .sends = is_send, .recvs = !is_send,
 				       .ambiguous = !ts, .ts = ts };
-		if (psa_hashmap_put(&c->pending, key, p)) {
+		if (psa_hashmap_insert(&c->pending, &key, p)) {
 			free(p);
 			return -ENOMEM;
 		}
@@ -248,7 +248,7 @@ int psa_clock_feed(struct psa_clock *c, const struct psa_event *ev)
 		p->ambiguous = true;
 	if (p->sends != p->recvs)
 		return 0;
-	psa_hashmap_del(&c->pending, key);
+	psa_hashmap_remove(&c->pending, &key);
 	if (!p->ambiguous && is_send)
 		rc = pair_add(c, (uint32_t)h_ev, ts, p->host, p->ts);
 	else if (!p->ambiguous)

@@ -143,8 +143,13 @@ static bool is_library_thread(const char *procname)
 
 static struct psa_proc *proc_get(struct psa_model *m, const struct psa_event *ev)
 {
-	uint64_t key = psa_key(str_hash(ev->host), (uint64_t)ev->vpid + 1);
-	struct psa_proc *p = psa_hashmap_get(&m->procs, key);
+	/* the host's name is part of the key: the entry's own copy (p->host) once inserted */
+	struct psa_hkey key = PSA_HKEY(psa_key(str_hash(ev->host), (uint64_t)ev->vpid + 1),
+				       ev->vpid);
+	struct psa_proc *p;
+
+	key.s = ev->host;
+	p = psa_hashmap_find(&m->procs, &key);
 
 	if (!p) {
 		p = calloc(1, sizeof(*p));
@@ -154,7 +159,8 @@ static struct psa_proc *proc_get(struct psa_model *m, const struct psa_event *ev
 		p->vpid = ev->vpid;
 		p->first_ts = ev->ts_ns;
 		memcpy(p->host, ev->host, sizeof(p->host));
-		if (PSA_VEC_PUSH(m->proc_list, p) || psa_hashmap_put(&m->procs, key, p)) {
+		key.s = p->host;
+		if (PSA_VEC_PUSH(m->proc_list, p) || psa_hashmap_insert(&m->procs, &key, p)) {
 			free(p);
 			return NULL;
 		}
@@ -233,8 +239,8 @@ static void worker_mode(struct psa_worker *w, int mode, uint64_t ts)
 static struct psa_worker *worker_get(struct psa_model *m, const struct psa_proc *p,
 				     const struct psa_event *ev)
 {
-	uint64_t key = psa__proc_key(p, ev->vtid);
-	struct psa_worker *w = psa_hashmap_get(&m->workers, key);
+	struct psa_hkey key = psa__proc_key(p, ev->vtid);
+	struct psa_worker *w = psa_hashmap_find(&m->workers, &key);
 
 	if (w)
 		return w;
@@ -245,7 +251,7 @@ static struct psa_worker *worker_get(struct psa_model *m, const struct psa_proc 
 	w->vtid = ev->vtid;
 	w->gid = (uint32_t)psa__f(ev, PSA_F_gid, 0);
 	w->begin_ts = w->mode_since = w->last_ts = ev->ts_ns;
-	if (PSA_VEC_PUSH(m->worker_list, w) || psa_hashmap_put(&m->workers, key, w)) {
+	if (PSA_VEC_PUSH(m->worker_list, w) || psa_hashmap_insert(&m->workers, &key, w)) {
 		free(w);
 		return NULL;
 	}
@@ -291,8 +297,8 @@ static void worker_event(struct psa_model *m, struct psa_proc *p, const struct p
 static void group_event(struct psa_model *m, struct psa_proc *p, const struct psa_event *ev)
 {
 	uint32_t gid = (uint32_t)psa__f(ev, PSA_F_gid, 0);
-	uint64_t key = psa__proc_key(p, (uint64_t)gid + 1);
-	struct psa_group *g = psa_hashmap_get(&m->groups, key);
+	struct psa_hkey key = psa__proc_key(p, (uint64_t)gid + 1);
+	struct psa_group *g = psa_hashmap_find(&m->groups, &key);
 
 	if (!g) {
 		g = calloc(1, sizeof(*g));
@@ -300,7 +306,7 @@ static void group_event(struct psa_model *m, struct psa_proc *p, const struct ps
 			return;
 		g->proc = p;
 		g->gid = gid;
-		if (PSA_VEC_PUSH(m->group_list, g) || psa_hashmap_put(&m->groups, key, g)) {
+		if (PSA_VEC_PUSH(m->group_list, g) || psa_hashmap_insert(&m->groups, &key, g)) {
 			free(g);
 			return;
 		}
@@ -332,9 +338,10 @@ static void peer_dead_event(struct psa_model *m, const struct psa_proc *p,
 	PSA_VEC_PUSH(m->peer_deaths, d);
 }
 
-static uint64_t net_err_key(const struct psa_proc *p, uint32_t rank, uint64_t peer_plus_1)
+static struct psa_hkey net_err_key(const struct psa_proc *p, uint32_t rank, uint64_t peer_plus_1)
 {
-	return psa__proc_key(p, psa_key((uint64_t)rank + 1, peer_plus_1));
+	return PSA_HKEY(psa_key((uint64_t)p->id + 1, psa_key((uint64_t)rank + 1, peer_plus_1)),
+			p->id, rank, peer_plus_1);
 }
 
 /* One entry per (process, rank, peer): the first error in full, then a count. */
@@ -343,8 +350,9 @@ static void net_error_event(struct psa_model *m, const struct psa_proc *p,
 {
 	uint32_t rank = (uint32_t)psa__f(ev, PSA_F_rank, 0);
 	uint32_t peer = (uint32_t)psa__f(ev, PSA_F_peer, 0);
-	uint64_t key = net_err_key(p, rank, (uint64_t)peer + 1);
-	size_t idx = (size_t)(uintptr_t)psa_hashmap_get(&m->net_err_idx, key);
+	struct psa_hkey key = net_err_key(p, rank, (uint64_t)peer + 1);
+	struct psa_hkey last_key = net_err_key(p, rank, 0);
+	size_t idx = (size_t)(uintptr_t)psa_hashmap_find(&m->net_err_idx, &key);
 	struct psa_net_error *e;
 
 	if (!idx) {
@@ -359,19 +367,20 @@ static void net_error_event(struct psa_model *m, const struct psa_proc *p,
 		if (PSA_VEC_PUSH(m->net_errors, n))
 			return;
 		idx = m->net_errors.n;
-		if (psa_hashmap_put(&m->net_err_idx, key, (void *)(uintptr_t)idx))
+		if (psa_hashmap_insert(&m->net_err_idx, &key, (void *)(uintptr_t)idx))
 			return;
 	}
 	e = &m->net_errors.v[idx - 1];
 	e->count++;
 	e->last_ts = ev->ts_ns;
-	psa_hashmap_put(&m->net_err_last, net_err_key(p, rank, 0), (void *)(uintptr_t)idx);
+	psa_hashmap_insert(&m->net_err_last, &last_key, (void *)(uintptr_t)idx);
 }
 
 const struct psa_net_error *psa__net_error_last(const struct psa_model *m,
 						const struct psa_proc *p, uint32_t rank)
 {
-	size_t idx = (size_t)(uintptr_t)psa_hashmap_get(&m->net_err_last, net_err_key(p, rank, 0));
+	struct psa_hkey key = net_err_key(p, rank, 0);
+	size_t idx = (size_t)(uintptr_t)psa_hashmap_find(&m->net_err_last, &key);
 
 	return idx ? &m->net_errors.v[idx - 1] : NULL;
 }
@@ -384,7 +393,9 @@ static void device_event(struct psa_model *m, const struct psa_proc *p, const st
 	if (ev->type == PSA_EV_encdev_trigger_write) {
 		uint64_t stream = (uint64_t)psa__f(ev, PSA_F_stream, 0);
 
-		psa_hashmap_put(&m->triggers, psa__trigger_key(p, rank, exec_id, stream), (void *)1);
+		struct psa_hkey key = psa__trigger_key(p, rank, exec_id, stream);
+
+		psa_hashmap_insert(&m->triggers, &key, (void *)1);
 	} else if (ev->type == PSA_EV_encdev_fault) {
 		struct psa_device_fault f = {
 			.proc = p, .rank = rank, .exec_id = exec_id,
@@ -436,13 +447,15 @@ void psa_model_set_snapshot(struct psa_model *m)
 }
 
 /* A snapshot's streams: the events come in time order, so a stream's first is its beginning. */
-static void stream_note(struct psa_model *m, const struct psa_event *ev)
+static void stream_note(struct psa_model *m, const struct psa_proc *p, const struct psa_event *ev)
 {
-	uint64_t key = psa_key(str_hash(ev->host), (uint64_t)ev->cpu + 1);
+	/* (host, cpu): the host's name is the event's process's copy, which outlives the map */
+	struct psa_hkey key = PSA_HKEY(psa_key(str_hash(ev->host), (uint64_t)ev->cpu + 1), ev->cpu);
 
-	if (psa_hashmap_get(&m->streams, key))
+	key.s = p->host;
+	if (psa_hashmap_find(&m->streams, &key))
 		return;
-	if (psa_hashmap_put(&m->streams, key, (void *)1) == 0 && ev->ts_ns > m->complete_from)
+	if (psa_hashmap_insert(&m->streams, &key, (void *)1) == 0 && ev->ts_ns > m->complete_from)
 		m->complete_from = ev->ts_ns;
 }
 
@@ -475,7 +488,7 @@ void psa_model_feed(struct psa_model *m, const struct psa_event *ev)
 	if (ev->ts_ns > m->totals.last_ts)
 		m->totals.last_ts = ev->ts_ns;
 	if (m->snapshot)
-		stream_note(m, ev);
+		stream_note(m, p, ev);
 	if (ev->type == PSA_EV_encproxy_seam_progress || ev->type == PSA_EV_encproxy_trigger_read ||
 	    ev->type == PSA_EV_encproxy_status_poll)
 		m->totals.debug_events = true;

@@ -86,27 +86,44 @@ static inline int64_t psa__f(const struct psa_event *ev, enum psa_field f, int64
 	return psa_ev_has(ev, f) ? ev->f[f] : dflt;
 }
 
-static inline uint64_t psa__proc_key(const struct psa_proc *p, uint64_t x)
+/*
+ * The maps' whole keys (hashmap.h). Each hash is the mix of the key's parts it always was (so
+ * the maps' slot order is unchanged); the parts themselves are what is compared.
+ */
+static inline struct psa_hkey psa__proc_key(const struct psa_proc *p, uint64_t x)
 {
-	return psa_key((uint64_t)p->id + 1, x);
+	return PSA_HKEY(psa_key((uint64_t)p->id + 1, x), p->id, x);
 }
 
 /* The keys of the cross-rank indexes. */
-static inline uint64_t psa__exec_key(uint32_t job, uint32_t rank, uint64_t exec_id)
+static inline struct psa_hkey psa__exec_key(uint32_t job, uint32_t rank, uint64_t exec_id)
 {
-	return psa_key(psa_key((uint64_t)job + 1, (uint64_t)rank + 1), exec_id);
+	return PSA_HKEY(psa_key(psa_key((uint64_t)job + 1, (uint64_t)rank + 1), exec_id), job, rank,
+			exec_id);
 }
 
-static inline uint64_t psa__send_key(uint32_t job, uint32_t rank, uint32_t peer, uint64_t exec_id,
-				     uint64_t tag)
+static inline struct psa_hkey psa__send_key(uint32_t job, uint32_t rank, uint32_t peer,
+					    uint64_t exec_id, uint64_t tag)
 {
-	return psa_key(psa__exec_key(job, rank, exec_id), psa_key((uint64_t)peer + 1, tag));
+	uint64_t h = psa_key(psa__exec_key(job, rank, exec_id).hash,
+			     psa_key((uint64_t)peer + 1, tag));
+
+	return PSA_HKEY(h, job, rank, exec_id, peer, tag);
 }
 
-static inline uint64_t psa__trigger_key(const struct psa_proc *p, uint32_t rank, uint64_t exec_id,
-					uint64_t stream)
+static inline struct psa_hkey psa__trigger_key(const struct psa_proc *p, uint32_t rank,
+					       uint64_t exec_id, uint64_t stream)
 {
-	return psa_key(psa__proc_key(p, psa_key((uint64_t)rank + 1, exec_id)), stream + 1);
+	uint64_t h = psa_key(psa_key((uint64_t)p->id + 1, psa_key((uint64_t)rank + 1, exec_id)),
+			     stream + 1);
+
+	return PSA_HKEY(h, p->id, rank, exec_id, stream);
+}
+
+/* (job, rank): the last exec done of each rank */
+static inline struct psa_hkey psa__rank_key(uint32_t job, uint32_t rank)
+{
+	return PSA_HKEY(psa_key((uint64_t)job + 1, (uint64_t)rank + 1), job, rank);
 }
 
 #endif /* PSA_MODEL_INT_H */

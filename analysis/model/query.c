@@ -147,23 +147,25 @@ const struct psa_task *psa_model_find_network_task(const struct psa_model *m, ui
 						   uint32_t rank, uint64_t exec_id,
 						   bool *found_finished)
 {
-	uint64_t key = psa__exec_key(job, rank, exec_id);
+	struct psa_hkey key = psa__exec_key(job, rank, exec_id);
 
-	*found_finished = psa_hashmap_get(&m->net_done, key) != NULL;
-	return psa_hashmap_get(&m->net_live, key);
+	*found_finished = psa_hashmap_find(&m->net_done, &key) != NULL;
+	return psa_hashmap_find(&m->net_live, &key);
 }
 
 bool psa_model_send_completed(const struct psa_model *m, uint32_t job, uint32_t rank,
 			      uint32_t peer, uint64_t exec_id, uint64_t tag)
 {
-	return psa_hashmap_get(&m->sends_done, psa__send_key(job, rank, peer, exec_id, tag)) != NULL;
+	struct psa_hkey key = psa__send_key(job, rank, peer, exec_id, tag);
+
+	return psa_hashmap_find(&m->sends_done, &key) != NULL;
 }
 
 bool psa_model_rank_last_done_exec(const struct psa_model *m, uint32_t job, uint32_t rank,
 				   uint64_t *exec_id)
 {
-	uint64_t v = (uint64_t)(uintptr_t)psa_hashmap_get(
-		&m->last_done, psa_key((uint64_t)job + 1, (uint64_t)rank + 1));
+	struct psa_hkey key = psa__rank_key(job, rank);
+	uint64_t v = (uint64_t)(uintptr_t)psa_hashmap_find(&m->last_done, &key);
 
 	if (!v)
 		return false;
@@ -174,5 +176,7 @@ bool psa_model_rank_last_done_exec(const struct psa_model *m, uint32_t job, uint
 bool psa_model_trigger_written(const struct psa_model *m, const struct psa_proc *proc,
 			       uint32_t rank, uint64_t exec_id, uint32_t stream)
 {
-	return psa_hashmap_get(&m->triggers, psa__trigger_key(proc, rank, exec_id, stream)) != NULL;
+	struct psa_hkey key = psa__trigger_key(proc, rank, exec_id, stream);
+
+	return psa_hashmap_find(&m->triggers, &key) != NULL;
 }

@@ -26,13 +26,15 @@ static uint64_t fingerprint(const struct psa_event *ev)
 bool psa__model_is_repeat(struct psa_model *m, const struct psa_proc *p,
 			  const struct psa_event *ev)
 {
-	uint64_t key = psa__proc_key(p, psa_key((uint64_t)ev->vtid + 1, 0x7e));
+	struct psa_hkey key = PSA_HKEY(psa_key((uint64_t)p->id + 1,
+					       psa_key((uint64_t)ev->vtid + 1, 0x7e)),
+				       p->id, ev->vtid);
 	uint64_t fp = fingerprint(ev);
 
-	if ((uint64_t)(uintptr_t)psa_hashmap_get(&m->last_event, key) == fp) {
+	if ((uint64_t)(uintptr_t)psa_hashmap_find(&m->last_event, &key) == fp) {
 		m->totals.duplicates++;
 		return true;
 	}
-	psa_hashmap_put(&m->last_event, key, (void *)(uintptr_t)fp);
+	psa_hashmap_insert(&m->last_event, &key, (void *)(uintptr_t)fp);
 	return false;
 }

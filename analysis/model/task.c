@@ -15,12 +15,12 @@ struct psa_task *psa__task_get(struct psa_model *m, const struct psa_proc *p,
 			       const struct psa_event *ev)
 {
 	uint64_t task_id = (uint64_t)psa__f(ev, PSA_F_task_id, 0);
-	uint64_t key = psa__proc_key(p, task_id);
+	struct psa_hkey key = psa__proc_key(p, task_id);
 	struct psa_task *t;
 
-	if (!task_id || psa_hashmap_get(&m->finished, key))
+	if (!task_id || psa_hashmap_find(&m->finished, &key))
 		return NULL;
-	t = psa_hashmap_get(&m->tasks, key);
+	t = psa_hashmap_find(&m->tasks, &key);
 	if (t)
 		return t;
 	t = calloc(1, sizeof(*t));
@@ -45,12 +45,15 @@ struct psa_task *psa__task_get(struct psa_model *m, const struct psa_proc *p,
 	t->failed_peer = -1;
 	for (int s = 0; s < PSA_STREAMS_MAX; s++)
 		t->trigger_last[s] = PSA_TRIGGER_UNREAD;
-	if (psa_hashmap_put(&m->tasks, key, t)) {
+	if (psa_hashmap_insert(&m->tasks, &key, t)) {
 		free(t);
 		return NULL;
 	}
-	if (t->kind == PSA_KIND_NETWORK)
-		psa_hashmap_put(&m->net_live, psa__exec_key(t->job, t->rank, t->exec_id), t);
+	if (t->kind == PSA_KIND_NETWORK) {
+		struct psa_hkey nk = psa__exec_key(t->job, t->rank, t->exec_id);
+
+		psa_hashmap_insert(&m->net_live, &nk, t);
+	}
 	m->totals.tasks++;
 	return t;
 }
@@ -80,23 +83,23 @@ static void close_interval(struct psa_model *m, struct psa_task *t, uint64_t end
 /* DONE: final summary to the observers, then only markers remain. */
 static void finalize(struct psa_model *m, struct psa_task *t)
 {
-	uint64_t key = psa__proc_key(t->proc, t->task_id);
+	struct psa_hkey key = psa__proc_key(t->proc, t->task_id);
 
 	for (unsigned i = 0; i < m->obs_n; i++)
 		if (m->obs[i].task_end)
 			m->obs[i].task_end(m->obs[i].arg, t);
-	psa_hashmap_del(&m->tasks, key);
-	psa_hashmap_put(&m->finished, key, (void *)1);
+	psa_hashmap_remove(&m->tasks, &key);
+	psa_hashmap_insert(&m->finished, &key, (void *)1);
 	if (t->kind == PSA_KIND_NETWORK) {
-		uint64_t nk = psa__exec_key(t->job, t->rank, t->exec_id);
-		uint64_t rk = psa_key((uint64_t)t->job + 1, (uint64_t)t->rank + 1);
-		uint64_t prev = (uint64_t)(uintptr_t)psa_hashmap_get(&m->last_done, rk);
+		struct psa_hkey nk = psa__exec_key(t->job, t->rank, t->exec_id);
+		struct psa_hkey rk = psa__rank_key(t->job, t->rank);
+		uint64_t prev = (uint64_t)(uintptr_t)psa_hashmap_find(&m->last_done, &rk);
 
-		if (psa_hashmap_get(&m->net_live, nk) == t)
-			psa_hashmap_del(&m->net_live, nk);
-		psa_hashmap_put(&m->net_done, nk, (void *)1);
+		if (psa_hashmap_find(&m->net_live, &nk) == t)
+			psa_hashmap_remove(&m->net_live, &nk);
+		psa_hashmap_insert(&m->net_done, &nk, (void *)1);
 		if (t->exec_id + 1 > prev)
-			psa_hashmap_put(&m->last_done, rk, (void *)(uintptr_t)(t->exec_id + 1));
+			psa_hashmap_insert(&m->last_done, &rk, (void *)(uintptr_t)(t->exec_id + 1));
 	}
 	m->totals.tasks_done++;
 	psa__task_free(t);
@@ -210,10 +213,12 @@ void psa__task_net(struct psa_model *m, struct psa_task *t, const struct psa_eve
 	if (ev->type == PSA_EV_encnet_complete) {
 		op->done_ts = ev->ts_ns;
 		op->status = (int)psa__f(ev, PSA_F_status, 0);
-		if (op->kind == 0 /* SEND */ && op->status == 0)
-			psa_hashmap_put(&m->sends_done,
-					psa__send_key(t->job, t->rank, op->peer, t->exec_id, op->tag),
-					(void *)1);
+		if (op->kind == 0 /* SEND */ && op->status == 0) {
+			struct psa_hkey key = psa__send_key(t->job, t->rank, op->peer, t->exec_id,
+							    op->tag);
+
+			psa_hashmap_insert(&m->sends_done, &key, (void *)1);
+		}
 	}
 }
 
