@@ -39,6 +39,7 @@ struct psa_trace_dirs {
 	size_t n;
 	size_t cap;
 	bool too_deep; /* the search met directories below FIND_DEPTH_MAX and left them */
+	size_t found;  /* under the last path searched (some may have been listed before) */
 	/* set by the reader's process (read/ctf/bt2_guard/proc.c) */
 	char **open; /* what babeltrace2 opens (NULL, or NULL entries: dir) */
 	void (*opening)(void *arg, long trace); /* trace (an index) being opened; -1: all opened */

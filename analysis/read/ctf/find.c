@@ -267,6 +267,7 @@ int psa__trace_dirs_find(struct psa_trace_dirs *l, const char *path, char *err, 
 			rc = add_dir(l, dir);
 			if (rc)
 				psa__errf(err, errlen, "cannot read '%s': %s", dir, strerror(-rc));
+			l->found = 1;
 			return rc;
 		}
 		psa__errf(err, errlen,
@@ -280,6 +281,7 @@ int psa__trace_dirs_find(struct psa_trace_dirs *l, const char *path, char *err, 
 	}
 	l->too_deep = false;
 	rc = walk(l, &w, path, 0, &found, err, errlen);
+	l->found = found;
 	free(w.dev);
 	free(w.ino);
 	if (rc)

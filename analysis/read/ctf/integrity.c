@@ -14,6 +14,8 @@
 #include <proxyscope/psa_event.h>
 #include <proxyscope/psa_integrity.h>
 
+#include "read/ctf/set.h"
+
 struct seen_trace {
 	char dir[512];
 	uint8_t uuid[16];
@@ -81,7 +83,7 @@ static void on_trace(void *arg, const struct psa_trace_facts *f)
 		c->err = check_uuid(c, f);
 }
 
-int psa_integrity_check(const char *const *paths, size_t n, struct psa_integrity *out)
+int psa__integrity_of_set(struct psa_ctf_set *set, struct psa_integrity *out)
 {
 	struct collect c = { .out = out };
 	char err[PSA_ERR_MAX];
@@ -89,9 +91,28 @@ int psa_integrity_check(const char *const *paths, size_t n, struct psa_integrity
 
 	memset(out, 0, sizeof(*out));
 	/* a trace the reader refuses, a path it cannot read: it says so, they are no issue here */
-	rc = psa_ctf_trace_facts(paths, n, on_trace, &c, err, sizeof(err));
+	rc = psa__ctf_set_facts(set, on_trace, &c, err, sizeof(err));
 	free(c.traces);
 	return c.err ? c.err : rc == -ENOMEM ? -ENOMEM : 0;
+}
+
+int psa_integrity_check(const char *const *paths, size_t n, struct psa_integrity *out)
+{
+	struct psa_ctf_set *set;
+	char err[PSA_ERR_MAX];
+	size_t found;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (psa__ctf_set_create(&set))
+		return -ENOMEM;
+	rc = 0;
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = psa__ctf_set_add(set, paths[i], &found, err, sizeof(err));
+	if (!rc)
+		rc = psa__integrity_of_set(set, out);
+	psa__ctf_set_destroy(set);
+	return rc == -ENOMEM ? -ENOMEM : 0;
 }
 
 void psa_integrity_fini(struct psa_integrity *in)

@@ -3,11 +3,13 @@
  * (`babeltrace2 TRACE | proxyscope report -`), reading CTF says why it cannot.
  */
 #include <errno.h>
+#include <stdlib.h>
 
 #include <proxyscope/psa_clock.h>
 #include <proxyscope/psa_live.h>
 
 #include "read/event_internal.h"
+#include "read/ctf/set.h"
 
 int psa_read_ctf(const char *const *paths, size_t paths_n, const struct psa_sink *sink,
 		 struct psa_read_stats *stats, void (*progress)(uint64_t events, void *arg),
@@ -89,4 +91,52 @@ int psa_ctf_trace_facts(const char *const *paths, size_t paths_n,
 {
 	psa__errf(err, errlen, "built without babeltrace2 (-DWITH_ANALYSIS=OFF)");
 	return -ENOTSUP;
+}
+
+/* The set of traces (set.h): found as psa_ctf_find finds them (it says why it cannot). */
+struct psa_ctf_set {
+	int unused;
+};
+
+int psa__ctf_set_create(struct psa_ctf_set **out)
+{
+	*out = calloc(1, sizeof(**out));
+	return *out ? 0 : -ENOMEM;
+}
+
+void psa__ctf_set_destroy(struct psa_ctf_set *s)
+{
+	free(s);
+}
+
+int psa__ctf_set_add(struct psa_ctf_set *s, const char *path, size_t *found, char *err,
+		     size_t errlen)
+{
+	(void)s;
+	*found = 0;
+	return psa_ctf_find(path, NULL, NULL, err, errlen);
+}
+
+int psa__ctf_set_check(struct psa_ctf_set *s, char *err, size_t errlen)
+{
+	(void)s;
+	psa__errf(err, errlen, "built without babeltrace2 (-DWITH_ANALYSIS=OFF)");
+	return -ENOTSUP;
+}
+
+int psa__ctf_set_read(struct psa_ctf_set *s, const struct psa_clock_fix *fix, size_t fix_n,
+		      const struct psa_sink *sink, struct psa_read_stats *stats,
+		      void (*progress)(uint64_t events, void *arg), void *progress_arg, char *err,
+		      size_t errlen)
+{
+	(void)s, (void)fix, (void)fix_n;
+	return psa_read_ctf(NULL, 0, sink, stats, progress, progress_arg, err, errlen);
+}
+
+int psa__ctf_set_facts(struct psa_ctf_set *s,
+		       void (*each)(void *arg, const struct psa_trace_facts *f), void *arg,
+		       char *err, size_t errlen)
+{
+	(void)each, (void)arg;
+	return psa__ctf_set_check(s, err, errlen);
 }
