@@ -87,6 +87,16 @@ static unsigned snapshots_in(const char *dir, char *one, size_t onelen)
 	return n;
 }
 
+/* Does directory @dir hold a regular `metadata` file? A stat: the trace is opened by its check. */
+static bool is_trace_dir(const char *dir)
+{
+	char md[PATH_MAX];
+	struct stat st;
+
+	return (size_t)snprintf(md, sizeof(md), "%s/metadata", dir) < sizeof(md) &&
+	       !stat(md, &st) && S_ISREG(st.st_mode);
+}
+
 /*
  * Whether @path is babeltrace2 text (else CTF: its traces added to the set, *@traces += how
  * many). A directory (or a symbolic link to one) must hold a trace as the reader finds them;
@@ -113,7 +123,8 @@ static int classify(struct psa_input *in, const char *path, bool *text, char *er
 		if ((rc = psa__ctf_set_add(in->set, path, &found, err, errlen)))
 			return rc == -ENOMEM ? -EINVAL : rc;
 		in->traces += found;
-		if (snapshots_in(path, one, sizeof(one)) > 1) {
+		/* a trace directory holds no snapshots (the search does not descend into one) */
+		if (!is_trace_dir(path) && snapshots_in(path, one, sizeof(one)) > 1) {
 			/* Read together, their overlapping windows would count events twice. */
 			psa__errf(err, errlen, "'%s' holds several flight-recorder snapshots: read one "
 				  "of them (e.g. '%s')", path, one);
