@@ -3,10 +3,9 @@
  * and the tightest bound per ordered pair of hosts.
  *
  * A pair is (the event before a send's post on the sender's thread, the matching receive's
- * completion): the post event itself fires after the transport call returned, and on a busy
- * machine the receiver completed up to milliseconds before it (measured on a 2-host run over
- * tcp;ofi_rxm with the cores oversubscribed); the event before it on its thread never is later
- * than the message's leaving.
+ * completion): the post event fires after the transport call returned, possibly after the
+ * receive completed (docs/decisions-analysis.md#clock-pairs); the event before it on its thread
+ * never is later than the message's leaving.
  *
  * A message is named by what both sides' events carry: job, sender rank, receiver rank, exec
  * and tag (the transport matches a receive to a send by sender and tag). Whichever side comes

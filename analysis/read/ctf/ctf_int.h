@@ -134,12 +134,7 @@ struct psa_ctf_item {
 	} u;
 };
 
-/*
- * A lane hands items over in batches, one lock handoff per batch: under CPU contention every
- * handoff can cost a scheduler time slice, so batches are big. A lane gets at most
- * PSA_CTF_BATCHES batches ahead of the caller (8192 items, 3.6 MB), which also lets it go on
- * decoding while another lane's stream holds the earliest events (a thread's burst on one CPU).
- */
+/* Batches, one lock handoff per batch, a few ahead (docs/decisions-analysis.md#ctf-batches). */
 #define PSA_CTF_BATCH 2048
 #define PSA_CTF_BATCHES 4
 

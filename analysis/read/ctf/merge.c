@@ -1,10 +1,8 @@
 /*
  * A lane's sink component: one input port per stream of the lane, one message iterator on
  * each, each batch of messages converted as it comes (read/ctf/sink.c) into the input's
- * items, the inputs merged by time through a binary heap into the lane's queue. It replaces
- * filter.utils.muxer, which compares every input's next message for each message it returns:
- * with a stream per CPU of every host, its cost per event grows with the hosts, a heap's with
- * their logarithm.
+ * items, the inputs merged by time through a binary heap into the lane's queue, in place of
+ * filter.utils.muxer (docs/decisions-analysis.md#ctf-heap).
  *
  * Order: by time - an event's default clock snapshot, a discard's beginning (as the muxer
  * ordered them) - ties to the lower input, the inputs in the order of the trace directory list

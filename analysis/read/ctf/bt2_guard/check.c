@@ -1,9 +1,8 @@
 /*
  * A CTF trace directory checked before babeltrace2 reads it, for what babeltrace2 2.0.4 cannot
- * survive: a metadata stream cut short (its metadata reader then loops forever at full CPU),
- * an event common context holding a sequence (an assertion abort, fixed in 2.0.5), an index
- * file that disagrees with its stream file (an assertion abort), and a file in the trace that
- * is not a regular file (a FIFO blocks its open forever, /dev/zero never ends).
+ * survive (docs/decisions-analysis.md#bt2-guards): a metadata stream cut short, an event common
+ * context holding a sequence, an index file that disagrees with its stream file, a file in the
+ * trace that is not a regular file.
  *
  * The same reading gives the trace's integrity facts (psa_ctf_trace_facts, which
  * psa_integrity_check turns into the watchdog's damage): the UUID in its metadata, and each

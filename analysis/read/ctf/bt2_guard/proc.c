@@ -8,9 +8,8 @@
  * assertion, and a child that makes no step for the open timeout (opening one trace, or
  * between two batches) is killed and named in the error.
  *
- * The child: default handlers for the fatal signals (libinfinipath, pulled in through
- * libfabric, installs one that prints a backtrace and drops a *.btr file in the working
- * directory), no core file, stdout to /dev/null, stderr into a memfd this process quotes from
+ * The child: default handlers for the fatal signals (libfabric's libinfinipath installs its
+ * own: docs/decisions-analysis.md#bt2-guards), no core file, stdout to /dev/null, stderr into a memfd this process quotes from
  * after an abort, and SIGTERM when this process dies (PR_SET_PDEATHSIG).
  *
  * A trace whose index disagrees with its stream files is read through a private directory
