@@ -13,23 +13,6 @@
 
 #include "model/model_int.h"
 
-int psa__vec_grow(void **v, size_t *cap, size_t need, size_t elem)
-{
-	size_t c = *cap ? *cap : 16;
-	void *n;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need)
-		c *= 2;
-	n = realloc(*v, c * elem);
-	if (!n)
-		return -ENOMEM;
-	*v = n;
-	*cap = c;
-	return 0;
-}
-
 _Static_assert(PSA_STATE_NR == ENC_RUN_STATE_NR && PSA_SEAM_NR == ENC_SEAM_OP_NR,
 	       "the model counts what the name catalogue lists");
 
@@ -212,22 +195,6 @@ static void proc_note_rank(struct psa_proc *p, const struct psa_event *ev)
 	p->ranks_n++;
 }
 
-void psa__worker_account(struct psa_worker *w, uint64_t ts)
-{
-	uint64_t d;
-
-	if (ts <= w->mode_since)
-		return;
-	d = ts - w->mode_since;
-	if (w->mode == 0)
-		w->active_ns += d;
-	else if (w->mode == 1)
-		w->idle_ns += d;
-	else
-		w->sleep_ns += d;
-	w->mode_since = ts;
-}
-
 /* Worker time accounting: close the current mode at @ts, enter @mode. */
 static void worker_mode(struct psa_worker *w, int mode, uint64_t ts)
 {
@@ -338,20 +305,14 @@ static void peer_dead_event(struct psa_model *m, const struct psa_proc *p,
 	PSA_VEC_PUSH(m->peer_deaths, d);
 }
 
-static struct psa_hkey net_err_key(const struct psa_proc *p, uint32_t rank, uint64_t peer_plus_1)
-{
-	return PSA_HKEY(psa_key((uint64_t)p->id + 1, psa_key((uint64_t)rank + 1, peer_plus_1)),
-			p->id, rank, peer_plus_1);
-}
-
 /* One entry per (process, rank, peer): the first error in full, then a count. */
 static void net_error_event(struct psa_model *m, const struct psa_proc *p,
 			    const struct psa_event *ev)
 {
 	uint32_t rank = (uint32_t)psa__f(ev, PSA_F_rank, 0);
 	uint32_t peer = (uint32_t)psa__f(ev, PSA_F_peer, 0);
-	struct psa_hkey key = net_err_key(p, rank, (uint64_t)peer + 1);
-	struct psa_hkey last_key = net_err_key(p, rank, 0);
+	struct psa_hkey key = psa__net_err_key(p, rank, (uint64_t)peer + 1);
+	struct psa_hkey last_key = psa__net_err_key(p, rank, 0);
 	size_t idx = (size_t)(uintptr_t)psa_hashmap_find(&m->net_err_idx, &key);
 	struct psa_net_error *e;
 
@@ -374,15 +335,6 @@ static void net_error_event(struct psa_model *m, const struct psa_proc *p,
 	e->count++;
 	e->last_ts = ev->ts_ns;
 	psa_hashmap_insert(&m->net_err_last, &last_key, (void *)(uintptr_t)idx);
-}
-
-const struct psa_net_error *psa__net_error_last(const struct psa_model *m,
-						const struct psa_proc *p, uint32_t rank)
-{
-	struct psa_hkey key = net_err_key(p, rank, 0);
-	size_t idx = (size_t)(uintptr_t)psa_hashmap_find(&m->net_err_last, &key);
-
-	return idx ? &m->net_errors.v[idx - 1] : NULL;
 }
 
 static void device_event(struct psa_model *m, const struct psa_proc *p, const struct psa_event *ev)

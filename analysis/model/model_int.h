@@ -1,5 +1,10 @@
-/* The model's private state, shared by model/model.c (dispatch), model/task.c (task lifecycle) and
- * model/query.c (finish and queries). Single-threaded: the reader's sink calls in order. */
+/*
+ * The model's private state, shared by model/model.c (dispatch), model/task.c (task
+ * lifecycle), model/query.c (finish and queries), model/repeat.c and model/lookup.c (what the
+ * others share: vectors, worker time, the error index). Calls go one way: model.c -> task.c,
+ * repeat.c -> lookup.c; query.c -> task.c, lookup.c. Single-threaded: the reader's sink calls
+ * in order.
+ */
 #ifndef PSA_MODEL_INT_H
 #define PSA_MODEL_INT_H
 
@@ -62,7 +67,7 @@ struct psa_model {
 struct psa_task *psa__task_get(struct psa_model *m, const struct psa_proc *p,
 			       const struct psa_event *ev);
 void psa__task_state(struct psa_model *m, struct psa_task *t, const struct psa_event *ev);
-/* Add the time since w->mode_since to its current mode, up to @ts (model/model.c). */
+/* Add the time since w->mode_since to its current mode, up to @ts (model/lookup.c). */
 void psa__worker_account(struct psa_worker *w, uint64_t ts);
 void psa__task_seam(struct psa_model *m, struct psa_task *t, const struct psa_event *ev,
 		    enum psa_seam which);
@@ -76,7 +81,7 @@ void psa__task_failed_peer(const struct psa_model *m, struct psa_task *t);
 bool psa__model_is_repeat(struct psa_model *m, const struct psa_proc *p,
 			  const struct psa_event *ev);
 
-/* model/model.c: the latest transport error of (@p, @rank), or NULL. */
+/* model/lookup.c: the latest transport error of (@p, @rank), or NULL. */
 const struct psa_net_error *psa__net_error_last(const struct psa_model *m,
 						const struct psa_proc *p, uint32_t rank);
 
@@ -121,6 +126,14 @@ static inline struct psa_hkey psa__trigger_key(const struct psa_proc *p, uint32_
 }
 
 /* (job, rank): the last exec done of each rank */
+/* (process, rank, peer + 1; 0: the rank's latest): the transport errors' index */
+static inline struct psa_hkey psa__net_err_key(const struct psa_proc *p, uint32_t rank,
+					       uint64_t peer_plus_1)
+{
+	return PSA_HKEY(psa_key((uint64_t)p->id + 1, psa_key((uint64_t)rank + 1, peer_plus_1)),
+			p->id, rank, peer_plus_1);
+}
+
 static inline struct psa_hkey psa__rank_key(uint32_t job, uint32_t rank)
 {
 	return PSA_HKEY(psa_key((uint64_t)job + 1, (uint64_t)rank + 1), job, rank);
