@@ -1,35 +1,79 @@
-/* An open-addressing hash map from a non-zero 64-bit key to a pointer (linear probing,
- * tombstone-free deletion by backward shift). */
+/*
+ * The analysis' hash map: open addressing (linear probing, tombstone-free deletion by backward
+ * shift) from a whole key to a pointer. A key is its probe hash, up to PSA_HKEY_WORDS 64-bit
+ * words and an optional string; two keys are the same only when all three are, so keys whose
+ * hashes collide are both kept (issue 20: two processes of one vpid on hosts whose names hash
+ * alike were merged when only the hash was compared). The hash is the caller's (psa_key over
+ * the key's parts), so the slot order, and with it the order psa_hashmap_next walks, depends
+ * only on it.
+ */
 #ifndef PSA_HASHMAP_H
 #define PSA_HASHMAP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
+#define PSA_HKEY_WORDS 5
+
+struct psa_hkey {
+	uint64_t hash;                /* where it is probed: 0 is taken as 1 */
+	uint64_t w[PSA_HKEY_WORDS];   /* the key's parts (unused ones 0) */
+	const char *s;                /* NULL, or a string part: the map keeps the pointer, so it
+					 must live as long as the entry (compared with strcmp) */
+};
+
+/* A key of hash @h and parts ... (at most PSA_HKEY_WORDS). */
+#define PSA_HKEY(h, ...) ((struct psa_hkey){ .hash = (h), .w = { __VA_ARGS__ } })
 
 struct psa_hashmap {
-	uint64_t *keys; /* 0 = empty slot */
+	struct psa_hkey *keys; /* hash 0 = empty slot */
 	void **vals;
-	size_t cap;     /* a power of two */
+	size_t cap;            /* a power of two */
 	size_t n;
 };
 
 void psa_hashmap_init(struct psa_hashmap *h);
 void psa_hashmap_fini(struct psa_hashmap *h);
-void *psa_hashmap_get(const struct psa_hashmap *h, uint64_t key);
-/* Insert or replace. Returns 0 or -ENOMEM. @key must not be 0. */
-int psa_hashmap_put(struct psa_hashmap *h, uint64_t key, void *val);
-/* Remove @key; returns its value or NULL. */
-void *psa_hashmap_del(struct psa_hashmap *h, uint64_t key);
+/* The value of key @k, or NULL. */
+void *psa_hashmap_find(const struct psa_hashmap *h, const struct psa_hkey *k);
+/* Insert or replace. Returns 0 or -ENOMEM. */
+int psa_hashmap_insert(struct psa_hashmap *h, const struct psa_hkey *k, void *val);
+/* Remove @k; returns its value or NULL. */
+void *psa_hashmap_remove(struct psa_hashmap *h, const struct psa_hkey *k);
 
-/* Iterate: for (size_t i = 0; psa_hashmap_next(h, &i, &k, &v); ) */
-int psa_hashmap_next(const struct psa_hashmap *h, size_t *i, uint64_t *key, void **val);
+/* Iterate: for (size_t i = 0; psa_hashmap_next(h, &i, &hash, &v); ), in slot order. */
+int psa_hashmap_next(const struct psa_hashmap *h, size_t *i, uint64_t *hash, void **val);
 
-/* Mix several values into one non-zero key. */
+/* Mix several values into one non-zero hash. */
 static inline uint64_t psa_key(uint64_t a, uint64_t b)
 {
 	uint64_t k = a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull + (a << 6) + (a >> 2));
 
 	return k ? k : 1;
+}
+
+/* A map keyed by one non-zero 64-bit value (its whole key): find, insert and remove it. */
+static inline void *psa_hashmap_get(const struct psa_hashmap *h, uint64_t key)
+{
+	struct psa_hkey k = PSA_HKEY(key, key);
+
+	return psa_hashmap_find(h, &k);
+}
+
+static inline int psa_hashmap_put(struct psa_hashmap *h, uint64_t key, void *val)
+{
+	struct psa_hkey k = PSA_HKEY(key, key);
+
+	return psa_hashmap_insert(h, &k, val);
+}
+
+static inline void *psa_hashmap_del(struct psa_hashmap *h, uint64_t key)
+{
+	struct psa_hkey k = PSA_HKEY(key, key);
+
+	return psa_hashmap_remove(h, &k);
 }
 
 #endif /* PSA_HASHMAP_H */

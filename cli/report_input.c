@@ -1,23 +1,20 @@
 /*
- * Reading the inputs of a report (see report_input.h).
+ * Reading the inputs of a report (see report_input.h): the printing side of psa_input.h.
  *
- * Design choice: every argument is classified before anything is read - `-` and regular files
- * are babeltrace2 text, directories (and a `metadata` file) are CTF - and checked the way a
- * user would describe the problem ("cannot open", "is not a trace"), so the messages are the
- * same whatever the reader would have said; then the whole input is read once, into one model
- * that every report observes. CTF directories are muxed by time in one reader call; text input
- * is one stream (babeltrace2 already merged its traces), so the two are never mixed.
+ * Design choice: the analysis (proxyscope/psa_input.h) finds, checks and reads the traces -
+ * each trace directory once - and re-reads them on corrected clocks; here are the parts each
+ * command asks for (made again for the second pass), the progress line, and every problem
+ * turned into one "error: ..." line and an exit code.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
+
+#include <proxyscope/psa_input.h>
 
 #include "cli_util.h"
 #include "progress.h"
@@ -27,7 +24,6 @@
 #define NO_EVENTS_HINT                                                                  \
 	"a trace recorded at --loglevel warning or err holds only the consumers' timeouts " \
 	"and the failures: a healthy run leaves none"
-#define TEXT_PROGRESS_EVERY 65536
 
 /* The model and the parts report_ctx_init was asked for (again for a second pass). */
 static int parts_create(struct report_ctx *c)
@@ -212,224 +208,58 @@ void report_cmd_done(struct report_args *a, struct report_ctx *c)
 	a->paths = NULL;
 }
 
-/* --- classifying the arguments ------------------------------------------------------------- */
-
-static const char *file_kind(mode_t mode)
-{
-	return S_ISFIFO(mode) ? "a FIFO" : S_ISCHR(mode) ? "a character device" :
-	       S_ISBLK(mode) ? "a block device" : S_ISSOCK(mode) ? "a socket" : "a special file";
-}
-
-/*
- * Is @name what LTTng calls a snapshot's directory: "<output name>-YYYYMMDD-HHMMSS-N" under a
- * snapshot session's output, the default output name being "snapshot-<id>"?
- */
-static bool is_snapshot_name(const char *name)
-{
-	unsigned id, n;
-	char date[9], tod[7];
-
-	return sscanf(name, "snapshot-%u-%8[0-9]-%6[0-9]-%u", &id, date, tod, &n) == 4 &&
-	       strlen(date) == 8 && strlen(tod) == 6;
-}
-
-/* Is @path inside (or itself) a snapshot's directory? */
-static bool in_snapshot_dir(const char *path)
-{
-	char *real = realpath(path, NULL);
-	bool found = false;
-
-	for (const char *p = real; p && (p = strchr(p, '/')) != NULL; p++)
-		found |= is_snapshot_name(p + 1);
-	free(real);
-	return found;
-}
-
-/* The snapshot directories right under @dir (a snapshot session's output). */
-static unsigned snapshots_in(const char *dir, char *one, size_t onelen)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	unsigned n = 0;
-
-	while (d && (e = readdir(d)))
-		if (is_snapshot_name(e->d_name)) {
-			snprintf(one, onelen, "%s/%s", dir, e->d_name);
-			n++;
-		}
-	if (d)
-		closedir(d);
-	return n;
-}
-
-/*
- * Is @path text (true) or CTF (false)? Returns 0, or CLI_EXIT_USAGE after an "error:" line.
- * A directory (or a symbolic link to one) must hold a trace as the reader finds them; a text
- * input must be a regular file or `-`: a FIFO would block the read forever and a device such
- * as /dev/zero never ends (stdin may still be a pipe).
- */
-static void count_trace(void *arg, const char *dir)
-{
-	(void)dir;
-	++*(size_t *)arg;
-}
-
-/* Whether @path is babeltrace2 text (else CTF: *@traces += the trace directories under it). */
-static int classify(const char *path, bool *text, size_t *traces)
-{
-	char err[PSA_ERR_MAX], one[PATH_MAX + 256];
-	struct stat st;
-
-	if (!strcmp(path, "-")) {
-		*text = true;
-		return 0;
-	}
-	if (stat(path, &st)) {
-		cli_error("cannot open '%s': %s", path, strerror(errno));
-		return CLI_EXIT_USAGE;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		if (psa_ctf_find(path, count_trace, traces, err, sizeof(err))) {
-			cli_error("%s", err);
-			return CLI_EXIT_USAGE;
-		}
-		if (snapshots_in(path, one, sizeof(one)) > 1) {
-			/* Read together, their overlapping windows would count events twice. */
-			cli_error("'%s' holds several flight-recorder snapshots: read one of them "
-				  "(e.g. '%s')", path, one);
-			return CLI_EXIT_USAGE;
-		}
-		*text = false;
-		return 0;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		cli_error("'%s' is not a trace: %s, not a directory or a regular file", path,
-			  file_kind(st.st_mode));
-		return CLI_EXIT_USAGE;
-	}
-	if (access(path, R_OK)) {
-		cli_error("cannot open '%s': %s", path, strerror(errno));
-		return CLI_EXIT_USAGE;
-	}
-	/* A CTF trace's own metadata file stands for its directory. */
-	*text = strcmp(strrchr(path, '/') ? strrchr(path, '/') + 1 : path, "metadata") != 0;
-	*traces += !*text;
-	return 0;
-}
-
-/* --- the pass ------------------------------------------------------------------------------- */
-
-/* Between the reader and the model: the process filter and the text reader's progress count. */
-struct feed {
-	struct psa_sink model;
-	struct psa_clock *clock; /* fed in the first pass only */
-	bool clock_nomem;
-	const uint32_t *only_vpids;
-	size_t only_vpids_n;
-	uint64_t seen;
-	uint64_t filtered;
-	bool count_progress;
-	_Atomic uint64_t progress;
-};
-
-static void feed_event(void *arg, const struct psa_event *ev)
-{
-	struct feed *f = arg;
-
-	if (f->count_progress && ++f->seen % TEXT_PROGRESS_EVERY == 0)
-		atomic_store_explicit(&f->progress, f->seen, memory_order_relaxed);
-	if (f->clock && psa_clock_feed(f->clock, ev))
-		f->clock_nomem = true;
-	if (f->only_vpids_n && ev->vpid) {
-		size_t i = 0;
-
-		while (i < f->only_vpids_n && f->only_vpids[i] != ev->vpid)
-			i++;
-		if (i == f->only_vpids_n) {
-			f->filtered++;
-			return;
-		}
-	}
-	f->model.event(f->model.arg, ev);
-}
-
-static void feed_discard(void *arg, const struct psa_discard *d)
-{
-	struct feed *f = arg;
-
-	f->model.discard(f->model.arg, d);
-}
-
-static void ctf_progress(uint64_t events, void *arg)
-{
-	struct feed *f = arg;
-
-	atomic_store_explicit(&f->progress, events, memory_order_relaxed);
-}
+/* --- reading ---------------------------------------------------------------------------- */
 
 FILE *report_open_text(const char *path, char *err, size_t errlen)
 {
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	struct stat st;
-	FILE *f;
-
-	if (fd < 0) {
-		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
-		return NULL;
-	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "'%s' is not a trace: %s, not a directory or a regular file",
-			 path, file_kind(st.st_mode));
-		close(fd);
-		return NULL;
-	}
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-	f = fdopen(fd, "r");
-	if (!f) {
-		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
-		close(fd);
-	}
-	return f;
+	return psa_input_open_text(path, err, errlen);
 }
 
-static int read_text(struct report_ctx *c, const char *path, struct feed *f,
-		     const struct psa_sink *sink, char *err, size_t errlen)
+/* What psa_input_read calls back: the progress line of each pass, the second pass's parts. */
+struct pass_ctx {
+	struct report_ctx *c;
+	const struct report_read_opts *opts;
+	bool progress;
+};
+
+static void pass_begin(void *arg, unsigned pass, _Atomic uint64_t *events)
 {
-	FILE *in = stdin;
+	struct pass_ctx *p = arg;
+
+	p->progress = !p->opts->quiet && isatty(STDERR_FILENO) &&
+		      progress_start_count(pass ? "reading the trace on corrected clocks"
+						: "reading the trace", "events", events,
+					   PROGRESS_DELAY_MS);
+}
+
+static void pass_end(void *arg, unsigned pass)
+{
+	struct pass_ctx *p = arg;
+
+	(void)pass;
+	if (p->progress)
+		progress_stop();
+	p->progress = false;
+}
+
+/* New parts for the read on corrected clocks: 0 or the exit code (message printed). */
+static int remodel(void *arg, struct psa_model **m)
+{
+	struct pass_ctx *p = arg;
+	struct report_ctx *c = p->c;
 	int rc;
 
-	if (strcmp(path, "-")) {
-		in = report_open_text(path, err, errlen);
-		if (!in)
-			return -ENOENT;
+	parts_destroy(c);
+	c->extra_observers = 0;
+	rc = parts_create(c);
+	if (rc) {
+		cli_error("cannot set up the analysis: %s", strerror(-rc));
+		return CLI_EXIT_FAILURE;
 	}
-	f->count_progress = true;
-	rc = psa_read_text(in, path, sink, &c->in.rs, err, errlen);
-	if (!rc && ferror(in)) {
-		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
-		rc = -EIO;
-	}
-	if (in != stdin)
-		fclose(in);
-	return rc;
-}
-
-/* "X:12: not babeltrace2 output: <the parser's reason>", whatever the parser's wording. */
-static void text_error(const char *name, uint64_t line, const char *err)
-{
-	char prefix[PSA_ERR_MAX];
-	const char *why = err;
-	size_t len;
-
-	snprintf(prefix, sizeof(prefix), "%s:%" PRIu64 ": ", name, line);
-	len = strlen(prefix);
-	if (!strncmp(err, prefix, len))
-		why = err + len;
-	if (!strncmp(why, "not babeltrace2", 15) || !strncmp(why, "babeltrace2 ", 12) ||
-	    !strncmp(why, "value out of range", 18) || !strncmp(why, "a line longer", 13))
-		cli_error("%s%s", prefix, why);
-	else
-		cli_error("%snot babeltrace2 output: %s", prefix, why[0] ? why : "parse error");
+	if (p->opts->reread && (rc = p->opts->reread(c, p->opts->reread_arg)))
+		return rc;
+	*m = c->m;
+	return 0;
 }
 
 static void describe(struct report_input *in, char *const *paths, size_t n)
@@ -441,90 +271,54 @@ static void describe(struct report_input *in, char *const *paths, size_t n)
 			 in->rs.traces == 1 ? "" : "s", paths[0], n > 1 ? " and more" : "");
 }
 
-/* One pass over the inputs into c->m; 0 or the exit code (message printed). */
-static int read_pass(struct report_ctx *c, char *const *paths, size_t n,
-		     const struct report_read_opts *opts, const struct psa_clock_fix *fix,
-		     size_t fix_n)
+/* Read @paths into c->m (and again on corrected clocks); 0 or the exit code (message printed). */
+static int read_input(struct report_ctx *c, char *const *paths, size_t n,
+		      const struct report_read_opts *opts)
 {
-	struct feed f = { .only_vpids_n = 0 };
-	struct psa_sink sink = { feed_event, feed_discard, &f };
-	char err[PSA_ERR_MAX];
-	bool progress;
+	struct pass_ctx p = { .c = c, .opts = opts };
+	struct psa_input_read_opts ro = {
+		.only_vpids = opts->only_vpids, .only_vpids_n = opts->only_vpids_n,
+		.pass_begin = pass_begin, .pass_end = pass_end, .arg = &p,
+	};
+	struct psa_input_result res;
+	struct psa_input *in;
+	char err[PSA_ERR_MAX + PATH_MAX];
 	int rc;
 
-	psa_model_sink(c->m, &f.model);
-	f.clock = fix ? NULL : c->clock;
-	f.only_vpids = opts->only_vpids;
-	f.only_vpids_n = opts->only_vpids_n;
-	atomic_init(&f.progress, 0);
-
-	progress = !opts->quiet && isatty(STDERR_FILENO) &&
-		   progress_start_count(fix ? "reading the trace on corrected clocks"
-					    : "reading the trace", "events", &f.progress,
-					PROGRESS_DELAY_MS);
-	if (c->in.text)
-		rc = read_text(c, paths[0], &f, &sink, err, sizeof(err));
-	else
-		rc = psa_read_ctf_clocked((const char *const *)paths, n, fix, fix_n, &sink,
-					  &c->in.rs, ctf_progress, &f, err, sizeof(err));
-	if (progress)
-		progress_stop();
-	c->in.filtered = f.filtered;
-	if (rc == -ENOMEM || f.clock_nomem) {
-		cli_error("%s", err[0] ? err : "out of memory");
-		return CLI_EXIT_FAILURE;
-	}
-	if (rc == -EINVAL && c->in.text) {
-		text_error(paths[0], c->in.rs.lines, err);
-		return CLI_EXIT_USAGE;
-	}
+	rc = psa_input_open(paths, n, &in, err, sizeof(err));
 	if (rc) {
-		cli_error("%s", err[0] ? err : strerror(-rc));
-		return CLI_EXIT_USAGE;
+		cli_error("%s", err);
+		return rc == -ENOMEM ? CLI_EXIT_FAILURE : CLI_EXIT_USAGE;
 	}
-	return 0;
-}
-
-/*
- * The hosts' clocks from the first pass; when one is to be corrected, CTF input is read again
- * into new parts on the corrected clocks. Only then: a trace whose clocks agree costs nothing
- * more than the estimator's matching of sends with receives. 0 or the exit code.
- */
-static int clocks_correct(struct report_ctx *c, char *const *paths, size_t n,
-			  const struct report_read_opts *opts, bool snapshot)
-{
-	struct psa_clock_fix *fix;
-	size_t fix_n;
-	int rc;
-
-	if (!c->clock)
-		return 0;
-	if (psa_clock_estimate(c->clock)) {
-		cli_error("cannot estimate the hosts' clocks: out of memory");
-		return CLI_EXIT_FAILURE;
+	c->in.text = psa_input_is_text(in);
+	c->snapshot = !c->in.text && (opts->snapshot || psa_input_in_snapshot(in));
+	if (c->snapshot)
+		psa_model_set_snapshot(c->m);
+	c->in.first = paths[0];
+	c->in.paths_n = n;
+	/* one trace directory is one host: its clock needs no estimate */
+	if (!c->in.text && psa_input_traces(in) < 2) {
+		psa_clock_destroy(c->clock);
+		c->clock = NULL;
 	}
-	if (c->in.text || !psa_clock_needs_correction(c->clock) ||
-	    (c->extra_observers && !opts->reread))
-		return 0;
-	if (psa_clock_fixes(c->clock, &fix, &fix_n)) {
-		cli_error("cannot correct the hosts' clocks: out of memory");
-		return CLI_EXIT_FAILURE;
+	ro.clock = c->clock;
+	ro.snapshot = c->snapshot;
+	/* a context with observers the caller cannot add again is not read twice */
+	if (!c->extra_observers || opts->reread)
+		ro.remodel = remodel;
+	rc = psa_input_read(in, c->m, &ro, &res, err, sizeof(err));
+	c->in.rs = res.rs;
+	c->in.filtered = res.filtered;
+	c->clock_applied = res.clock_applied;
+	if (rc < 0) {
+		cli_error("%s", err);
+		rc = rc == -ENOMEM ? CLI_EXIT_FAILURE : CLI_EXIT_USAGE;
 	}
-	parts_destroy(c);
-	c->extra_observers = 0;
-	rc = parts_create(c);
-	if (rc) {
-		cli_error("cannot set up the analysis: %s", strerror(-rc));
+	if (!rc && !c->in.text && psa_input_integrity(in, &c->integrity)) {
+		cli_error("cannot check the traces: out of memory");
 		rc = CLI_EXIT_FAILURE;
 	}
-	if (!rc && snapshot)
-		psa_model_set_snapshot(c->m);
-	if (!rc && opts->reread)
-		rc = opts->reread(c, opts->reread_arg);
-	if (!rc)
-		rc = read_pass(c, paths, n, opts, fix, fix_n);
-	c->clock_applied = rc == 0;
-	free(fix);
+	psa_input_close(in);
 	return rc;
 }
 
@@ -533,43 +327,11 @@ int report_ctx_read(struct report_ctx *c, char *const *paths, size_t n,
 {
 	struct report_read_opts none = { 0 };
 	struct psa_model_totals tot;
-	size_t texts = 0, traces = 0;
-	bool snapshot = false;
 	int rc;
 
 	if (!opts)
 		opts = &none;
-	for (size_t i = 0; i < n; i++) {
-		bool text;
-
-		rc = classify(paths[i], &text, &traces);
-		if (rc)
-			return rc;
-		texts += text;
-	}
-	if (texts && texts != n) {
-		cli_error("cannot mix babeltrace2 text and CTF trace directories in one report");
-		return CLI_EXIT_USAGE;
-	}
-	if (texts > 1) {
-		cli_error("give one babeltrace2 text input (babeltrace2 merges several traces itself)");
-		return CLI_EXIT_USAGE;
-	}
-	for (size_t i = 0; i < n && !texts; i++)
-		snapshot |= opts->snapshot || in_snapshot_dir(paths[i]);
-	if (snapshot)
-		psa_model_set_snapshot(c->m);
-	c->in.text = texts != 0;
-	c->in.first = paths[0];
-	c->in.paths_n = n;
-	/* one trace directory is one host: its clock needs no estimate */
-	if (!texts && traces < 2) {
-		psa_clock_destroy(c->clock);
-		c->clock = NULL;
-	}
-	rc = read_pass(c, paths, n, opts, NULL, 0);
-	if (!rc)
-		rc = clocks_correct(c, paths, n, opts, snapshot);
+	rc = read_input(c, paths, n, opts);
 	if (rc)
 		return rc;
 	describe(&c->in, paths, n);
@@ -577,10 +339,6 @@ int report_ctx_read(struct report_ctx *c, char *const *paths, size_t n,
 
 	psa_model_finish(c->m);
 	psa_model_totals(c->m, &tot);
-	if (!c->in.text && psa_integrity_check((const char *const *)paths, n, &c->integrity)) {
-		cli_error("cannot check the traces: out of memory");
-		return CLI_EXIT_FAILURE;
-	}
 	if (!tot.our_events && opts->empty_ok) {
 		c->in.empty = true;
 		return 0;

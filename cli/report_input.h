@@ -86,6 +86,7 @@ struct report_ctx {
 	struct psa_integrity integrity; /* damaged streams, copied traces (CTF input) */
 	struct psa_clock *clock;        /* the hosts' clocks, estimated in the first pass */
 	bool clock_applied;             /* the traces were read again on corrected clocks */
+	bool snapshot;                  /* read as a flight-recorder snapshot */
 	struct report_input in;
 	/* what report_ctx_init was given, to make the parts again for a second pass */
 	unsigned parts;

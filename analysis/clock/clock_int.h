@@ -1,0 +1,39 @@
+/* The clock estimator's state (clock/offset.c collects, clock/solve.c estimates and prints). */
+#ifndef PROXYSCOPE_ANALYSIS_CLOCK_INT_H
+#define PROXYSCOPE_ANALYSIS_CLOCK_INT_H
+
+#include <stdint.h>
+
+#include <proxyscope/psa_clock.h>
+
+#include "hashmap.h"
+
+struct pending;
+
+struct psa__clock_host {
+	char name[PSA_HOST_MAX];
+	uint64_t pairs;
+};
+
+/* offset(to) - offset(from) <= w: the tightest of @pairs pairs sent on from, received on to */
+struct psa__clock_edge {
+	uint32_t from, to;
+	int64_t w;
+	uint64_t pairs;
+};
+
+struct psa_clock {
+	struct psa__clock_host *host; /* in the order first seen */
+	size_t host_n, host_cap;
+	long last_host;               /* the last one looked up (-1: none yet) */
+	struct psa__clock_edge *edge;
+	size_t edge_n, edge_cap;
+	struct psa_hashmap edge_idx;  /* (from, to) -> edge index + 1 */
+	struct psa_hashmap pending;   /* a message's key -> struct pending (one side seen) */
+	struct pending *free;         /* matched entries, for the next messages */
+	struct psa_hashmap threads;   /* (host, vpid, vtid) -> its last event's time */
+	struct psa_clock_host *out;   /* psa_clock_estimate's result, host_n entries */
+	size_t out_n;
+};
+
+#endif /* PROXYSCOPE_ANALYSIS_CLOCK_INT_H */

@@ -1,0 +1,142 @@
+/*
+ * The model's private state, shared by model/model.c (dispatch), model/task.c (task
+ * lifecycle), model/query.c (finish and queries), model/repeat.c and model/lookup.c (what the
+ * others share: vectors, worker time, the error index). Calls go one way: model.c -> task.c,
+ * repeat.c -> lookup.c; query.c -> task.c, lookup.c. Single-threaded: the reader's sink calls
+ * in order.
+ */
+#ifndef PSA_MODEL_INT_H
+#define PSA_MODEL_INT_H
+
+#include <proxyscope/psa_model.h>
+
+#include "hashmap.h"
+
+/* A growable array of T (elements never move while the model holds pointers to them when
+ * T is itself a pointer; arrays of structs are only appended to and read after finish). */
+#define PSA_VEC(T)          \
+	struct {            \
+		T *v;       \
+		size_t n;   \
+		size_t cap; \
+	}
+
+int psa__vec_grow(void **v, size_t *cap, size_t need, size_t elem);
+#define PSA_VEC_PUSH(vec, x)                                                                   \
+	(psa__vec_grow((void **)&(vec).v, &(vec).cap, (vec).n + 1, sizeof(*(vec).v)) ? -1           \
+										     : ((vec).v[(vec).n++] = (x), 0))
+
+struct psa_model {
+	struct psa_observer obs[PSA_MODEL_OBSERVERS_MAX];
+	unsigned obs_n;
+
+	struct psa_hashmap procs;      /* (host hash, vpid) -> struct psa_proc * */
+	PSA_VEC(struct psa_proc *) proc_list;
+	struct psa_hashmap tasks;      /* (proc, task_id) -> live struct psa_task * */
+	struct psa_hashmap finished;   /* (proc, task_id) -> (void *)1: finished, freed */
+	struct psa_hashmap net_live;   /* (job, rank, exec) -> the live network task */
+	struct psa_hashmap net_done;   /* (job, rank, exec) -> (void *)1: a finished network task */
+	struct psa_hashmap sends_done; /* (job, rank, peer, exec, tag) -> (void *)1 */
+	struct psa_hashmap last_done;  /* (job, rank) -> exec + 1 of its last finished network task */
+	struct psa_hashmap triggers;   /* (proc, rank, exec, stream) -> (void *)1: device wrote it */
+	struct psa_hashmap workers;    /* (proc, vtid) -> struct psa_worker * */
+	PSA_VEC(struct psa_worker *) worker_list;
+	struct psa_hashmap groups;     /* (proc, gid) -> struct psa_group * */
+	PSA_VEC(struct psa_group *) group_list;
+	PSA_VEC(struct psa_discard) discards;
+	PSA_VEC(struct psa_device_fault) faults;
+	PSA_VEC(struct psa_peer_dead) peer_deaths;
+	PSA_VEC(struct psa_net_error) net_errors;
+	struct psa_hashmap net_err_idx;  /* (proc, rank, peer) -> index + 1 in net_errors */
+	struct psa_hashmap net_err_last; /* (proc, rank) -> index + 1 of its latest error */
+	PSA_VEC(const struct psa_task *) live; /* built by finish */
+	struct psa_hashmap last_event; /* (proc, vtid) -> fingerprint of its last event */
+
+	struct psa_model_totals totals;
+	bool finished_called;
+
+	/* A flight-recorder snapshot (psa_model_set_snapshot): each stream (a CPU's buffer, per
+	 * trace) begins where its older events were overwritten, so the trace is complete only
+	 * from the first event of the stream that begins last. */
+	bool snapshot;
+	struct psa_hashmap streams;    /* (host hash, cpu) -> (void *)1: seen */
+	uint64_t complete_from;        /* the first event of the last stream to begin */
+};
+
+/* model/task.c */
+struct psa_task *psa__task_get(struct psa_model *m, const struct psa_proc *p,
+			       const struct psa_event *ev);
+void psa__task_state(struct psa_model *m, struct psa_task *t, const struct psa_event *ev);
+/* Add the time since w->mode_since to its current mode, up to @ts (model/lookup.c). */
+void psa__worker_account(struct psa_worker *w, uint64_t ts);
+void psa__task_seam(struct psa_model *m, struct psa_task *t, const struct psa_event *ev,
+		    enum psa_seam which);
+void psa__task_net(struct psa_model *m, struct psa_task *t, const struct psa_event *ev);
+void psa__task_instant(struct psa_model *m, struct psa_task *t, const struct psa_event *ev);
+void psa__task_free(struct psa_task *t);
+/* Sets t->failed_peer from its ops and the rank's transport errors (t->status != 0). */
+void psa__task_failed_peer(const struct psa_model *m, struct psa_task *t);
+
+/* model/repeat.c: whether @ev repeats its thread's previous event (counted, to be dropped). */
+bool psa__model_is_repeat(struct psa_model *m, const struct psa_proc *p,
+			  const struct psa_event *ev);
+
+/* model/lookup.c: the latest transport error of (@p, @rank), or NULL. */
+const struct psa_net_error *psa__net_error_last(const struct psa_model *m,
+						const struct psa_proc *p, uint32_t rank);
+
+/* The value of field @f of @ev, or @dflt when absent. */
+static inline int64_t psa__f(const struct psa_event *ev, enum psa_field f, int64_t dflt)
+{
+	return psa_ev_has(ev, f) ? ev->f[f] : dflt;
+}
+
+/*
+ * The maps' whole keys (hashmap.h). Each hash is the mix of the key's parts it always was (so
+ * the maps' slot order is unchanged); the parts themselves are what is compared.
+ */
+static inline struct psa_hkey psa__proc_key(const struct psa_proc *p, uint64_t x)
+{
+	return PSA_HKEY(psa_key((uint64_t)p->id + 1, x), p->id, x);
+}
+
+/* The keys of the cross-rank indexes. */
+static inline struct psa_hkey psa__exec_key(uint32_t job, uint32_t rank, uint64_t exec_id)
+{
+	return PSA_HKEY(psa_key(psa_key((uint64_t)job + 1, (uint64_t)rank + 1), exec_id), job, rank,
+			exec_id);
+}
+
+static inline struct psa_hkey psa__send_key(uint32_t job, uint32_t rank, uint32_t peer,
+					    uint64_t exec_id, uint64_t tag)
+{
+	uint64_t h = psa_key(psa__exec_key(job, rank, exec_id).hash,
+			     psa_key((uint64_t)peer + 1, tag));
+
+	return PSA_HKEY(h, job, rank, exec_id, peer, tag);
+}
+
+static inline struct psa_hkey psa__trigger_key(const struct psa_proc *p, uint32_t rank,
+					       uint64_t exec_id, uint64_t stream)
+{
+	uint64_t h = psa_key(psa_key((uint64_t)p->id + 1, psa_key((uint64_t)rank + 1, exec_id)),
+			     stream + 1);
+
+	return PSA_HKEY(h, p->id, rank, exec_id, stream);
+}
+
+/* (job, rank): the last exec done of each rank */
+/* (process, rank, peer + 1; 0: the rank's latest): the transport errors' index */
+static inline struct psa_hkey psa__net_err_key(const struct psa_proc *p, uint32_t rank,
+					       uint64_t peer_plus_1)
+{
+	return PSA_HKEY(psa_key((uint64_t)p->id + 1, psa_key((uint64_t)rank + 1, peer_plus_1)),
+			p->id, rank, peer_plus_1);
+}
+
+static inline struct psa_hkey psa__rank_key(uint32_t job, uint32_t rank)
+{
+	return PSA_HKEY(psa_key((uint64_t)job + 1, (uint64_t)rank + 1), job, rank);
+}
+
+#endif /* PSA_MODEL_INT_H */
