@@ -342,3 +342,14 @@ void cli_format_duration(uint64_t ns, char *buf, size_t len)
 	}
 	snprintf(buf, len, "%" PRIu64 "%s%s", ns / u->mult, frac, u->name);
 }
+
+const char *cli_suggest_option(const struct cli_opt *opts, const char *name)
+{
+	struct cli_suggest s;
+
+	cli_suggest_init(&s, name);
+	for (; opts->id; opts++)
+		if (opts->long_name)
+			cli_suggest_add(&s, opts->long_name);
+	return cli_suggest_result(&s);
+}

@@ -65,6 +65,10 @@ void cli_opts_init(struct cli_opts *p, const struct cli_opt *opts, int argc, cha
 int cli_opts_next(struct cli_opts *p, const char **name, const char **value, char *err,
 		  size_t errlen);
 
+/* The long option of @opts (without its "--") nearest to a mistyped @name, or NULL: "did you
+ * mean" (suggest.h's rules; internal `_` options are never suggested). */
+const char *cli_suggest_option(const struct cli_opt *opts, const char *name);
+
 /* --- Values ---------------------------------------------------------------------------------- */
 
 /* A decimal unsigned integer in [@min, @max]: digits only. Returns 0 or -EINVAL (+ reason). */

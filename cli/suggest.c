@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_util.h"
 #include "suggest.h"
 
 /* Longer words than this are never anyone's typo of a command or option name. */
@@ -99,16 +98,5 @@ const char *cli_suggest_word(const char *word, const char *const *names, size_t 
 	cli_suggest_init(&s, word);
 	for (size_t i = 0; i < n; i++)
 		cli_suggest_add(&s, names[i]);
-	return cli_suggest_result(&s);
-}
-
-const char *cli_suggest_option(const struct cli_opt *opts, const char *name)
-{
-	struct cli_suggest s;
-
-	cli_suggest_init(&s, name);
-	for (; opts->id; opts++)
-		if (opts->long_name)
-			cli_suggest_add(&s, opts->long_name);
 	return cli_suggest_result(&s);
 }

@@ -27,10 +27,6 @@ void cli_suggest_add(struct cli_suggest *s, const char *candidate);
 /* The one candidate close enough to be what was meant, or NULL. */
 const char *cli_suggest_result(const struct cli_suggest *s);
 
-/* The long option of @opts (without its "--") nearest to a mistyped @name, or NULL. */
-struct cli_opt;
-const char *cli_suggest_option(const struct cli_opt *opts, const char *name);
-
 /* The nearest of @names[0..@n) to @word, or NULL (the same rules). */
 const char *cli_suggest_word(const char *word, const char *const *names, size_t n);
 

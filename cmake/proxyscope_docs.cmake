@@ -13,7 +13,7 @@ set(_gen ${CMAKE_CURRENT_BINARY_DIR}/gen)
 add_executable(proxyscope_docgen
   ${PROJECT_SOURCE_DIR}/tools/docgen/docgen.c ${PROJECT_SOURCE_DIR}/tools/docgen/docgen_parse.c
   ${PROJECT_SOURCE_DIR}/tools/docgen/docgen_help.c ${PROJECT_SOURCE_DIR}/tools/docgen/docgen_man.c
-  ${PROJECT_SOURCE_DIR}/tools/docgen/docgen_bash.c)
+  ${PROJECT_SOURCE_DIR}/tools/docgen/docgen_bash.c ${PROJECT_SOURCE_DIR}/tools/docgen/docgen_util.c)
 target_compile_definitions(proxyscope_docgen PRIVATE _GNU_SOURCE)
 
 # The pages made: proxyscope.1 and one per command proxyscope.txt lists.
