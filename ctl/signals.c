@@ -2,7 +2,7 @@
  * The signal policy (signals.h). Design choice: handlers only store or forward, never act; the
  * acting is done by a loop that polls ctl_signals_caught() or by the one signal thread, where
  * any function may be called. Only this file calls sigaction, sigprocmask, sigwait or
- * PR_SET_PDEATHSIG in ctl/ (lttng_ctl.c aside: its body is rewritten over liblttng-ctl).
+ * PR_SET_PDEATHSIG in ctl/.
  */
 #include <errno.h>
 #include <pthread.h>

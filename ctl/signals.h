@@ -31,8 +31,6 @@
 
 /* No signal blocked. */
 void ctl_signals_child_reset(void);
-/* The name lttng_ctl.c calls (its body is edited elsewhere; goes with its next edit). */
-#define cli_child_unblock_signals ctl_signals_child_reset
 
 /* In a process of ours (a --procs child started by exec): @sig when the parent dies. */
 void ctl_signals_die_with_parent(int sig);
