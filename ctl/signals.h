@@ -56,6 +56,22 @@ void ctl_signals_restore(const struct ctl_sigcatch *c);
 /* The last signal caught, 0 when none. */
 int ctl_signals_caught(void);
 
+/* --- a file removed on a signal ------------------------------------------------------------ */
+
+/* While a file is made beside its target (ctl/output.c): SIGINT, SIGTERM, SIGHUP and SIGQUIT
+ * remove the file set by ctl_signals_unlink_set, then take their default action (the exit
+ * status 128+N), so a Ctrl-C leaves nothing behind. */
+struct ctl_sigunlink {
+	struct sigaction old[4];
+};
+
+/* From now on (nothing is removed until a path is set); the old dispositions in @u. */
+void ctl_signals_unlink_catch(struct ctl_sigunlink *u);
+/* The file a signal removes (copied; at most PATH_MAX bytes), NULL for none. */
+void ctl_signals_unlink_set(const char *path);
+/* No file; the dispositions as they were before ctl_signals_unlink_catch. */
+void ctl_signals_unlink_restore(const struct ctl_sigunlink *u);
+
 /* --- a signal thread ------------------------------------------------------------------------- */
 
 struct ctl_sigwait {
