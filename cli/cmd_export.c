@@ -35,7 +35,7 @@
 #include "cli_util.h"
 #include "cli_help.h"
 #include "cmd.h"
-#include "export_output.h"
+#include "output.h"
 #include "report_input.h"
 
 enum { OPT_FORMAT = 1, OPT_OUTPUT, OPT_JSON, OPT_HELP };
@@ -341,7 +341,7 @@ static int export_run(const struct export_cli *c, FILE *out, const char *out_nam
 	if (rc == -EIO) {
 		/* the failed flush's errno (ENOSPC, EPIPE, ...) when it set one */
 		cli_error("cannot write '%s': %s", out_name,
-			  strerror(export_out_write_errno() ? export_out_write_errno() :
+			  strerror(ctl_output_write_errno() ? ctl_output_write_errno() :
 				   errno ? errno : EIO));
 		rc = CLI_EXIT_FAILURE;
 	} else if (rc) {
@@ -363,7 +363,7 @@ out_destroy:
  * cannot be rewound (standard output, a FIFO) keeps the recorded clocks, and stderr says so.
  * Returns 0 or the exit code.
  */
-static int export_again(const struct export_cli *c, struct export_out *target,
+static int export_again(const struct export_cli *c, struct ctl_output *target,
 			struct psa_model **m, struct export_clock *k)
 {
 	struct psa_clock_fix *fix;
@@ -378,7 +378,7 @@ static int export_again(const struct export_cli *c, struct export_out *target,
 	}
 	if (!psa_clock_needs_correction(k->est))
 		return 0;
-	if (target->kind != EXPORT_OUT_REPLACE) {
+	if (target->kind != CTL_OUTPUT_REPLACE) {
 		psa_clock_print(k->est, false, stderr);
 		return 0;
 	}
@@ -407,9 +407,23 @@ static int export_again(const struct export_cli *c, struct export_out *target,
 	return rc;
 }
 
+/* ctl_output_close after a write that returned @rc (0 or an exit code, its message printed):
+ * @rc, or CLI_EXIT_FAILURE after an "error:" line. */
+static int output_close(struct ctl_output *target, int rc)
+{
+	char err[PATH_MAX + 128];
+
+	if (ctl_output_close(target, rc == 0, err, sizeof(err)) && !rc) {
+		cli_error("%s", err);
+		rc = CLI_EXIT_FAILURE;
+	}
+	return rc;
+}
+
 int cmd_export(int argc, char **argv)
 {
-	struct export_out target;
+	char err[PATH_MAX + 128];
+	struct ctl_output target;
 	struct export_clock clk = { 0 };
 	struct export_cli c;
 	struct psa_model *m;
@@ -423,24 +437,29 @@ int cmd_export(int argc, char **argv)
 		rc = CLI_EXIT_FAILURE;
 		goto out_free;
 	}
-	rc = export_out_resolve(&target, c.output, c.traces, c.traces_n, c.text);
+	rc = ctl_output_resolve(&target, c.output, c.traces, c.traces_n, c.text, err, sizeof(err));
 	if (rc) {
+		cli_error("%s", err);
+		rc = rc == -EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE;
 		psa_model_destroy(m);
 		goto out_free;
 	}
-	c.to_stdout = target.kind == EXPORT_OUT_STDOUT;
+	c.to_stdout = target.kind == CTL_OUTPUT_STDOUT;
 	if (c.to_stdout && c.json) {
 		psa_model_destroy(m);
 		rc = cli_usage_error("export", "--json prints on standard output: it cannot go with "
 				     "-o %s", c.output);
 		goto out_free;
 	}
-	rc = export_out_open(&target);
-	if (!rc) {
+	rc = ctl_output_open(&target, err, sizeof(err));
+	if (rc) {
+		cli_error("%s", err);
+		rc = CLI_EXIT_FAILURE;
+	} else {
 		rc = export_run(&c, target.f, c.to_stdout ? "standard output" : c.output, m, &clk);
 		if (!rc)
 			rc = export_again(&c, &target, &m, &clk);
-		rc = export_out_close(&target, rc);
+		rc = output_close(&target, rc);
 	}
 	if (rc && c.to_stdout) {
 		/* already reported: drop what is left so main's flush does not say it again */

@@ -18,6 +18,7 @@
 #include "cli_util.h"
 #include "cli_help.h"
 #include "cmd.h"
+#include "command.h"
 #include "hosts.h"
 #include "signals.h"
 
@@ -77,23 +78,6 @@ static void hosts_print(const struct hosts *h, bool json)
 	cli_json_end_object(&j);
 	cli_json_finish(&j);
 	fflush(stdout);
-}
-
-static int wait_cmd(pid_t pid)
-{
-	int st;
-
-	for (;;) {
-		if (waitpid(pid, &st, 0) == pid)
-			break;
-		if (errno != EINTR)
-			return CLI_EXIT_FAILURE;
-		if (ctl_signals_caught()) /* pass Ctrl-C on once; CMD decides how it ends */
-			kill(pid, ctl_signals_caught() == SIGINT ? SIGINT : SIGTERM);
-	}
-	if (WIFEXITED(st))
-		return WEXITSTATUS(st);
-	return 128 + WTERMSIG(st);
 }
 
 int cmd_hosts(int argc, char **argv)
@@ -156,14 +140,15 @@ int cmd_hosts(int argc, char **argv)
 		cli_error("cannot set the environment: %s", strerror(errno));
 		rc = CLI_EXIT_FAILURE;
 	} else if (id == CLI_OPT_POSITIONAL) {
-		pid_t pid;
+		struct ctl_command cmd = { 0 };
 
-		rc = host_spawn(where, &argv[p.i - 1], NULL, &pid);
+		rc = host_spawn(where, &argv[p.i - 1], NULL, &cmd.pid);
 		if (rc < 0) {
 			cli_error("cannot start '%s': %s", value, strerror(-rc));
 			rc = CLI_EXIT_FAILURE;
-		} else {
-			rc = wait_cmd(pid);
+		} else { /* every signal caught is passed on; CMD decides how it ends */
+			rc = ctl_command_wait(&cmd, true);
+			rc = rc < 0 ? CLI_EXIT_FAILURE : rc;
 		}
 	} else {
 		while (!ctl_signals_caught())

@@ -21,10 +21,10 @@
 #include "cli_util.h"
 #include "cli_help.h"
 #include "cmd.h"
+#include "command.h"
 #include "lttng_ctl.h"
 #include "print_run.h"
 #include "recording.h"
-#include "spawn.h"
 #include "trace_tally.h"
 
 enum { OPT_OUTPUT = 1, OPT_LOGLEVEL, OPT_SNAPSHOT, OPT_BUFFER_SIZE, OPT_HELP };
@@ -44,29 +44,17 @@ static const char record_usage[] = CLI_HELP_RECORD; /* docs/commands/proxyscope-
 static int run_command(char **argv)
 {
 	struct ctl_sigcatch sigs;
-	int status, rc;
-	pid_t pid;
+	struct ctl_command cmd;
+	int rc;
 
 	ctl_signals_catch(&sigs, false);
-	rc = ctl_spawn(&(struct ctl_spawn_opts){ .argv = argv, .restore = &sigs,
-						 .say_exec_error = true }, &pid);
-	if (rc) {
+	rc = ctl_command_start(&cmd, argv, &sigs);
+	if (rc)
 		cli_error("cannot start '%s': %s", argv[0], strerror(-rc));
-		status = CLI_EXIT_FAILURE << 8;
-	} else {
-		while (waitpid(pid, &status, 0) < 0) {
-			if (errno != EINTR) {
-				status = CLI_EXIT_FAILURE << 8;
-				break;
-			}
-			if (ctl_signals_caught() == SIGTERM)
-				kill(pid, SIGTERM);
-		}
-	}
+	else
+		rc = ctl_command_wait(&cmd, false);
 	ctl_signals_restore(&sigs);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
+	return rc < 0 ? CLI_EXIT_FAILURE : rc;
 }
 
 /* What the trace holds: the events recorded and lost, or the warning that none of ours were. */

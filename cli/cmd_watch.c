@@ -29,12 +29,12 @@
 #include "cli_util.h"
 #include "cli_help.h"
 #include "cmd.h"
+#include "command.h"
 #include "live_relayd.h"
 #include "live_watch.h"
 #include "lttng_ctl.h"
 #include "print_run.h"
 #include "recording.h"
-#include "spawn.h"
 #include "trace_tally.h"
 #include "watch_print.h"
 
@@ -61,10 +61,7 @@ static const char watch_usage[] = CLI_HELP_WATCH; /* docs/commands/proxyscope-wa
 #define LIST_N 256
 
 struct child {
-	pid_t pid;
-	int status;   /* once exited */
-	bool exited;
-	bool termed;  /* our SIGTERM was passed on to it */
+	struct ctl_command cmd;
 	struct ctl_recording *rec;
 	bool stream_lost;  /* the relay daemon is gone: the session cannot end cleanly */
 };
@@ -73,13 +70,7 @@ static bool child_done(void *arg)
 {
 	struct child *c = arg;
 
-	if (!c->exited && waitpid(c->pid, &c->status, WNOHANG) == c->pid)
-		c->exited = true;
-	if (ctl_signals_caught() == SIGTERM && !c->exited && !c->termed) {
-		kill(c->pid, SIGTERM); /* Ctrl-C reached CMD by itself (same process group) */
-		c->termed = true;
-	}
-	return c->exited || ctl_signals_caught();
+	return ctl_command_poll(&c->cmd) || ctl_signals_caught();
 }
 
 static void end_session(void *arg)
@@ -92,19 +83,14 @@ static void end_session(void *arg)
 }
 
 /* CMD keeps the default dispositions: Ctrl-C ends it, not us (signals.h). */
-static pid_t start_command(char **argv)
+static int start_command(struct child *c, char **argv)
 {
 	struct ctl_sigcatch sigs;
-	pid_t pid;
-	int rc;
+	int rc = ctl_command_start(&c->cmd, argv, NULL);
 
-	rc = ctl_spawn(&(struct ctl_spawn_opts){ .argv = argv, .say_exec_error = true }, &pid);
-	if (rc) {
-		errno = -rc;
-		return -1;
-	}
-	ctl_signals_catch(&sigs, false); /* not given back: we exit after CMD */
-	return pid;
+	if (!rc)
+		ctl_signals_catch(&sigs, false); /* not given back: we exit after CMD */
+	return rc;
 }
 
 struct watch_args {
@@ -160,7 +146,7 @@ static int watch_command(const struct watch_args *a)
 	struct watch_print wp;
 	char err[LT_ERR_MAX], defdir[64];
 	const char *urls[1] = { rec.url };
-	int code, rc;
+	int rc;
 
 	if (!ro.output) {
 		time_t t = time(NULL);
@@ -178,10 +164,10 @@ static int watch_command(const struct watch_args *a)
 	o.on_stop = end_session;
 	o.arg = &c;
 
-	c.pid = start_command(a->cmd);
+	rc = start_command(&c, a->cmd);
 	live_boost(0); /* the reader's thread inherits it; CMD keeps its own priority */
-	if (c.pid < 0) {
-		cli_error("cannot start '%s': %s", a->cmd[0], strerror(errno));
+	if (rc) {
+		cli_error("cannot start '%s': %s", a->cmd[0], strerror(-rc));
 		end_session(&c);
 		ctl_recording_release(&rec);
 		return CLI_EXIT_FAILURE;
@@ -204,7 +190,8 @@ static int watch_command(const struct watch_args *a)
 	end_session(&c);
 	if (res.rc) {
 		if (!child_done(&c))
-			fprintf(stderr, "watch: '%s' (pid %d) goes on, untraced\n", a->cmd[0], (int)c.pid);
+			fprintf(stderr, "watch: '%s' (pid %d) goes on, untraced\n", a->cmd[0],
+				(int)c.cmd.pid);
 	} else if (!res.drained && !ctl_signals_caught()) {
 		fprintf(stderr, "warning: the live stream did not end within %d s after CMD; the "
 			"last events may be missing from the findings\n", DRAIN_MS / 1000);
@@ -217,10 +204,9 @@ static int watch_command(const struct watch_args *a)
 	fflush(stdout);
 	if (res.rc)
 		return CLI_EXIT_FAILURE;
-	if (!c.exited)
+	if (!c.cmd.exited)
 		return 128 + (int)ctl_signals_caught();
-	code = WIFSIGNALED(c.status) ? 128 + WTERMSIG(c.status) : WEXITSTATUS(c.status);
-	return code;
+	return ctl_command_code(&c.cmd);
 }
 
 static int watch_attach(const struct watch_args *a)

@@ -11,6 +11,7 @@
 
 #include <proxyscope/proxy.h>
 
+#include "enc/lock.h"
 #include "progress.h"
 
 #define TICK_NS 100000000L /* redraw every 100 ms */
@@ -35,6 +36,7 @@ static double elapsed_s(const struct timespec *now)
 
 static void clear_locked(void)
 {
+	enc_assert_held(&mtx);
 	if (shown)
 		fputs("\r\033[K", stderr);
 	shown = false;

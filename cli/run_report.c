@@ -1,8 +1,8 @@
 /*
  * `proxyscope run`'s report (run_report.h): after the recording (ctl/lttng/run_trace.h) ended,
  * the trace is read back in one pass, the report printed (overview + watchdog root cause) and
- * the chrome and html timelines written next to the trace. On Ctrl-C the recording's signal
- * thread calls run_report_interrupted for the timelines of what was recorded.
+ * the timelines written next to the trace (ctl/lttng/run_timelines.h). On Ctrl-C the
+ * recording's signal thread calls run_report_interrupted for the timelines of what was recorded.
  */
 #include <errno.h>
 #include <limits.h>
@@ -14,21 +14,12 @@
 #include <proxyscope/psa_export.h>
 
 #include "cli_util.h"
-#include "gz_stream.h"
 #include "print_run.h"
 #include "report_input.h"
 #include "report_json.h"
 #include "run_report.h"
+#include "run_timelines.h"
 #include "trace_tally.h"
-
-struct timeline_file {
-	const char *fmt_name;
-	char path[PATH_MAX + 32];
-	FILE *f;
-	FILE *under;   /* --timeline-gzip: the file @f compresses into */
-	struct psa_export *e;
-	bool ok;
-};
 
 /* Set once by the command before the recording begins; read by the main and signal threads. */
 static bool g_timeline_gzip;
@@ -38,98 +29,33 @@ void run_report_timeline_gzip(bool on)
 	g_timeline_gzip = on;
 }
 
-/* Close a timeline's streams (the gzip layer first: its trailer). 0 or EOF. */
-static int timeline_close(struct timeline_file *t)
+/* The timelines next to the trace (ctl/lttng/run_timelines.h), observing the read. */
+static int exports_open(struct report_ctx *c, struct run_trace *rt, struct run_timeline *tf)
 {
-	int rc = fclose(t->f);
+	struct psa_observer obs[RUN_TIMELINES];
+	char err[PATH_MAX + 128];
 
-	if (t->under && fclose(t->under))
-		rc = EOF;
-	t->f = t->under = NULL;
-	return rc;
-}
-
-static int exports_open(struct report_ctx *c, struct run_trace *rt, struct timeline_file *tf)
-{
-	static const struct {
-		enum psa_export_format fmt;
-		const char *file;
-	} outs[2] = { { PSA_EXPORT_CHROME, "timeline.json" }, { PSA_EXPORT_HTML, "timeline.html" } };
-	struct psa_observer obs;
-
-	for (int i = 0; i < 2; i++) {
-		/* Only the chrome JSON is compressed: a browser opens no .html.gz from disk. */
-		bool gz = g_timeline_gzip && outs[i].fmt == PSA_EXPORT_CHROME;
-
-		snprintf(tf[i].path, sizeof(tf[i].path), "%s/%s%s", rt->s.output, outs[i].file,
-			 gz ? ".gz" : "");
-		tf[i].fmt_name = psa_export_format_str(outs[i].fmt);
-		tf[i].f = fopen(tf[i].path, "w");
-		if (tf[i].f && gz) {
-			tf[i].under = tf[i].f;
-			tf[i].f = gz_stream_create(tf[i].under);
-			if (!tf[i].f) {
-				fclose(tf[i].under);
-				tf[i].under = NULL;
-			}
-		}
-		if (!tf[i].f) {
-			cli_error("cannot create '%s': %s", tf[i].path, strerror(errno));
-			return CLI_EXIT_FAILURE;
-		}
-		if (psa_export_create(outs[i].fmt, tf[i].f, &tf[i].e)) {
-			cli_error("cannot create the %s export: out of memory", tf[i].fmt_name);
-			return CLI_EXIT_FAILURE;
-		}
-		psa_export_observer(tf[i].e, c->m, &obs);
-		if (report_ctx_add_observer(c, &obs))
-			return CLI_EXIT_FAILURE;
+	if (run_timelines_open(tf, rt->s.output, g_timeline_gzip, c->m, obs, err, sizeof(err))) {
+		cli_error("%s", err);
+		return CLI_EXIT_FAILURE;
 	}
+	for (int i = 0; i < RUN_TIMELINES; i++)
+		if (report_ctx_add_observer(c, &obs[i]))
+			return CLI_EXIT_FAILURE;
 	return 0;
-}
-
-static void exports_finish(struct report_ctx *c, struct timeline_file *tf, bool read_ok,
-			   bool interrupted)
-{
-	for (int i = 0; i < 2; i++) {
-		if (!tf[i].f)
-			continue;
-		if (tf[i].e && c->wd)
-			psa_export_set_verdict(tf[i].e, c->wd, interrupted);
-		tf[i].ok = read_ok && tf[i].e && psa_export_finish(tf[i].e, c->m) == 0;
-		if (timeline_close(&tf[i]))
-			tf[i].ok = false;
-		if (!tf[i].ok) {
-			remove(tf[i].path);
-			if (read_ok)
-				cli_error("cannot write '%s'", tf[i].path);
-		}
-	}
-}
-
-static void exports_destroy(struct timeline_file *tf)
-{
-	for (int i = 0; i < 2; i++) {
-		if (tf[i].f) {
-			timeline_close(&tf[i]);
-			remove(tf[i].path);
-		}
-		psa_export_destroy(tf[i].e);
-	}
 }
 
 /* The exports started again for the second pass on corrected host clocks (report_read_opts). */
 struct exports_again {
 	struct run_trace *rt;
-	struct timeline_file *tf;
+	struct run_timeline *tf;
 };
 
 static int exports_reopen(struct report_ctx *c, void *arg)
 {
 	struct exports_again *a = arg;
 
-	exports_destroy(a->tf);
-	memset(a->tf, 0, 2 * sizeof(*a->tf));
+	run_timelines_destroy(a->tf);
 	return exports_open(c, a->rt, a->tf);
 }
 
@@ -147,7 +73,7 @@ static void run_tally(const struct report_ctx *c, const struct run_trace *rt,
 }
 
 static void print_files(const struct report_ctx *c, const struct run_trace *rt,
-			const struct timeline_file *tf)
+			const struct run_timeline *tf)
 {
 	struct trace_tally t;
 	char buffers[96];
@@ -171,7 +97,7 @@ static void print_files(const struct report_ctx *c, const struct run_trace *rt,
 }
 
 static void json_trace(struct cli_json *j, const struct report_ctx *c, const struct run_trace *rt,
-		       const struct timeline_file *tf)
+		       const struct run_timeline *tf)
 {
 	struct trace_tally t;
 
@@ -222,7 +148,7 @@ int run_report_print(struct run_trace *rt, const struct run_report_opts *opts)
 					  .only_vpids_n = opts->vpids_n ? opts->vpids_n : 1,
 					  .quiet = opts->quiet, .empty_ok = true,
 					  .snapshot = rt->s.snapshot };
-	struct timeline_file tf[2];
+	struct run_timeline tf[RUN_TIMELINES];
 	struct exports_again again = { rt, tf };
 	char *paths[RUN_SNAPSHOTS_MAX] = { rt->s.output };
 	size_t n_paths = 1;
@@ -260,7 +186,7 @@ int run_report_print(struct run_trace *rt, const struct run_report_opts *opts)
 		print_tally_empty("the run");
 		rc = CLI_EXIT_FAILURE;
 	}
-	exports_finish(&c, tf, rc == 0, false);
+	run_timelines_finish(tf, c.m, c.wd, rc == 0, false);
 	if (rc) {
 		/* The run happened; its trace could not be read: a runtime failure, not usage. */
 		rc = CLI_EXIT_FAILURE;
@@ -289,7 +215,7 @@ int run_report_print(struct run_trace *rt, const struct run_report_opts *opts)
 	}
 	rc = report_exit_status(c.wd);
 out:
-	exports_destroy(tf);
+	run_timelines_destroy(tf);
 	report_ctx_fini(&c);
 	return rc;
 }
@@ -303,7 +229,7 @@ void run_report_interrupted(struct run_trace *rt)
 {
 	struct report_read_opts ropts = { .quiet = true };
 	char *paths[1] = { rt->s.output };
-	struct timeline_file tf[2];
+	struct run_timeline tf[RUN_TIMELINES];
 	struct report_ctx c;
 	int rc;
 
@@ -313,11 +239,11 @@ void run_report_interrupted(struct run_trace *rt)
 	rc = exports_open(&c, rt, tf);
 	if (!rc)
 		rc = report_ctx_read(&c, paths, 1, &ropts);
-	exports_finish(&c, tf, rc == 0, true);
+	run_timelines_finish(tf, c.m, c.wd, rc == 0, true);
 	if (tf[0].ok || tf[1].ok)
 		fprintf(stderr, "proxyscope: the timelines of the interrupted run (marked so): %s%s%s\n",
 			tf[0].ok ? tf[0].path : "", tf[0].ok && tf[1].ok ? ", " : "",
 			tf[1].ok ? tf[1].path : "");
-	exports_destroy(tf);
+	run_timelines_destroy(tf);
 	report_ctx_fini(&c);
 }

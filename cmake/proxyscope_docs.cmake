@@ -2,7 +2,7 @@
 # program built first: the build needs nothing beyond the compiler and CMake):
 #   cli/gen/cli_help.h                          the --help texts and summaries the commands print
 #   cli/docs/man1/proxyscope.1, proxyscope-<command>.1   the man pages
-#   cli/docs/proxyscope.bash                    the bash completion (cli/completion.bash.in + data)
+#   cli/docs/proxyscope.bash                    the bash completion (tools/docgen/completion.bash.in + data)
 # One source per command, so the help, the page and the completion cannot disagree.
 # Included by cli/CMakeLists.txt after the proxyscope_cli target exists.
 
@@ -35,8 +35,8 @@ add_custom_command(
   COMMAND proxyscope_docgen --src ${_doc_src} --version ${PROJECT_VERSION} --date ${_doc_date}
           --docdir ${CMAKE_INSTALL_FULL_DOCDIR} --datadir ${CMAKE_INSTALL_FULL_DATADIR}
           --header ${_gen}/cli_help.h --mandir ${_docs}/man1
-          --bash-template ${CMAKE_CURRENT_SOURCE_DIR}/completion.bash.in --bash ${_docs}/proxyscope.bash
-  DEPENDS proxyscope_docgen ${_doc_inputs} ${CMAKE_CURRENT_SOURCE_DIR}/completion.bash.in
+          --bash-template ${PROJECT_SOURCE_DIR}/tools/docgen/completion.bash.in --bash ${_docs}/proxyscope.bash
+  DEPENDS proxyscope_docgen ${_doc_inputs} ${PROJECT_SOURCE_DIR}/tools/docgen/completion.bash.in
   COMMENT "Generating the --help texts, man pages and bash completion of proxyscope")
 add_custom_target(proxyscope_docs ALL DEPENDS ${_gen}/cli_help.h ${_doc_pages}
                                               ${_docs}/proxyscope.bash)

@@ -2,11 +2,14 @@
  * The signal policy (signals.h). Design choice: handlers only store or forward, never act; the
  * acting is done by a loop that polls ctl_signals_caught() or by the one signal thread, where
  * any function may be called. Only this file calls sigaction, sigprocmask, sigwait or
- * PR_SET_PDEATHSIG in ctl/ (lttng_ctl.c aside: its body is rewritten over liblttng-ctl).
+ * PR_SET_PDEATHSIG in ctl/.
  */
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -79,6 +82,50 @@ void ctl_signals_restore(const struct ctl_sigcatch *c)
 int ctl_signals_caught(void)
 {
 	return g_caught;
+}
+
+/* --- a file removed on a signal ------------------------------------------------------------ */
+
+static const int g_unlink_sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+
+/* The file the handler removes (async-signal-safe: a fixed buffer, valid while g_unlink_on). */
+static char g_unlink[PATH_MAX];
+static volatile sig_atomic_t g_unlink_on;
+
+static void unlink_and_die(int sig)
+{
+	if (g_unlink_on)
+		unlink(g_unlink);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void ctl_signals_unlink_catch(struct ctl_sigunlink *u)
+{
+	struct sigaction sa = { .sa_handler = unlink_and_die };
+
+	sigfillset(&sa.sa_mask);
+	g_unlink_on = 0;
+	for (size_t i = 0; i < sizeof(g_unlink_sigs) / sizeof(g_unlink_sigs[0]); i++)
+		sigaction(g_unlink_sigs[i], &sa, &u->old[i]);
+}
+
+void ctl_signals_unlink_set(const char *path)
+{
+	g_unlink_on = 0;
+	if (!path)
+		return;
+	/* Ensure the path is whole before the handler may read it. */
+	snprintf(g_unlink, sizeof(g_unlink), "%s", path);
+	atomic_signal_fence(memory_order_seq_cst);
+	g_unlink_on = 1;
+}
+
+void ctl_signals_unlink_restore(const struct ctl_sigunlink *u)
+{
+	g_unlink_on = 0;
+	for (size_t i = 0; i < sizeof(g_unlink_sigs) / sizeof(g_unlink_sigs[0]); i++)
+		sigaction(g_unlink_sigs[i], &u->old[i], NULL);
 }
 
 /* --- a signal thread ------------------------------------------------------------------------- */

@@ -31,8 +31,6 @@
 
 /* No signal blocked. */
 void ctl_signals_child_reset(void);
-/* The name lttng_ctl.c calls (its body is edited elsewhere; goes with its next edit). */
-#define cli_child_unblock_signals ctl_signals_child_reset
 
 /* In a process of ours (a --procs child started by exec): @sig when the parent dies. */
 void ctl_signals_die_with_parent(int sig);
@@ -57,6 +55,22 @@ void ctl_signals_catch(struct ctl_sigcatch *c, bool hup);
 void ctl_signals_restore(const struct ctl_sigcatch *c);
 /* The last signal caught, 0 when none. */
 int ctl_signals_caught(void);
+
+/* --- a file removed on a signal ------------------------------------------------------------ */
+
+/* While a file is made beside its target (ctl/output.c): SIGINT, SIGTERM, SIGHUP and SIGQUIT
+ * remove the file set by ctl_signals_unlink_set, then take their default action (the exit
+ * status 128+N), so a Ctrl-C leaves nothing behind. */
+struct ctl_sigunlink {
+	struct sigaction old[4];
+};
+
+/* From now on (nothing is removed until a path is set); the old dispositions in @u. */
+void ctl_signals_unlink_catch(struct ctl_sigunlink *u);
+/* The file a signal removes (copied; at most PATH_MAX bytes), NULL for none. */
+void ctl_signals_unlink_set(const char *path);
+/* No file; the dispositions as they were before ctl_signals_unlink_catch. */
+void ctl_signals_unlink_restore(const struct ctl_sigunlink *u);
 
 /* --- a signal thread ------------------------------------------------------------------------- */
 

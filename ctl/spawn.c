@@ -39,6 +39,9 @@ static void child_io(const struct ctl_spawn_opts *o)
 	if ((o->log || o->io_null) &&
 	    (log < 0 || dup2(log, STDOUT_FILENO) < 0 || dup2(log, STDERR_FILENO) < 0))
 		_exit(126);
+	if (o->out_fd > 0 &&
+	    (dup2(o->out_fd, STDOUT_FILENO) < 0 || dup2(o->out_fd, STDERR_FILENO) < 0))
+		_exit(126);
 	if (o->keep_fd > 0 && fcntl(o->keep_fd, F_SETFD, 0) < 0)
 		_exit(126);
 }
@@ -70,6 +73,8 @@ static void child_run(const struct ctl_spawn_opts *o)
 		execvp(o->argv[0], o->argv);
 	if (o->say_exec_error)
 		dprintf(STDERR_FILENO, "error: cannot run '%s': %s\n", o->argv[0], strerror(errno));
+	else if (o->say_exec_error_short)
+		dprintf(STDERR_FILENO, "%s: %s\n", o->argv[0], strerror(errno));
 	_exit(127);
 }
 

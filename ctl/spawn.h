@@ -36,9 +36,11 @@ struct ctl_spawn_opts {
 	bool io_null;             /* stdin, stdout and stderr on /dev/null (@log overrides the
 				     last two) */
 	const char *log;          /* stdout and stderr to this file (truncated) */
+	int out_fd;               /* > 0: stdout and stderr to this descriptor (a pipe we read) */
 	int keep_fd;              /* > 0: this descriptor crosses the exec (its CLOEXEC cleared) */
 	bool say_exec_error;      /* the program cannot be run: "error: cannot run 'X': why" on the
 				     child's stderr before exit 127 (a user's command, as a shell) */
+	bool say_exec_error_short; /* the same as "X: why" (output captured into a message) */
 	bool detach;              /* not our child: a grandchild whose parent exited at once (a
 				     test runner that kills our process tree by parent pid misses
 				     it); *pid is then 0 and nobody waits for it */

@@ -8,7 +8,7 @@
  * and the traced command find it), and it is stopped - only it, by its pid - at the end.
  */
 #include "lttng_ctl_int.h"
-#include "signals.h"
+#include "spawn.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -122,28 +122,20 @@ void lt_buffers_str(const struct lt_session *s, char *buf, size_t len)
 static int run_argv(char *out, size_t outlen, char *const argv[])
 {
 	size_t used = 0;
-	int pipefd[2], status;
+	int pipefd[2], status, rc;
 	pid_t pid;
 
 	if (out && outlen)
 		out[0] = '\0';
 	if (pipe2(pipefd, O_CLOEXEC))
 		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		int e = errno;
-
+	rc = ctl_spawn(&(struct ctl_spawn_opts){ .argv = argv, .out_fd = pipefd[1],
+						   .empty_mask = true, .say_exec_error_short = true },
+		       &pid);
+	if (rc) {
 		close(pipefd[0]);
 		close(pipefd[1]);
-		return -e;
-	}
-	if (pid == 0) {
-		dup2(pipefd[1], STDOUT_FILENO);
-		dup2(pipefd[1], STDERR_FILENO);
-		cli_child_unblock_signals();
-		execvp(argv[0], argv);
-		dprintf(STDERR_FILENO, "%s: %s\n", argv[0], strerror(errno));
-		_exit(127);
+		return rc;
 	}
 	close(pipefd[1]);
 	for (;;) {

@@ -27,6 +27,7 @@
 
 #include <proxyscope/trace.h>
 
+#include "enc/lock.h"
 #include "msg.h"
 #include "run_trace.h"
 
@@ -162,6 +163,8 @@ int run_trace_begin(struct run_trace *rt, const struct ctl_recording_opts *opts)
 static int setup_locked(struct run_trace *rt, const struct ctl_recording_opts *opts)
 {
 	char err[LT_ERR_MAX];
+
+	enc_assert_held(&rt->mtx);
 
 	rt->s.level = opts->level;
 	rt->s.snapshot = opts->snapshot;

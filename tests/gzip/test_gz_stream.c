@@ -1,5 +1,5 @@
 /*
- * The gzip layer of the `.gz` outputs (cli/gz_stream.c): what goes in comes out of zlib's
+ * The gzip layer of the `.gz` outputs (util/gz_stream.c): what goes in comes out of zlib's
  * inflate unchanged, in gzip framing; memory does not grow with the output (256 MiB written
  * through it move the peak RSS by less than 16 MiB); a failing stream under it makes the
  * write or the close fail, never a silent short file.

@@ -1,5 +1,5 @@
 /*
- * docgen's bash completion renderer (docgen.h): the template (cli/completion.bash.in) holds the
+ * docgen's bash completion renderer (docgen.h): the template (completion.bash.in here) holds the
  * logic; this fills in what the sources say - the commands, each command's options, how each
  * option takes its value (none, a file, a directory, one of some words, a fault spec with its
  * keys) and what the arguments are.

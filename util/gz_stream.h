@@ -7,8 +7,8 @@
  *	rc = fclose(gz);	// ends the gzip member and flushes @under; 0 or EOF
  *	fclose(under);		// the caller's
  */
-#ifndef PROXYSCOPE_CLI_GZ_STREAM_H
-#define PROXYSCOPE_CLI_GZ_STREAM_H
+#ifndef PROXYSCOPE_UTIL_GZ_STREAM_H
+#define PROXYSCOPE_UTIL_GZ_STREAM_H
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -22,4 +22,4 @@ FILE *gz_stream_create(FILE *under);
 /* Does @name end in ".gz" (what a user names a gzip file)? */
 bool gz_stream_name_is_gz(const char *name);
 
-#endif /* PROXYSCOPE_CLI_GZ_STREAM_H */
+#endif /* PROXYSCOPE_UTIL_GZ_STREAM_H */
