@@ -7,6 +7,7 @@
  * started with LTTNG_HOME pointing at a fresh directory (set in this process, so the library
  * and the traced command find it), and it is stopped - only it, by its pid - at the end.
  */
+#include "lttng_ctl.h"
 #include "lttng_ctl_int.h"
 #include "spawn.h"
 
@@ -96,16 +97,9 @@ void lt_buffers_size(struct lt_session *s, enum lt_level level, unsigned ranks, 
 	s->num_subbuf = LT_NUM_SUBBUF;
 }
 
-uint64_t lt__subbuf_of(const struct lt_session *s)
-{
-	if (s->subbuf_size)
-		return s->subbuf_size;
-	return s->level == LT_LEVEL_DEBUG ? UINT64_C(4) << 20 : UINT64_C(1) << 20;
-}
-
 void lt_buffers_str(const struct lt_session *s, char *buf, size_t len)
 {
-	uint64_t sub = lt__subbuf_of(s);
+	uint64_t sub = lt_subbuf_of(s);
 	unsigned cpus = online_cpus();
 
 	if (sub >= UINT64_C(1) << 20)
@@ -161,21 +155,6 @@ static int run_argv(char *out, size_t outlen, char *const argv[])
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	return 128 + WTERMSIG(status);
-}
-
-/* The client, for a caller that wants its text: no session of ours goes through it any more. */
-int lt_run_lttng(char *out, size_t outlen, const char *arg, ...)
-{
-	char *argv[MAX_ARGS] = { "lttng" };
-	size_t n = 1;
-	va_list ap;
-
-	va_start(ap, arg);
-	for (const char *a = arg; a && n < MAX_ARGS - 1; a = va_arg(ap, const char *))
-		argv[n++] = (char *)a;
-	va_end(ap);
-	argv[n] = NULL;
-	return run_argv(out, outlen, argv);
 }
 
 /* The last non-empty line of @out, trimmed, for a one-line error. */

@@ -59,6 +59,14 @@ struct lt_session {
 #define LT_BUFFER_MAX (UINT64_C(1) << 30) /* per CPU: the --buffer-size bound */
 void lt_buffers_size(struct lt_session *s, enum lt_level level, unsigned ranks, uint64_t override);
 
+/* The sub-buffer size a session gets: lt_buffers_size's, or the fixed default for its level. */
+static inline uint64_t lt_subbuf_of(const struct lt_session *s)
+{
+	if (s->subbuf_size)
+		return s->subbuf_size;
+	return s->level == LT_LEVEL_DEBUG ? UINT64_C(4) << 20 : UINT64_C(1) << 20;
+}
+
 /* "8 x 4 MiB per CPU (2 CPUs)": the buffers s will have, for a message. */
 void lt_buffers_str(const struct lt_session *s, char *buf, size_t len);
 
@@ -115,11 +123,5 @@ int lt_snapshot_latest(const char *dir, char *out, size_t outlen);
 
 /* Stop and destroy the session, remove the trigger. Returns 0 or the first error. */
 int lt_session_end(struct lt_session *s, char *err, size_t errlen);
-
-/*
- * Run "lttng ARGS..." (NULL-terminated), capturing its stdout and stderr into @out (may be
- * NULL). Returns the exit status (0 = success), or -errno when it could not run.
- */
-int lt_run_lttng(char *out, size_t outlen, const char *arg, ...) __attribute__((sentinel));
 
 #endif /* PROXYSCOPE_CLI_LTTNG_CTL_H */

@@ -6,10 +6,8 @@
 #ifndef PROXYSCOPE_CLI_LTTNG_CTL_INT_H
 #define PROXYSCOPE_CLI_LTTNG_CTL_INT_H
 
-#include "lttng_ctl.h"
-
-/* The sub-buffer size a session gets (lt_buffers_size's, or the fixed default). */
-uint64_t lt__subbuf_of(const struct lt_session *s);
+#include <stdbool.h>
+#include <stddef.h>
 
 /* 0 when this build can drive sessions, else -ENODEV with the reason. */
 int lt__backend_check(char *err, size_t errlen);

@@ -2,6 +2,7 @@
  * A build without LTTng (WITH_LTTNG=OFF): no liblttng-ctl, so no session. lt_tools_check says so
  * after the tools' own check, and every command that records stops there with that reason.
  */
+#include "lttng_ctl.h"
 #include "lttng_ctl_int.h"
 
 #include <errno.h>

@@ -16,6 +16,7 @@
  * Lock: lib_mtx serialises every use of the library, whose connection to the session daemon is
  * process-global. The caller holds it for the thread's whole life; nothing is taken under it.
  */
+#include "lttng_ctl.h"
 #include "lttng_ctl_int.h"
 
 #include <errno.h>
@@ -234,7 +235,7 @@ static int channel_enable(struct lttng_handle *h, struct lttng_domain *dom,
 	}
 	snprintf(ch->name, sizeof(ch->name), "%s", CHANNEL);
 	ch->enabled = 1;
-	ch->attr.subbuf_size = lt__subbuf_of(s);
+	ch->attr.subbuf_size = lt_subbuf_of(s);
 	ch->attr.num_subbuf = s->num_subbuf ? s->num_subbuf : LT_NUM_SUBBUF;
 	ch->attr.overwrite = s->snapshot ? 1 : 0;
 	rc = lttng_enable_channel(h, ch);
