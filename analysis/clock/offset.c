@@ -4,7 +4,8 @@
  *
  * A pair is (the event before a send's post on the sender's thread, the matching receive's
  * completion): the post event fires after the transport call returned, possibly after the
- * receive completed (docs/decisions-analysis.md#clock-pairs); the event before it on its thread
+ * receive completed (why: see docs/ARCHITECTURE.md, Decisions measured: a send is bounded by the
+ * event before its post on its thread); the event before it on its thread
  * never is later than the message's leaving.
  *
  * A message is named by what both sides' events carry: job, sender rank, receiver rank, exec

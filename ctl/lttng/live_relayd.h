@@ -52,9 +52,9 @@ void live_relayd_stop(struct live_relayd *r);
  * Raise the scheduling priority of @pid (0: the calling thread) to LIVE_NICE, when allowed
  * (root). For the daemons watch starts itself and its reader: a stalled job often spins (its
  * workers yield in a loop), and on a loaded machine the tracer's consumer daemon, which
- * flushes the live stream every timer period, then runs seconds late (docs/decisions-ctl.md,
- * "Boosted daemons"). Returns 0 or -errno (ignored by callers: the stream is only slower
- * without it).
+ * flushes the live stream every timer period, then runs seconds late (why: see
+ * docs/ARCHITECTURE.md, Decisions measured: the watch raises its daemons' priority).
+ * Returns 0 or -errno (ignored by callers: the stream is only slower without it).
  */
 #define LIVE_NICE (-10)
 int live_boost(pid_t pid);

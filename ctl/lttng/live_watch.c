@@ -199,7 +199,8 @@ static int64_t streams_of(const char *url, struct psa_live_session *ss, char *er
 /*
  * A session's streams reach the relay daemon one by one (the metadata, then a ring buffer per
  * CPU), and babeltrace2 2.0.4's live source takes a stream announced after it attached only
- * late (docs/decisions-ctl.md, "Streams before the viewer"). So a session is ready once it has
+ * late (why: see docs/ARCHITECTURE.md, Decisions measured: the watch waits for a session's
+ * streams before it attaches). So a session is ready once it has
  * 1 + CPUs streams (one channel, per-user buffers: what proxyscope's sessions have), or
  * STREAMS_WAIT_MS after its first stream appeared (a session of another shape).
  */

@@ -9,7 +9,8 @@
  * live timer sends for a quiet stream every period after flushing what it holds, so it says no
  * earlier event is still to come. The wall clock is not added on top: on a loaded machine the
  * flushes and beacons come late, and a present that ran on with the wall clock reported healthy
- * tasks as stuck (docs/decisions-ctl.md, "The watch's present"). So a stall is seen about one
+ * tasks as stuck (why: see docs/ARCHITECTURE.md, Decisions
+ * measured: watch's present is the stream's, not the wall clock). So a stall is seen about one
  * timer period (plus the transport) after it crosses the threshold on an idle machine, later on
  * a loaded one, and never before it is true. The wall clock bounds the waits instead: a reader
  * stuck in one call, the drain at the end.
@@ -75,8 +76,9 @@ int live_relay_of(const char *url, char *out, size_t len);
 /*
  * Wait until every session of @urls[0..n-1] has a stream, polling the relay daemons' lists.
  * babeltrace2 2.0.4's live source does not pick up the streams of a session it attached to
- * while it had none, and waits forever for a session that does not exist (docs/decisions-ctl.md,
- * "Streams before the viewer"). Returns 0, 1 when @stop
+ * while it had none, and waits forever for a session that does not exist (why: see
+ * docs/ARCHITECTURE.md, Decisions measured: the watch waits for a session's streams before it
+ * attaches). Returns 0, 1 when @stop
  * said so first, or a negative errno with a reason (a session is gone, a relay daemon does not
  * answer).
  */

@@ -55,9 +55,8 @@ static const uint64_t buffer_per_rank[LT_LEVEL_NR] = {
 };
 #define BUFFER_FLOOR (UINT64_C(8) << 20)   /* per CPU, whatever the run */
 /*
- * Per CPU when the ranks are unknown (`record`): by level only. Larger sub-buffers there made
- * babeltrace2 fail now and then on a short recording's stream file ("No stream class with ID
- * 0", test_trace_record: 2 of 8 runs with 8 x 8 MiB, none of 5 with 8 x 1 MiB).
+ * Per CPU when the ranks are unknown (`record`, `watch`): by level only (why: see
+ * docs/ARCHITECTURE.md, Decisions measured: a recording's buffers grow with its ranks).
  */
 static const uint64_t buffer_unknown_ranks[LT_LEVEL_NR] = {
 	UINT64_C(8) << 20, UINT64_C(8) << 20, UINT64_C(8) << 20, UINT64_C(32) << 20,

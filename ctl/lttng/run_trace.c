@@ -32,7 +32,8 @@
 #include "run_trace.h"
 
 /* LTTng-UST retries a registration 5 s after a second failed connect (a daemon we start comes up
- * after the probes were loaded), so the bound must exceed that: see docs/decisions-lttng.md. */
+ * after the probes were loaded), so the bound must exceed that (why: see
+ * docs/ARCHITECTURE.md, Decisions measured: run waits up to 10 s for its registration). */
 #define REGISTER_TIMEOUT_MS 10000
 
 /* The first SIGINT or SIGTERM (signals.h), in the signal thread: the session ended, the trace

@@ -2,7 +2,8 @@
  * A lane's sink component: one input port per stream of the lane, one message iterator on
  * each, each batch of messages converted as it comes (read/ctf/sink.c) into the input's
  * items, the inputs merged by time through a binary heap into the lane's queue, in place of
- * filter.utils.muxer (docs/decisions-analysis.md#ctf-heap).
+ * filter.utils.muxer (why: see docs/ARCHITECTURE.md, Decisions measured: the CTF reader merges a
+ * lane's streams with a heap in its own sink).
  *
  * Order: by time - an event's default clock snapshot, a discard's beginning (as the muxer
  * ordered them) - ties to the lower input, the inputs in the order of the trace directory list

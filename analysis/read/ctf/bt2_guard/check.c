@@ -1,6 +1,7 @@
 /*
  * A CTF trace directory checked before babeltrace2 reads it, for what babeltrace2 2.0.4 cannot
- * survive (docs/decisions-analysis.md#bt2-guards): a metadata stream cut short, an event common
+ * survive (why: see docs/ARCHITECTURE.md, Decisions measured: the guards against what
+ * babeltrace2 2.0.4 cannot survive): a metadata stream cut short, an event common
  * context holding a sequence, an index file that disagrees with its stream file, a file in the
  * trace that is not a regular file.
  *

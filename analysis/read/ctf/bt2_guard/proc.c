@@ -9,8 +9,10 @@
  * between two batches) is killed and named in the error.
  *
  * The child: default handlers for the fatal signals (libfabric's libinfinipath installs its
- * own: docs/decisions-analysis.md#bt2-guards), no core file, stdout to /dev/null, stderr into a memfd this process quotes from
- * after an abort, and SIGTERM when this process dies (PR_SET_PDEATHSIG).
+ * own; why: see docs/ARCHITECTURE.md, Decisions measured: the guards against what
+ * babeltrace2 2.0.4 cannot survive), no core file, stdout to /dev/null, stderr into a memfd
+ * this process quotes from after an abort, and SIGTERM when this process dies
+ * (PR_SET_PDEATHSIG).
  *
  * A trace whose index disagrees with its stream files is read through a private directory
  * (read/ctf/bt2_guard/shadow.c), made and removed by the child (also on SIGTERM, SIGINT and SIGHUP);
