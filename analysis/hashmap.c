@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The analysis' hash map (hashmap.h): linear probing over a power-of-two table, grown at 70 %
  * load. A probe compares the stored hash first, the whole key only on a hash match, so a lookup

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The analysis' hash map: open addressing (linear probing, tombstone-free deletion by backward
  * shift) from a whole key to a pointer. A key is its probe hash, up to PSA_HKEY_WORDS 64-bit

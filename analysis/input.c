@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The inputs of a report (psa_input.h): a trace tree found and checked once, read, and read
  * again on corrected clocks.

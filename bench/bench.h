@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Shared pieces of bench_driver: timing and sample statistics (bench_util.c), the "bench-probe"
  * seam backend that timestamps its calls (bench_probe.c), the bare two-thread baselines

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The bare baselines the driver's latencies are compared with: two threads, nothing else.
  *

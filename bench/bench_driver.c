@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench_driver: the proxy driver's three hot-path numbers, measured in one run.
  *

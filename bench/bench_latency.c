@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The driver latency probes: one comm on the "bench-probe" backend, one exec at a time, driven
  * through the public API exactly as a runtime drives it (enc_context_init, enc_enq_proxy_tasks,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The "bench-probe" seam backend: as cheap as a backend can be, plus two timestamps.
  *

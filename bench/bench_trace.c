@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench_trace: what tracing costs the driver, on the ring-exchange workload (64 KiB per rank
  * per exec), measured in one run as ratios to the build with the tracepoints compiled out:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Timing, randomized delays and sample statistics for bench_driver. */
 #include <errno.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The cost of one event at its best: encproxy:task_state fired back to back by one thread (hot
  * caches, nothing else running). Under a session it is what LTTng-UST itself charges per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_trace's measurement of one event at its best (see trace_event_loop.c). */
 #ifndef BENCH_TRACE_EVENT_LOOP_H
 #define BENCH_TRACE_EVENT_LOOP_H

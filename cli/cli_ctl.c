@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The CLI's handler of ctl/'s messages (ctl/msg.h): an error as "error: LINE", a note as is,
  * both on stderr, where the commands printed them before ctl/ existed.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The CLI over ctl/: its messages printed, its return codes turned into exit codes. */
 #ifndef PROXYSCOPE_CLI_CTL_H
 #define PROXYSCOPE_CLI_CTL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The CLI's JSON writer (declared in cli_util.h): a streaming, pretty-printing writer of one
  * document, for --json.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The CLI's shared helpers: git-style messages, the option parser and the strict value parsers.
  *

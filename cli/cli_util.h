@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Helpers shared by the CLI's commands: git-style messages, a small table-driven option parser,
  * strict value parsers (integers, durations, sizes) and a tiny JSON writer for --json.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The CLI's command table (git's builtin.h): every subcommand is one function in its own file,
  * cmd_<name>.c, called with argv[0] = its name. A command returns its exit code (enum cli_exit):

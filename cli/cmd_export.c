@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * `proxyscope export --format chrome|csv|html -o FILE [--json] TRACE...`: write the timeline of
  * recorded traces as a file another tool opens (Perfetto, a spreadsheet, a browser), carrying

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * `proxyscope hosts [--hosts H] [--on HOST] [--no-sessiond] [--json] [-- CMD ARGS...]`: build H
  * simulated hosts on this machine (hosts.h), run CMD on one of them, and tear everything down.

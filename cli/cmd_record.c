@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * `proxyscope record [-o DIR] [--loglevel LEVEL] [--snapshot] -- CMD ARGS...`: trace one command
  * with the project's providers and keep the trace.

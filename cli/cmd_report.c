@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * `proxyscope report [--threshold DURATION] TRACE...`: the overview of a trace, the latency
  * summary, then the watchdog report with its root causes - everything from one pass. Each part

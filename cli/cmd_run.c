@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * `proxyscope run`: the main job. Run the ring-exchange workload (sim/workload) through the real
  * driver with simulated devices and the loop backend, recorded with the `record` machinery into

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What cmd_run.c and cmd_run_check.c share: the parsed command line of `proxyscope run`.
  */

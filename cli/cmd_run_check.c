@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * `proxyscope run`'s checks that need no run (cmd_run.h): the recording options, the network
  * options against the backends built in, and the combination of --procs and --hosts, each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * `proxyscope stats TRACE...`: p50 / p90 / p99 / max of the state durations, the seam calls
  * B1 / B2 / B3, the trigger wait and the enqueue -> DONE latency, overall and per rank.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * `proxyscope timeline [--rank R] [--gid G] [--exec E] [--kind network|barrier] TRACE...`: one
  * row per task - identity, enqueue -> DONE latency, time per state, seam calls, trigger wait,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * `proxyscope watchdog [--threshold DURATION] TRACE...`: every task not DONE at the end of the
  * trace (or longer than the threshold in one state), why it is stuck, and the root cause across

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What a run and a recording left, printed (print_run.h): the tally of a recording, the
  * processes of a --procs run that did not exit normally (text and JSON), and the hosts of a

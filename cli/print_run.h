@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What a run and a recording left, printed: the CLI's side of ctl/'s trace_tally.h,
  * run_procs.h and run_hosts.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The progress line (see progress.h). One line at a time per process, so the state is static.
  *

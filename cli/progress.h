@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A progress line on stderr while a long call runs: a spinner, the elapsed time and a count -
  * the driver's tasks enqueued, or a counter the caller advances (events read) - redrawn by a

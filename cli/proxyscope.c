@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * proxyscope: the CLI's entry point (git's git.c). It owns the command table, the top-level
  * options (--help, --version) and the dispatch; each command parses its own options.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Reading the inputs of a report (see report_input.h): the printing side of psa_input.h.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What every report command shares: open the inputs (CTF trace directories, found recursively,
  * or one babeltrace2 text file / `-` for stdin), feed ONE model with all the observers the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The reports as JSON (see report_json.h and docs/json-schema.md).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The --json renderings of the reports (documented in docs/json-schema.md). Each writes one
  * member (a key and its value) into the object the caller has open, so a command composes its

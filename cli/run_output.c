@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The output of `proxyscope run` (see run_output.h): text for people, JSON for machines.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The output of `proxyscope run`: the human summary, the failure lines and the --json object,
  * all rendered from the workload's args and result (nothing here runs anything).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * `proxyscope run`'s report (run_report.h): after the recording (ctl/lttng/run_trace.h) ended,
  * the trace is read back in one pass, the report printed (overview + watchdog root cause) and

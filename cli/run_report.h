@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * `proxyscope run`'s report, once its recording (ctl/lttng/run_trace.h) ended: the trace read
  * back in one pass (this process's events, or those of the run's processes), the report

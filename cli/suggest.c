@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * "Did you mean" (suggest.h): the optimal string alignment distance and the choice of the one
  * candidate close enough to be what the user meant.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * "Did you mean": the nearest of a set of words (commands, long options) to a mistyped one, as
  * git suggests a command. The distance is the optimal string alignment distance (Levenshtein

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The watch's printer (watch_print.h): the findings of the live watch loop
  * (ctl/lttng/live_watch.h) as text lines or JSON Lines, and the status line on stderr. The

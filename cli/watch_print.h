@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The printer of the live watch (`proxyscope watch`, `run --watch`): findings as text lines or
  * JSON Lines on @out, the status line on stderr. ctl/lttng/live_watch.h runs the loop.

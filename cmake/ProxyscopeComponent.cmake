@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # proxyscope_component(<name> <src>...): an object library of lib/ with the common include paths.
 # With LTTng and the benchmarks enabled, a second object library <name>_notrace is built from
 # the same sources with the tracepoints compiled out: the baseline of bench/bench_trace.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Optional dependencies. Each WITH_* option that is ON must find its dependency or fail here.
 find_package(PkgConfig REQUIRED)
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Compiler flags shared by every target: C11 + _GNU_SOURCE, hidden visibility, warnings,
 # and the sanitizer selected with PROXYSCOPE_SANITIZE.
 set(CMAKE_C_STANDARD 11)

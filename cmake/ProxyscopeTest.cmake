@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The launcher of the tests that record: each gets a session daemon of its own
 # (tests/private_lttng.sh), so two test runs at once never record each other's processes.
 set(PROXYSCOPE_PRIVATE_LTTNG sh ${PROJECT_SOURCE_DIR}/tests/private_lttng.sh)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The CLI's documentation, made at build time from docs/commands/*.txt by tools/docgen (a small C
 # program built first: the build needs nothing beyond the compiler and CMake):
 #   cli/gen/cli_help.h                          the --help texts and summaries the commands print

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """
 Checks the calls of cli/ and ctl/ go one way: no include or call cycle between their modules
 (x.c with its x.h is one module), and nothing of ctl/ includes or calls cli/.

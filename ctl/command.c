@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A user's command (command.h). Design choice: the caller keeps catching signals (signals.c's
  * handler only notes them); the waits here are where a noted signal is passed on, so every

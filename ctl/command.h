@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A user's command we start and wait for (CMD of `record`, `watch` and `hosts`): started through
  * spawn.c, waited for, and the signal the caller caught (signals.h, ctl_signals_catch) passed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The message handler of ctl/ (msg.h). One handler for the process, set by the application at
  * start-up and read from any thread (the signal thread says "interrupted"): written once before

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The one way ctl/ says something: ctl/ never prints. A function that fails returns -errno
  * and, where it can, a one-line reason in the caller's buffer; what a long operation has to

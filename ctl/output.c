@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Where `proxyscope export -o FILE` writes (see output.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Where `proxyscope export -o FILE` writes: resolve FILE (refusing an output that is one of
  * the inputs or inside an input trace), open what is written into, and finish it (flush, fsync,

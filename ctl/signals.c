@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The signal policy (signals.h). Design choice: handlers only store or forward, never act; the
  * acting is done by a loop that polls ctl_signals_caught() or by the one signal thread, where

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The one signal policy of proxyscope's orchestration. Every command that starts something
  * takes SIGINT and SIGTERM (and SIGHUP where a terminal may go) the same way:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Starting a process (spawn.h). Design choice: fork() and the child's steps are here only, in a
  * fixed order - group and session, death signal, signals, descriptors, the caller's setup, exec -

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The one way ctl/ and the CLI start a process. Whatever a child needs between fork() and
  * exec() is an option here, so each start says what it wants instead of repeating the steps:

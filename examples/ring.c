@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A complete program driving collectives through the proxyscope driver, using only its
  * installed public headers: a ring of RANKS ranks, each a thread of this process playing both

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What the simulator's units share: its log lines (through the driver's log hook, as the
  * driver's own are) and its tracepoints (the encdev provider, defined in sim_trace.c). The

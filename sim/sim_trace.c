@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The simulator's tracepoint definitions (the encdev provider), in the dynamic-linkage layout
  * as the driver's are in lib/common/trace.c. The probes are in libproxyscope-tp.so, which the

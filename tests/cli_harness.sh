@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The shell harness of the CLI tests (sourced, POSIX sh): a temporary directory removed on exit,
 # $out / $err for the last command's output, fail() to count a failed check (showing that
 # output), run() to run the binary under test ($bin) and check its exit status, py() to check

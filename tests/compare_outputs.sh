@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # compare_outputs.sh [OPTIONS] OLD_PROXYSCOPE NEW_PROXYSCOPE [TRACE...]
 #
 # The before/after check of a change meant to keep behaviour: every reading command's machine

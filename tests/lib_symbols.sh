@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The driver library is the driver: libproxyscope.so exports no simulator symbol (enc_dev_*,
 # enc_wl_*), and the simulator archive calls into the driver only through its public API and
 # its test hook - no library-internal enc__ symbol except the simulator's own (enc__dev_,

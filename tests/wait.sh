@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Waiting in the shell tests (sourced, POSIX sh): a test waits for the condition it needs, with a
 # deadline, never for a fixed time that guesses how fast the machine is. wait_for is the loop;
 # the predicates below are the conditions several tests wait for.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The bananaphone provider: the host-local bootstrap bus (lib/bananaphone/). Every event
  * carries the bus's cookie (a 64-bit hash of the job name, the same in every member) and the

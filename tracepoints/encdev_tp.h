@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The encdev provider: the simulated device's side of the handshake - the trigger words it
  * writes, its waits on the completion and barrier semaphores, and the faults it injects.

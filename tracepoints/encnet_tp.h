@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The encnet provider: what a seam backend does with the ops of the blocks it was handed -
  * each op posted to the transport, each op completed (with its latency and status), transport

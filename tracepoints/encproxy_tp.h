@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The encproxy provider: the proxy driver's registry, worker, queue, task state machines, seam
  * calls, trigger reads and consumer. Every task event carries the task's identity (task_id,

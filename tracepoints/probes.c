@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The probe provider: libproxyscope-tp.so, the only object that links liblttng-ust.
  * libproxyscope loads it at start-up when it is present (or it is LD_PRELOADed); without it the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A gzip layer over a stdio stream (see gz_stream.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A gzip layer over a stdio stream: what is written into the FILE it returns reaches @under
  * compressed (RFC 1952, zlib's deflate), for the `.gz` outputs of `export -o` and of `run`.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The clock estimator's state (clock/offset.c collects, clock/solve.c estimates and prints). */
 #ifndef PROXYSCOPE_ANALYSIS_CLOCK_INT_H
 #define PROXYSCOPE_ANALYSIS_CLOCK_INT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Host clock offsets from causality (psa_clock.h): the causal pairs taken from the network ops,
  * and the tightest bound per ordered pair of hosts.

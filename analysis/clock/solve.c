@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Host clock offsets from the pairs' bounds (psa_clock.h): a system of difference constraints
  * offset(to) - offset(from) <= w, solved by shortest paths. With the reference host's offset 0,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # cmake -DIN=<file> -DOUT=<file.c> -DNAME=<symbol> -P embed.cmake
 # Writes OUT defining `const char NAME[]` (IN's bytes, NUL-terminated) and `NAME_len`, so a
 # text resource (the html export's page) is edited as itself and compiled into the library.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Timeline exports: the format table, and the observer every format shares. The model calls
  * the trampolines here; they fix the time origin, keep one small entry per live task (created

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The chrome export: Trace Event JSON for Perfetto and other Trace Event viewers, streamed one
  * event per line as the model closes intervals.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The chrome export's private parts, shared by export_chrome.c (the tracks, streamed as the
  * model closes intervals) and export_chrome_end.c (what is written at the end: the slices still

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The end of the chrome export: the slices still open when the trace ended (kept until now so
  * the root cause's is highlighted), the verdict's root causes as instants, an interrupted run's

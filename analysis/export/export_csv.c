@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The csv export: one row per task state interval, in the order the model closes them (not
  * sorted: intervals still open at the end of the trace come last, with open = 1).

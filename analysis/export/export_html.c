@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The html export: one self-contained page (export_html_page.html, embedded at build time)
  * followed by the timeline as one JSON document inside its <script id="psdata"> element,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The exporters' private interface: the object every format extends, its const ops table, and
  * the helpers they share (the time origin, JSON strings and numbers).

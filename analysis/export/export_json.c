@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * JSON text shared by the chrome and html exports: strings that always parse (invalid UTF-8
  * replaced) and that can sit inside an HTML <script> element, and exact decimal microseconds.

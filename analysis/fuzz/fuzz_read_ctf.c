@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target: psa_read_ctf on a one-stream CTF trace made of mutated bytes - its
  * metadata, one data stream file and that stream's index file - written into a scratch trace

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target: psa_read_text on arbitrary bytes as a whole stream (several lines, lines
  * cut by interleaved discard warnings, lines without a final newline). Checks the contract:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target: psa_text_parse_line on arbitrary bytes. The input is copied into a buffer
  * of exactly its size (no NUL after it), so AddressSanitizer catches any read past @len.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What the model's files share below the dispatch (model.c), the task lifecycle (task.c) and
  * the queries (query.c): growable vectors, a worker's time accounting and the index of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The analysis model: one dispatch over the catalogue's event types, feeding processes, tasks
  * (model/task.c), workers and groups. Everything is keyed by the traced process (host, vpid),

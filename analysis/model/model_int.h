@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The model's private state, shared by model/model.c (dispatch), model/task.c (task
  * lifecycle), model/query.c (finish and queries), model/repeat.c and model/lookup.c (what the

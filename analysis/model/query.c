@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The model after the last event: closing what is still open (reported as open intervals),
  * and the queries the reports and the watchdog ask.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Repeated events: the same trace read twice (a directory given twice, or copied twice under
  * one path) delivers every event twice, and the muxer puts the two copies next to each other

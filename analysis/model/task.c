@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The model's task lifecycle: a task is created by its first event (normally task_enqueue; any
  * other first event marks it truncated, as in a flight-recorder snapshot), every task_state

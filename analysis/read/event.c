@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Event types and payload field names: the two name tables behind psa_event.h. Both are built
  * from the X-lists (the tracepoint catalogue and PSA_FIELDS), so a renamed event or field

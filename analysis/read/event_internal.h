@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * analysis/ internals shared by the readers: name lookups on unterminated strings, the
  * context fields that have their own members in struct psa_event, error formatting, and the

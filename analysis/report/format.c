@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Table formatting shared by the reports: durations with three significant digits. */
 #include <inttypes.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The log-linear histogram (psa_hist.h). A value's bucket is found from its highest set bit and
  * the next five bits, with no loop and no floating point; rows of counters are allocated lazily,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The overview (psa_overview.h): everything is read from the model after the pass, except the
  * ranks per gid, which an observer collects as tasks end - one small bitmap per (process, gid),

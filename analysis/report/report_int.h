@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Helpers shared by the report modules (stats.c, timeline.c, overview.c). */
 #ifndef PSA_REPORT_INT_H
 #define PSA_REPORT_INT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The latency statistics (psa_stats.h): a model observer that drops every sample into two
  * histograms, the overall one and its rank's. Ranks are a dense array of pointers indexed by

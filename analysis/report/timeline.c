@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The per-task table (psa_timeline.h). Each task becomes one fixed-size row when the model hands
  * it over (task_end), filtered on the spot; rows are appended to one growable array and sorted

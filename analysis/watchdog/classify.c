@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Why one task is stuck, from its own evidence, in this order: an error status; a closed
  * trigger gate (the device never wrote a word); a worker that went silent; a receive whose

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A process that died: its events stop with no teardown (no worker end, no registry destroy)
  * while other processes' go on, and something confirms it - the kill fault it recorded just

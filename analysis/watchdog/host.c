@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A host cut off from the others (the partition fault): a process on it recorded that its
  * host's link was about to go down (encdev:fault PARTITION) as one of its ranks started an

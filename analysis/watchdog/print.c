@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The watchdog's human report: one line per root cause first (with the tasks it blocks), then
  * the evidence for every stalled task. A healthy trace prints a single "no stall" line. A dead

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Slow seam calls and slow states. A worker is one thread: while one task's progress call
  * (B2) runs, no other task of that worker is stepped, so a seam that takes longer than the

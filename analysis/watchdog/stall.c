@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The watchdog's shared helpers, a leaf of its call graph: growing the stall array, a stall's
  * identity from its task, its waiting edges and uncertainty, and whether the tracer lost

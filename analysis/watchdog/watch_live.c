@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The live watchdog (psa_watch.h). Each tick asks the watchdog for its verdict at "now" and
  * groups the open stalls by the stall each leads to: its root cause once that root itself has

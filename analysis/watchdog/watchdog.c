@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The watchdog analysis. Each stalled task gets a cause from its own evidence (state, status,
  * outstanding ops, trigger words, its seam calls, its worker's last activity); a task waiting

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The watchdog's private state. Call graph (no cycles): watchdog/watchdog.c (the analysis) calls
  * watchdog/classify.c, watchdog/slow.c, watchdog/host.c and watchdog/death.c; watchdog/host.c

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench_bananaphone: barrier and 64-byte all-gather latency among 2, 4 and 8 local processes,
  * bananaphone side by side with glibc's process-shared pthread_barrier_t (an all-gather built

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Shared by bench_bananaphone (the driver: bananaphone and glibc's process-shared
  * pthread_barrier_t, then Open MPI through mpirun) and bench_bananaphone_mpi (the Open MPI

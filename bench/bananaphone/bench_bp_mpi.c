@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench_bananaphone_mpi: the Open MPI baseline of bench_bananaphone. Run under mpirun on one
  * host (shared memory: --mca btl self,vader); times MPI_Barrier and a 64-byte-per-rank

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Sample reduction and record patterns shared by both benchmark programs (bench_bp.h). */
 #include <stdlib.h>
 #include <string.h>

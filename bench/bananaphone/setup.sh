@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs what bench_bananaphone compares against: Open MPI (mpicc, mpirun), idempotently. Then
 # reconfigure so the baseline gets built:
 #   bench/bananaphone/setup.sh && cmake --preset dev && cmake --build --preset dev

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The baseline of bench_ofi: libfabric's own fi_pingpong (libfabric-bin) on the same provider,
  * RDM endpoints, tagged messages, over loopback. Its client prints one line per size:

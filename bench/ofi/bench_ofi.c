@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench_ofi: what the proxy adds on top of libfabric. Two processes, one rank each, play
  * ping-pong through the driver over the ofi backend: every exchange is an exec of its own (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_ofi: the proxy's ping-pong over the ofi backend against fi_pingpong (see bench_ofi.c). */
 #ifndef BENCH_OFI_H
 #define BENCH_OFI_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The floor of bench_ofi's added latency: what the proxy's thread layout costs with no work at
  * all. Two processes exchange a token through shared memory (ping-pong, one-way = half a round

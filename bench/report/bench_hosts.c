@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench_hosts: `proxyscope report` over a job of many hosts, against `babeltrace2 -o dummy` on
  * the same tree in the same run, and against the reader's own event rate on one trace.

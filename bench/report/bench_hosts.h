@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench_hosts' private header (see bench_hosts.c): it shares bench_report's children,
  * statistics and host notes (bench_report.h), and adds the many-host tree (hosts_tree.c).

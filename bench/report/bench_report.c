@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench_report: how fast `proxyscope report` reads a big trace, against babeltrace2 itself.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench_report's private header: what its files share (see bench_report.c for what the
  * benchmark measures and why). Non-static functions start with br_ (bench_report); the

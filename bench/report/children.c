@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Running bench_report's children, one at a time or the two sides of a pipe: each timed from
  * fork to its end and costed by wait4's rusage (CPU, peak RSS, context switches); its stdout

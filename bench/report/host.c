@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The `#` notes on what the measurements ran beside: the machine's load, babeltrace2's
  * version and the LTTng recording sessions (an active one can inflate the children's RSS);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A job of many hosts made from one recorded trace: the trace copied N times into
  * TREE/host<i>/..., each copy with a trace UUID and a hostname of its own, as a relay daemon's

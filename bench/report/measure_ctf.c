@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * 2 and 3. `babeltrace2 -o dummy DIR` against `proxyscope report DIR` (and, with --one-lane,
  * report on one reader lane), alternately, the order rotating every round: the medians and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * 4. The text path: `babeltrace2 DIR > FILE` once, then `proxyscope report FILE` --runs times
  * (the median: lines per second), and once the pipe `babeltrace2 DIR | proxyscope report -`.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The timed runs' statistics: medians (of at most RUNS_MAX runs, sorted in a copy on the
  * stack), min and max, and the `#` line that describes one program's runs.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * 1. The trace measured: given with --trace, or recorded with `proxyscope run --loglevel
  * debug` and stopped once its stream files are big enough (the bytes an event takes hardly

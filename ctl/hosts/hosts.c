@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Simulated hosts: holders of namespaces, the bridge and the veth links made with `ip`, a
  * session daemon per host, and the teardown. See hosts.h for the design.

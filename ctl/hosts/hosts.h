@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Simulated hosts on this machine, for jobs across hosts (`proxyscope hosts`, `run --hosts`).
  *

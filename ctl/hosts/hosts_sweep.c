@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Finding and ending what lives in the simulated hosts: a scan of /proc for processes whose
  * network namespace is one of the hosts' (each namespace is known by its inode), and the keeper,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Sweeping what the simulated hosts leave (hosts.h): the processes in their network namespaces,
  * and the keeper, a process outside the CLI's tree that sweeps them when the CLI goes away

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * `proxyscope run --hosts H`: the hosts, mpirun, and the results the processes leave behind
  * (see run_hosts.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * `proxyscope run --hosts H --procs P`: the ranks spread over P processes on H simulated hosts
  * (hosts.h), started by a PMIx launcher (mpirun on the collector host, through the hosts' launch

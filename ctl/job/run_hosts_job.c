@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The processes of a `run --hosts` job, seen from the parent (see run_hosts.h): each process
  * notes its pid in the hosts' runtime directory as it starts (`pid.R`) and leaves its result

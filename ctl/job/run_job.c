@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The processes of a run (run_job.h). Design choice: the children are this same binary with
  * the run's own command line, so a child checks and runs exactly what the parent was asked;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The processes of a run: the workload in this process, over --procs children of this host
  * (run_procs.h), or over --hosts simulated hosts started by mpirun (run_hosts.h). Either way

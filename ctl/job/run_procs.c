@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * `proxyscope run --procs P` (see run_procs.h): start, wait for and merge the children.
  */

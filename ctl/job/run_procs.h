@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * `proxyscope run --procs P`: the ranks spread over P processes of this host.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Recording across hosts: the relay daemon on the collector and a session per host (see
  * hosts_trace.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Recording across hosts (`run --hosts` without --no-trace): one lttng-relayd on the collector
  * host, and on every simulated host one session, created with that host's own session daemon

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lttng-relayd as our child (live_relayd.h). Design: on loopback the ports are chosen by the
  * kernel (three sockets bound to port 0 at once, then closed) and handed to the daemon; if

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lttng-relayd as our child, for `proxyscope watch`, `run --watch` and `run --hosts`, on one
  * of two kinds of place:

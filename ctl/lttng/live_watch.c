@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The watch loop (live_watch.h): poll the live reader for up to POLL_MS, estimate the stream's
  * present, ask the live watchdog, hand its notes and the status to the caller's printer (ctl/

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The watch loop shared by `proxyscope watch` and `run --watch`: a live reader (psa_live.h)
  * feeding the live watchdog (psa_watch.h), a finding handed to the printer as soon as it is

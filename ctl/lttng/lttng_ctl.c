@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lttng-tools for a recording (lttng_ctl.h): the buffers a session gets, the tools, the session
  * daemon, the trace directory, the snapshots written. The session itself is driven through

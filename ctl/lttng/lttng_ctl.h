@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Driving lttng-tools for `proxyscope record` (and the tests): find the tools, make sure a
  * session daemon answers (starting a private one when none does), and run one recording

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Between lttng_ctl.c (sizing, tools, the session daemon, the trace directory) and the file that
  * talks to the session daemon: lttng_ctl_session.c (liblttng-ctl) in a build with LTTng,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A build without LTTng (WITH_LTTNG=OFF): no liblttng-ctl, so no session. lt_tools_check says so
  * after the tools' own check, and every command that records stops there with that reason.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A recording session through liblttng-ctl (lttng_ctl.h): create, channel, events, contexts,
  * the watchdog trigger, start; snapshot; stop, trigger removal, destroy; and the wait for a

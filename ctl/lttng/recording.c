@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A recording of a command we start (recording.h): the steps `record` and `watch` share, in
  * the order that leaves nothing behind on a usage problem - every check before the first

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A recording, described once: what `run`, `run --watch`, `run --snapshot` and `run --hosts`
  * (and the hosts' sessions under it) are asked to record. One struct for every kind of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The timelines of `proxyscope run` (run_timelines.h). Design choice: the files are written
  * while the trace is read (the exports observe the model), so the timelines cost no second

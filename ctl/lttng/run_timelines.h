@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The timelines `proxyscope run` writes next to its trace: DIR/timeline.json (chrome; .json.gz
  * with --timeline-gzip) and DIR/timeline.html, each an export (analysis/export/) fed by the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The recording of `proxyscope run`: before the workload, a session of the `record` machinery
  * writing into DIR (this process's own tracepoints); after it, the session is ended. The CLI

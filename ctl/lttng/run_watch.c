@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The watch thread of `run --watch` (run_watch.h). Design: the workload's threads are this
  * process's (or, across hosts, mpirun's on the hosts), so the watch runs on a thread of its

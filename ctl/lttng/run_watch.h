@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * `proxyscope run --watch`: the run's sessions, made live (their relay daemon: live_relayd.h),
  * watched by a thread of this process with the watch loop (live_watch.h) while the workload

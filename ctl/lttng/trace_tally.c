@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The tally of a finished recording (trace_tally.h): one pass over the CTF traces with a sink
  * that only counts, so `record` can say what it recorded without building a model.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What a recording holds, told to the user once it is over (record, run, and any command that
  * keeps a trace): how many of the project's events were recorded and how many the tracer lost,

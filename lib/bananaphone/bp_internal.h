@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Bananaphone internals: the layout of the shared memfd, the per-process bus, and the functions
  * the modules share (bus.c lifecycle, join.c rendezvous, shm.c memfd, ring.c record slots,

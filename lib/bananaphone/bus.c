@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The bus object: bp_create (the local leader), bp_connect (every other local rank),
  * bp_hangup, bp_cleanup, bp_check (the failure itself is fail.c's).

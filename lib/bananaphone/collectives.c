@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The collectives of a bus: barrier, all-gather, broadcast.
  *

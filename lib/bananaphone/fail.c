@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * How a failure reaches every member of a bus: a member died, hung up, timed out, or a record
  * failed its check. It is recorded once in ctrl.failure (the first one wins) and then folded

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Waiting until every rank arrived at a collective: a spin bounded by time over the arrival
  * words (ring.c), then shared futex waits on the bus's doorbell - untimed while the watcher

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The rendezvous: how local ranks that share nothing but a job name join one bus.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Watching the other members of a bus: one pidfd per member, plus the join sockets where they
  * exist (the leader holds one per peer, each peer one to the leader).

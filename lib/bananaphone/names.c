@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The bus's names for log lines and tracepoints (its enums and errnos as strings) and the job
  * cookie: a leaf every other file of the bus may call.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The record ring: each local rank is the single producer of its own ring of BP_RING_SLOTS
  * slots, and every rank reads every ring. Collective n uses slot n % BP_RING_SLOTS.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The bus's shared memory: one memfd the leader creates, sizes and seals, and every peer maps.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The watcher: one thread per bus, asleep in poll(2) on every other member's pidfd and join
  * socket (liveness.c) plus a stop eventfd; when a member goes, it fails the bus for everyone

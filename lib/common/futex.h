@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Futex wait and wake on a 32-bit word. */
 #ifndef ENC_COMMON_FUTEX_H
 #define ENC_COMMON_FUTEX_H

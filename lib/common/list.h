@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A minimal intrusive, circular, doubly-linked list (the head is a node that holds no entry). */
 #ifndef ENC_COMMON_LIST_H
 #define ENC_COMMON_LIST_H

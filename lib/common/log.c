@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The logging hook. The level threshold is an atomic, so a filtered-out message costs one load
  * and no formatting; the hook and its argument are swapped together under a rwlock that only a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Library-internal logging: every message goes through the application's hook (proxyscope/log.h). */
 #ifndef ENC_COMMON_LOG_H
 #define ENC_COMMON_LOG_H

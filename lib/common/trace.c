@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The tracepoint definitions of lib/ and the loading of the probe library.
  *

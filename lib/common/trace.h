@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The one header lib/ includes to fire tracepoints: the driver's providers (bananaphone,
  * encnet, encproxy) and the firing macros of proxyscope/trace_fire.h. The simulator's provider

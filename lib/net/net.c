@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The seam's backend directory: enc_net_ops_find() looks a name up in a const table of the
  * built-in backends, then in the small table of backends an application registered (tests

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The host bootstrap of a global comm (seed §1: enc_setup_global_comm_bananaphones): the
  * processes of a job on one host meet on the bananaphone bus, created by the local leader

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The bootstrap across hosts through PMIx (proxyscope/launcher.h): the launcher's view of this
  * process (enc_launcher_get), and the exchange of one table per host between the hosts' local

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The global-comm lifecycle (seed §1): enc_setup_global_comm checks the arguments, settles the
  * configuration, names the job, meets the job's other processes on this host (bootstrap.c),

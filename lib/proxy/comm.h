@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The global comm (one rank's view of a collective group) and the shared-queue registry.
  *

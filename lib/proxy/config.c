@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The driver configuration: defaults, then ENC_* environment variables. Parsing is strict: a
  * value that is not entirely a number in range, or a boolean other than 0/1/true/false/yes/no/

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The consumer (seed §2): the status poll by (context, task type) and the blocking consume
  * with its timeout watchdog. Consumers only ever take queue->state_mtx.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The producer (seed §2, enc_enq_proxy_tasks): one network task and one barrier task per exec,
  * appended to the comm's shared queue. The context is validated here, once, so the worker's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The shared proxy queue: creation, the worker's start and join, the producer's append and the
  * consumer's status poll. The worker loop itself is in worker.c.

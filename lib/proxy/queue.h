@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The shared proxy queue (the seed's enc_proxy_queue): one per gid, driven by one worker thread.
  *

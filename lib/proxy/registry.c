@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The shared-queue registry (seed §1); the global-comm lifecycle that uses it is comm.c.
  *

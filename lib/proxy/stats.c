@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Process-wide driver counters: cheap relaxed adds on the hot path, summed on demand. */
 #include <proxyscope/proxy.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Process-wide driver counters (relaxed atomics) and the task-id source. */
 #ifndef ENC_PROXY_STATS_H
 #define ENC_PROXY_STATS_H

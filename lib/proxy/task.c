@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The task base: enum names, the allowed-transitions table, the one run-state setter, the
  * status object's lifetime and the device-trigger gate. Kind-specific behaviour lives in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The abstract proxy task (the seed's enc_proxy_task) and its published status object
  * (enc_proxy_task_state). A task kind is a const ops table; the worker calls ops->step() once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The barrier task: the host-side execution barrier among the ranks of a comm. It never crosses
  * the B1/B2/B3 seam; it uses the backend's barrier call.

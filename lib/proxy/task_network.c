@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The network task (seed §4): the object that crosses the seam.
  *

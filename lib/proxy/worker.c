@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The worker loop (the seed's enc_proxy_queue::process, §3): drain newly appended tasks into the
  * per-rank active map, step every active task exactly once, recycle only the tasks that reached

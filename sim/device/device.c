@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The simulated device: lifecycle, submission and the completion wait.
  *

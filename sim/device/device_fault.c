@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Fault injection for the simulated device: the armed faults and how they bend one exec.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Private to sim/device/: the device object, the queued exec, and the helpers the device's
  * three files share (device.c: lifecycle and API; device_thread.c: the thread that runs execs;

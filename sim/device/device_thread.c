@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The device thread: runs the queued execs one at a time, in submission order, the way a
  * device's program does (compute, reach the net stage and write the trigger words, then wait

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The ring-exchange workload's run: validate the args, build the driver config, create one
  * simulated device per rank and arm the faults, run one thread per rank, and collect the result.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Fault specs of the ring-exchange workload: "<kind>:<key>=<value>[,<key>=<value>]...".
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Library-internal parts of the ring-exchange workload shared by its .c files. */
 #ifndef ENC_WORKLOAD_INT_H
 #define ENC_WORKLOAD_INT_H

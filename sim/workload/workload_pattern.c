@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The payload pattern of the ring-exchange workload. Byte i of (rank, exec) is byte i % 8 of a
  * 64-bit mix of (rank, exec, i / 8): cheap to generate one word at a time, different for every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * One rank of the ring-exchange workload: a thread that sets up its global comm, waits at the
  * start gate for every other rank, then runs its execs one at a time (build ops, submit to the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * An LD_PRELOAD shim for test_input_once.sh: every opendir() of the process (and of its
  * children) appended as "PID PATH" to the file $PSA_COUNT_OPENDIR, then the real opendir.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The host clock estimator (psa_clock.h) on synthetic causal pairs and events: the bounds each
  * pair gives, their intersection per host pair and along chains of hosts, the reference host,

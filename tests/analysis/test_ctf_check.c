@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * psa_ctf_trace_facts and the checks psa_read_ctf makes before babeltrace2 reads a trace, on
  * babeltrace2's own test traces (read where they are: shared/testdata beside the source tree)

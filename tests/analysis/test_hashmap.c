@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The analysis' hash map (analysis/hashmap.h) keeps whole keys: two keys whose hashes collide
  * are two entries, each found, replaced and removed on its own, also after the table grows;

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # A report over a tree of 2 hosts walks and checks each trace directory once (psa_input.h):
 # one recorded trace copied as host0/ and host1/ with a UUID and a hostname of their own
 # (bench_hosts --make-tree), `proxyscope report` and `watchdog --json` over the tree with

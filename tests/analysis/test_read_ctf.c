@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The CTF reader on traces recorded here, through the real driver: `proxyscope record` runs
  * `proxyscope run --ranks 2 --ops 3 -q` (and a smaller run, plainly and in snapshot mode), then

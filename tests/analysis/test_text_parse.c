@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The babeltrace2 text reader: psa_text_parse_line on lines babeltrace2 2.0.4 printed for a
  * `proxyscope run --ranks 2 --ops 3` trace (default output, --clock-seconds --no-delta,

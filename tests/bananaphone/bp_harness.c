@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The bananaphone tests' process harness (see bp_harness.h). */
 #include <dirent.h>
 #include <errno.h>

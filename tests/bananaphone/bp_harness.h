@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Helpers shared by the bananaphone tests and by bp_rank: spawning ranks as separate programs
  * (fork + exec of bp_rank), collecting their "key=value" output, and counting what a process

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bp_rank: one local rank of a bananaphone bus, as a separate program the tests fork and exec,
  * so every rank is a real process with its own address space (the memfd lands at a different

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmocka checks shared by the bananaphone tests: a rank's result line, and nothing leaked. */
 #ifndef BP_TEST_H
 #define BP_TEST_H

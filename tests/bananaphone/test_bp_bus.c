@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The bus between real processes (bp_rank, forked and exec'd): 2, 4 and 8 local ranks with
  * byte-exact all-gathers and broadcasts, and every bad input turned into its own clear error

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A member SIGKILLed at every point of a bus's life, between real processes: before it
  * connects, while the leader is still admitting, in the middle of an all-gather, inside a

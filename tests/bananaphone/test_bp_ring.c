@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Bananaphone pieces inside one process: the ring slot's sequence word (a committed record
  * reads back, a torn or stale one is refused), the two-slot reuse, the failure word and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* 10,000 barriers in a row with 2, 4 and 8 local ranks (real processes), then all-gathers. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The bash completion as bash calls it: COMP_WORDS split at bash's word breaks ('=' and ':'
 # are words of their own), COMP_LINE, COMP_CWORD; then COMPREPLY. A path with a space is one
 # reply, a directory ends with its '/', an option's value comes from its documented values (in

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The man pages made from docs/commands/: one per command the binary lists plus proxyscope(1);
 # each has the sections lttng(1) and git(1) pages have, `mandoc -Tlint` and `groff -ww -z -man`
 # report nothing, and no page cites a file of the source tree as if it were installed. The

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Recording as a user sees it, with a real session daemon (run under tests/private_lttng.sh):
 #  - a command that never loads libproxyscope: `record` warns that nothing was recorded;
 #  - `run --no-trace` under `record` is traced like any application;

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # `proxyscope` and `proxyscope run` as a user and a script see them: help, usage errors (exit 2
 # with an "error:" line naming the bad value), a healthy run (exit 0, no mismatch), --json that
 # parses, and a stalled device that ends the run with exit 1, a stall line and the driver's

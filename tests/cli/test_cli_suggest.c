@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * "Did you mean" (cli/suggest.c): the distance counts a swap of two adjacent letters as one
  * edit, a suggestion is made only when one candidate is close, and the option parser puts it

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # "Did you mean": a mistyped command or long option exits 2 with the error, a hint naming the
 # nearest command or option, and the "See ... --help" line, as git does; a word near nothing
 # gets no hint.

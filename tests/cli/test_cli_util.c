@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The CLI's helpers: the strict value parsers accept exactly the documented forms and reject the
  * rest with a reason that quotes the text; the option parser reports unknown and incomplete

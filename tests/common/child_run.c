@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Child processes of the tests (see child_run.h): fork, redirect, execv, wait. */
 #include "child_run.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Running a command from a test: a child with stdin, stdout and stderr redirected to files, its
  * exit status (or the signal that ended it) returned. Shared by the tests that run the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Synthetic trace events for the analysis unit tests (see event_builder.h). A bad field name
  * is the test's mistake, so it fails the test rather than returning an error. */
 #include <setjmp.h>

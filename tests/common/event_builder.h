@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Synthetic trace events for the analysis unit tests, built as the readers build them and fed
  * to a model. Each test keeps its own clock and its own rank-to-thread mapping.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Scratch directories and files of the tests (see scratch.h). */
 #include "scratch.h"
 

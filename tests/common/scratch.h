@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The files around a command a test runs: a scratch directory to put them in and remove
  * afterwards, and reading one back.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of the simulated device (sim/device): trigger words, completion and barrier
  * semaphores, exec order, faults, teardown. The test thread plays the proxy. */
 #include <dirent.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The Trace Event JSON checker: one pass collects slices, names and flow ends; then each track's
  * slices are sorted (start, then longest first) and walked with a stack of open ends, which is

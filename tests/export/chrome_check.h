@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What a Trace Event JSON file must satisfy for Perfetto and chrome://tracing to show it as
  * meant, checked on a parsed document: slices on one (pid, tid) track nest and never partially

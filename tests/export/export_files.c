@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Checks of exported files (see export_files.h). */
 #include "export_files.h"
 

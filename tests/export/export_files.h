@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Checks of exported files, shared by the tests that run `proxyscope export` (cmocka asserts:
  * call them from a test). Each returns what the other formats must agree with: the number of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * export_scenario: the run test_export_record records through the real driver - 2 ranks, one per
  * proxy (2 workers), 4 execs of 64 KiB, and the device of rank 1 never triggering exec 2 - so the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The export tests' JSON documents: json-c (Debian libjson-c-dev) parses, and the tree it
  * returns is copied into struct jval, the shape the checks walk. The copy keeps each number's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A JSON document as the export tests walk it: a tree built from json-c's parse (strict, UTF-8
  * validated), whose numbers keep their text as written, so a test can convert decimal

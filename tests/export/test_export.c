@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The exports on a synthetic trace fed straight into the model: what a user opening the files
  * relies on. The chrome file parses and Perfetto would show every slice where it belongs (no

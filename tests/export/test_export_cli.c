@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * `proxyscope export` as a user runs it, on a real babeltrace2 text dump (stall_2ranks.txt:
  * `proxyscope run --ranks 2 --ranks-per-proxy 1 --ops 2 --inject device-stall:rank=1,exec=1

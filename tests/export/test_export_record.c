@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The exports of a real recording: export_scenario (a stalled 2-rank run) recorded with
  * `proxyscope record`, then written in every format with `proxyscope export` from the CTF trace

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # `proxyscope export -o FILE.gz` writes gzip, for every format: the file starts with the gzip
 # magic, `gzip -t` passes and its content is the plain export's, byte for byte; the guarantees
 # of -o hold (a FIFO named *.gz is written into; a failed write leaves nothing; a plain name is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The gzip layer of the `.gz` outputs (util/gz_stream.c): what goes in comes out of zlib's
  * inflate unchanged, in gzip framing; memory does not grow with the output (256 MiB written

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # `proxyscope run --timeline-gzip`: the chrome timeline is DIR/timeline.json.gz, gzip (magic,
 # gzip -t) holding the Trace Event JSON, named so in --json's trace.timeline_chrome; the HTML
 # timeline stays plain (a browser opens no .html.gz from disk); without the option nothing is

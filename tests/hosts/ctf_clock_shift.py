@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Move the clocks of one CTF trace: add SHIFT_NS nanoseconds to the `offset` of every
 `clock { ... }` block of METADATA, in place, as if that host's clock had been SHIFT_NS ahead.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Sourced by the hosts tests.
 
 # check NAME CONDITION...: count a check in $passed/$failed; on failure show $tmp/out, $tmp/err.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Simulated hosts (cli/hosts.c): three hosts are built, each with its own hostname, its own
  * /run/lttng and session daemon, reachable from the others over TCP through the bridge; after

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # `proxyscope hosts` ended by Ctrl-C (SIGINT: its own teardown), by SIGKILL (the keeper's
 # sweep), and by SIGKILL to it and every descendant found by parent pid, as ctest does on a
 # test's timeout (the keeper is no descendant): in every case no process is left in the hosts' namespaces, no descriptor holds one,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # `proxyscope run --hosts H`: 2 and 3 hosts x 2 processes x 2 ranks over tcp;ofi_rxm, every
 # exec completed and every byte verified, each host running its processes; the usage errors of
 # the combination; nothing of the hosts left afterwards. Needs root.

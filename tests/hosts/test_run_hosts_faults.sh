@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Faults across hosts, recorded: 3 hosts x 2 processes x 2 ranks over tcp;ofi_rxm, each host's
 # session streaming to the relay daemon on the collector. A device stall on a rank of the second
 # host is the root cause, named with its host; a process killed on the third host is the root

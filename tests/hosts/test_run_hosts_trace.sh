@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # `proxyscope run --hosts H`, recorded: 2 hosts x 2 processes x 2 ranks, each host's session
 # streaming to the relay daemon on the collector. The relay daemon's tree holds one trace per
 # host (under its hostname), the merged report covers every rank and names each process's host;

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # `proxyscope run --hosts 2 --procs 4 --watch` and `--snapshot`: 2 hosts x 2 processes x 2 ranks,
 # each host's session on the collector's relay daemon.
 #  - watched: the hosts' live sessions are followed at once through the relay daemon; a device

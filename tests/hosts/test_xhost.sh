@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Jobs across hosts: mpirun (a PMIx launcher) starts xhost_job on 2 and 3 simulated hosts, 2
 # processes per host and 2 ranks per process; the processes meet through PMIx and their host's
 # bus, exchange over tcp;ofi_rxm in a ring and all-to-all, and verify every byte. Each process

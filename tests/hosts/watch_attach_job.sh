@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # watch_attach_job.sh PROXYSCOPE DIR: run on the collector by `proxyscope hosts --hosts 2`
 # (test_run_hosts_watch.sh). A relay daemon on the collector, a live session on each host
 # (made with that host's own session daemon), a healthy run on host0 and a run with a device

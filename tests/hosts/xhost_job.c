@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * One process of a job across hosts, started by a PMIx launcher (mpirun over the simulated
  * hosts, test_xhost.sh): `xhost_job RANKS ring|alltoall [PROVIDER]` runs the exchange workload

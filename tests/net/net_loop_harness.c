@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The loop backend tests' shared helpers (see net_loop_harness.h). */
 #include <errno.h>
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Shared helpers of the loop backend tests: open ranks, build a block in the caller's storage,
  * and drive blocks through B2 the way the proxy driver does, recording what it would observe.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the loop seam backend, driven through its ops table the way the proxy driver
  * drives it: B1 once per block, B2 until done, B3 to release. Every test uses its own job name

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Loop backend tests of the injected faults (net_loop.h): drop, delay and slow. */
 #include <errno.h>
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Loop backend tests of what crosses ranks over time: the barrier, a ring among 8 ranks on 8
  * threads (like the real driver: one progressing thread per rank), and cancellation by B3 and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The libfabric ("ofi") seam backend through the real driver, devices and workload, on real
  * providers over loopback (tcp;ofi_rxm and shm), with the ranks spread over real processes that

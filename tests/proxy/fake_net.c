@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The "fake" seam backend used by the driver's unit tests (see fake_net.h). */
 #include <errno.h>
 #include <pthread.h>

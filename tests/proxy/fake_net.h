@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A fake seam backend for the driver's unit tests, registered as "fake". Every block reports
  * idle for `idle_ticks` progress calls, then done; calls are counted; a test can make the next

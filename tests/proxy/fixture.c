@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared helpers for the driver tests (see fixture.h). */
 #include <dirent.h>
 #include <pthread.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared helpers for the driver tests: a captured log, thread counting, a context builder. */
 #ifndef TEST_PROXY_FIXTURE_H
 #define TEST_PROXY_FIXTURE_H

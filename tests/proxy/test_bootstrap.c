@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The host bootstrap wired into global-comm setup (seed §1): processes of one job meet on the
  * bananaphone bus inside enc_setup_global_comm, a process's comms of the job share its seat,
  * and the last enc_free_global_comm leaves nothing behind. Real processes (fork). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The configuration: documented defaults, every ENC_* key, and strict rejection of bad values
  * (an error naming the variable, never a silent default). */
 #include <errno.h>

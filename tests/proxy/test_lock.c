@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The lock assertion of every _locked function (util/enc/lock.h): it names the caller - held by
  * this thread, not merely by some thread. */
 #include <pthread.h>

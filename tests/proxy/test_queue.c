@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The queue, the worker loop and the producer/consumer API (seed §2-§5), against the fake
  * backend: what a caller of enc_enq_proxy_tasks / enc_consume_proxy_task_status relies on. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The shared-queue registry (seed §1): one worker per gid, refcounted share and release, and a
  * failed worker start that leaves nothing behind. pthread_create is wrapped (-Wl,--wrap) so a
  * test can make it fail. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Stress: 8 threads set up and free comms across 4 gids thousands of times while tasks flow,
  * so queues are created, shared, released and destroyed under contention. Meant to run clean
  * under the thread sanitizer and leak-free under the address sanitizer. */

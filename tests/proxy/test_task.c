@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The task model: the seed's enum values, the allowed-transitions table and its one setter, and
  * the device-trigger gate. */
 #include <errno.h>

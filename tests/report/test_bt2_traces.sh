@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Every reading command on every trace of babeltrace2's own CTF test sets (`succeed` and
 # `fail`, read where they are: shared/testdata beside the source tree): each one ends with exit
 # 0 or 2, at most one line on stderr (exactly one "error:" line on exit 2), nothing on stdout

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The log-linear histogram: what `proxyscope stats` promises - percentiles within the stated
  * relative error of the exact (nearest-rank) percentile on known distributions, exact count,
  * min, max and mean, and memory bounded by the range of the values, not by their number. */

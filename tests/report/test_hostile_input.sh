@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Hostile inputs and outputs, one check per case (issue 14): each ends in one "error:" line
 # naming the file and why with exit 2 and nothing written, or in a correct result - never a
 # hang, an abort, a babeltrace2 backtrace or *.btr file, a replaced device node, FIFO or

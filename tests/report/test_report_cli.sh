@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The report commands as a user and a script see them, on recorded babeltrace2 text (fixtures/,
 # see fixtures/README.md; no LTTng needed): --help on each, every bad input gets one "error:"
 # line naming the file and why with exit 2 (missing path, a directory without a trace, text

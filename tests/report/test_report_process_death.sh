@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # A process killed mid-run, recorded with LTTng through the real driver and the libfabric
 # backend (`proxyscope run --backend ofi --procs 2 --inject kill:rank=3,exec=5`): the run exits
 # 1 and its report names the dead process as the one root cause, by the killed rank 3; read back

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # `proxyscope run`, the main job, recorded with LTTng through the real driver, and its trace read
 # back by the report commands: a healthy run reports no stall and its timeline matches what the
 # driver itself counted; a device stall, a lost message and a slow but finishing rank are each

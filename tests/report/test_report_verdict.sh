@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The verdict on traces recorded through the real driver, for each way it used to go wrong:
 # a rank slowed in its seam progress past the consumer timeout is named (with 2 ranks per proxy
 # and with 1); a WARNING-level trace of a device stall names no innocent rank and does not claim

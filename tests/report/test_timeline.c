@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The per-task table and the latency statistics on a synthetic event stream fed to the model:
  * what `proxyscope timeline` and `proxyscope stats` promise - one row per task with its exact
  * times, filters that keep only the tasks asked for (and count the others), rows sorted by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * verdict_workload OPS TIMEOUT_MS [FAULT]: the ring workload through the real driver (4 ranks,
  * 2 per proxy, 64 KiB, the consumer timeout given), for test_report_verdict.sh to record with a session

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Every --json document the commands write without recording, checked against docs/schema/
 # (validate.py, python3-jsonschema): report, stats, timeline and watchdog on the recorded text
 # fixtures, export's summary, run --no-trace (healthy and stalled: first_failure as an object),

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The --json documents of a recorded run, checked against docs/schema/ (validate.py --mutate):
 # `run --json` with its trace and report (a stalled run: stalls, first_failure), the JSON Lines
 # of `run --watch --json` (findings and ends), and report, watchdog, stats and timeline read from

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Check proxyscope --json documents against docs/schema/*.schema.json (JSON Schema 2020-12).
 
     validate.py [--schemas DIR] [--mutate] KIND FILE...

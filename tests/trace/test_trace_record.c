@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * `proxyscope record` on a scripted scenario through the real driver (trace_scenario: 2 ranks on
  * 2 gids, 3 execs, the device of rank 0 triggering exec 1 100 ms late), with the recorded trace

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """trace_events.py TRACE_DIR PID [COUNT_ONLY_EVENT...]: a recorded trace read with babeltrace2's
 Python bindings (python3-bt2), written as JSON Lines on stdout for the trace tests
 (trace_load.c).

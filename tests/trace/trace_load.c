@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Helpers of the trace tests: the counters file, and loading a trace. The trace is read by
  * babeltrace2's own CTF reader, through its Python bindings (trace_events.py, python3-bt2),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What the trace tests read after `proxyscope record`: the key=value counters trace_scenario
  * writes, and a recorded trace loaded into memory through babeltrace2's Python bindings

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * trace_scenario STATS-FILE: the scripted scenario test_trace_record records. It runs the ring
  * workload through the real driver - 2 ranks, one rank per proxy (so 2 gids, 2 workers), 3 execs

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test_watch.sh PROXYSCOPE WATCH_SCENARIO: `proxyscope watch` against a real lttng-relayd and a
 # session daemon of the test's own (run under tests/private_lttng.sh; relay daemons on free
 # loopback ports, so nothing collides with another test or a user's daemon):

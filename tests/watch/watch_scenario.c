@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * watch_scenario: the runs test_watch.sh watches live, through the real driver (4 ranks, 2 per
  * proxy, the loop backend), with the device of each exec computing COMPUTE_US first so a run

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The watchdog on a flight-recorder snapshot (psa_model_set_snapshot): each CPU's stream begins
  * mid-run, so a task whose beginning, or whose later events, may have been overwritten is
  * "state unknown at trace start" - never a stall or a root cause - while a stall inside the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The live watchdog (psa_watch.h) on synthetic event streams: what an on-call engineer watching
  * a job relies on - a stall is reported once it has lasted longer than the threshold and not
  * before, once, with the watchdog's root cause; its resolution when the task moves again; an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The model and the watchdog on synthetic event streams: what an on-call engineer relies on -
  * a healthy trace reports no stall, a stuck collective is traced to the rank stuck for its own
  * reason, and a conclusion that lost events could change is marked uncertain. */

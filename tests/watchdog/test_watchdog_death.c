@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The watchdog on a process that died, on synthetic two-process event streams: the death is
  * the root cause and names the right rank, the survivors' failed tasks and the dead process's
  * open tasks lead to it, and neither silence alone nor an unrelated error is taken for one.

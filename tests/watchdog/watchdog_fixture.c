@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The fixture of the watchdog tests (see watchdog_fixture.h): cmocka asserts, call it from a
  * test. */
 #include "watchdog_fixture.h"

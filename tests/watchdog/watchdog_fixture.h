@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The fixture of the watchdog tests: a model with a watchdog observing it, and the clock of the
  * synthetic events a test feeds it (each test keeps its own rank-to-thread mapping).

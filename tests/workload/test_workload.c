@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The ring-exchange workload: its fault-spec parser, its payload pattern, and runs against the
  * real driver, devices and loop backend: a healthy ring moves every byte intact, and a stalled

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * docgen's entry point (docgen.h): read proxyscope.txt and the source of every command it
  * lists, then write the --help header, the man pages and the bash completion.

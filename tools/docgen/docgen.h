@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * docgen: the build-time generator of the CLI's documentation. One source per command
  * (docs/commands/proxyscope-<command>.txt, format in docs/commands/README.md) gives its --help

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * docgen's bash completion renderer (docgen.h): the template (completion.bash.in here) holds the
  * logic; this fills in what the sources say - the commands, each command's options, how each

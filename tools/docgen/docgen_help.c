@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * docgen's --help renderer (docgen.h): the usage lines, then every section a user needs at the
  * terminal (description, options, notes, exit status) as plain text filled to 80 columns;

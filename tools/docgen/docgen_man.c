@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * docgen's man page renderer (docgen.h): man(7) source as lttng(1) and git(1) pages have it -
  * NAME, SYNOPSIS, then the source's sections (DESCRIPTION, OPTIONS, ..., EXIT STATUS,

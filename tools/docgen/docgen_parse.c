@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * docgen's reader (docgen.h): a source is lines of text and @directives (docs/commands/README.md).
  * Text lines make paragraphs (a blank line ends one); @verbatim ... @endverbatim keeps lines

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * docgen's small helpers (docgen.h): the fatal error, allocations that cannot fail, and the
  * growing text buffer every writer fills.

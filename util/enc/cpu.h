@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* How a thread spins on its CPU. */
 #ifndef ENC_UTIL_CPU_H
 #define ENC_UTIL_CPU_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The lock assertion every `_locked` function starts with: enc_assert_held(&lock) checks that
  * the calling thread holds @lock (debug builds only, like assert). glibc records the owning

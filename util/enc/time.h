@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Monotonic time helpers. */
 #ifndef ENC_UTIL_TIME_H
 #define ENC_UTIL_TIME_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Host clocks estimated from causality. Every host's events carry its own clock; a message
  * cannot be received before it was sent, so each network op between ranks on two hosts - its

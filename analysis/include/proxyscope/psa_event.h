@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * One trace event, normalized: what the readers (CTF through libbabeltrace2, or babeltrace2's
  * text output) produce and the model consumes. Event types come from the tracepoint catalogue

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Timeline exports, written in the same single pass as the reports: each exporter is a model
  * observer that streams what the model closes (state intervals, seam calls, instants) to a

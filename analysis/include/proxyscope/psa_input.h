@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The inputs of a report: CTF trace directories (found under the paths given, recursively) or
  * one babeltrace2 text input (a file, or `-` for stdin). psa_input_open finds the traces;

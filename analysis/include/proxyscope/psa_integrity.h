@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Damaged traces, found on disk before anything is concluded from them: a stream file missing,
  * emptied, or shorter than its index says (its packets stop early), and the same trace read

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Live input: a session of an lttng-relayd read while it is being written, through
  * babeltrace2's source.ctf.lttng-live, delivered to a psa_sink like a trace on disk.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The analysis model: rebuilds, from a time-ordered stream of events, every task's life (its
  * state intervals, seam calls, trigger wait, network ops), every worker's time split, and the

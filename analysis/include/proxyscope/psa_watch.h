@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The live watchdog: the model fed by a stream (psa_live.h or any reader), asked now and then
  * for the watchdog's verdict on the events seen so far (psa_watchdog_analyze_live), and turned

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The watchdog report: every task not DONE at the end of the trace (or, with a threshold, one
  * that spent longer than it in one state), why it is stuck, and the root cause across ranks:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * psa_read_ctf: the CTF reader's entry. The trace directories are found under the paths
  * (find.c) into a set (set.h), each is checked once for what babeltrace2 2.0.4 cannot survive

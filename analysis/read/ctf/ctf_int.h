@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The CTF reader's private pieces (analysis/read/ctf/). The calls go one way, top to bottom:
  *   ctf.c               psa_read_ctf: find the traces, check them, hand them to the guard;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Finding trace directories: source.ctf.fs takes the directory that holds `metadata` and does
  * not recurse, while LTTng writes DIR/ust/uid/<uid>/64-bit/ (per-user buffers),

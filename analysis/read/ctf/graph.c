@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * One lane of the CTF reader: a graph of one source.ctf.fs per trace directory of the lane (it
  * does not recurse: read/ctf/find.c finds them) and the merging sink (read/ctf/merge.c),

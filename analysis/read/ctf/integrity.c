@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Damaged traces (psa_integrity.h) from the reader's own facts (psa_ctf_trace_facts): the
  * traces found as psa_read_ctf finds them (symbolic links followed, PSA_FIND_DEPTH_MAX levels

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The CTF lanes: trace directories read in-process with libbabeltrace2, in parallel lanes. A
  * babeltrace2 graph runs on one thread, and decoding CTF is most of the cost, so the work is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The live reader (psa_live.h): a graph of source.ctf.lttng-live → a simple sink, built, run
  * and destroyed on a thread of its own, handing items to the caller's thread through a lane's

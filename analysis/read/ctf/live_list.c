@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * psa_live_list: the sessions a relay daemon offers, from babeltrace2's "sessions" query of
  * source.ctf.lttng-live. Design: the query connects to the relay daemon with a blocking socket,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A lane's sink component: one input port per stream of the lane, one message iterator on
  * each, each batch of messages converted as it comes (read/ctf/sink.c) into the input's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * psa_read_ctf without libbabeltrace2 (-DWITH_ANALYSIS=OFF): the text reader still works
  * (`babeltrace2 TRACE | proxyscope report -`), reading CTF says why it cannot.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A lane's queue: PSA_CTF_BATCHES batches of items cycle between the lane's thread (fills one,
  * publishes it) and the caller's thread (reads one, gives it back). Design: one mutex and one

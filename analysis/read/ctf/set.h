@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A set of CTF traces found and checked once, read as often as needed (input.c reads it again
  * on corrected clocks, and takes the integrity facts from the same checks). Opaque, so that

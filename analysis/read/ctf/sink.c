@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A lane's sink: each event message becomes a struct psa_event, each discarded-events or
  * discarded-packets message a struct psa_discard, written in place into the lane's queue.

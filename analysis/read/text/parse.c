@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The parser of babeltrace2's default text output (`sink.text.pretty`), one line at a time:
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The lexical pieces of babeltrace2's text output (see read/text/scan.h). Every function takes the
  * cursor, checks it before each read, and records the first failure's reason in it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The scanner under the text parser: a cursor over [p, end) that every read checks (no read
  * past the end, no NUL needed, no allocation), and the lexical pieces of babeltrace2's text

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Reading babeltrace2's text output from a stream: lines of any length through one growing
  * buffer (filled with fread, split with memchr: no copy per line, no allocation per line),

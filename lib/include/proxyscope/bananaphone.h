@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Bananaphone: the host-local bootstrap bus.
  *

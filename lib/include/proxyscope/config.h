@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Driver configuration: one struct, filled with defaults and then from the environment.
  * Every key is documented in README.md ("Configuration"). A malformed value is an error

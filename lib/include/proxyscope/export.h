@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Symbol visibility for the proxyscope libraries: everything is hidden unless marked ENC_API. */
 #ifndef PROXYSCOPE_EXPORT_H
 #define PROXYSCOPE_EXPORT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The driver's hook for code built on it that is not an application: the simulator
  * (libproxyscope-sim: the simulated devices and the workload harness) and the tests. It is

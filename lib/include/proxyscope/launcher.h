@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Jobs across hosts: what a PMIx launcher (`mpirun`, `srun --mpi=pmix`) tells a process, and the
  * bootstrap across hosts that the network backends use.

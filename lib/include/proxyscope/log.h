@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Logging hook. The library never prints on its own: every message goes through the one hook the
  * application sets, and only when its level is at or above the threshold set with it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The in-process "loop" seam backend: ranks are threads of one process that share a fabric named
  * by the job string. Data really moves (memcpy from the sender's buffer into the receiver's), in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The libfabric ("ofi") seam backend: ranks in one or several processes of a host exchange their
  * blocks' data as RDM tagged messages over a libfabric provider, with manual progress driven by

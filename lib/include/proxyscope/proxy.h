@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The proxy driver's public API: global comms (which share one worker per gid), the per-exec
  * context, the producer (enc_enq_proxy_tasks) and the consumer (status poll, blocking consume).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Umbrella header for the proxyscope driver library (the simulator's device.h and workload.h
  * are not part of it: sim/). */
 #ifndef PROXYSCOPE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Tracing control. The library's LTTng-UST tracepoints become recordable once its probe
  * library (libproxyscope-tp.so) is loaded; by default the library loads it by itself at

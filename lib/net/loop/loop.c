@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The loop seam backend's ops table: open/close, B1 (start), B2 (progress), B3 (stop), barrier.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Private state of the in-process "loop" seam backend (see proxyscope/net_loop.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The loop backend's job registry: a process-global list of fabrics, one per job string, under
  * one mutex (R). Jobs are few and opens are rare, so a list and a single lock are enough.

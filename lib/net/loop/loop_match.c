@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The loop backend's mailboxes: posting, matching, copying and cancelling ops.
  *

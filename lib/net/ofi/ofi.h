@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Private state of the libfabric ("ofi") seam backend (see proxyscope/net_ofi.h).
  *

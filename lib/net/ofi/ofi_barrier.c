@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The barrier of the barrier task over libfabric: for sequence @seq, SEND posts one 8-byte
  * message tagged (BARRIER, this rank, seq) to every other rank and returns; RECV posts the

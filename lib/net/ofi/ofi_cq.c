@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Posting tagged sends and receives, and draining a rank's completion queue.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * One rank's libfabric objects: fabric, domain, completion queue, address vector, RDM endpoint.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The ofi job's meeting across hosts (proxyscope/launcher.h): after the processes of this host
  * have met on the bus (ofi_meet.c), the host's leader packs the names of the host's ranks into

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The ranks of one job in this process: a process-global list of jobs by name, each refcounted
  * by its open ranks.

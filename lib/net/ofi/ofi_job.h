@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The ofi_job object, shared by its two files: ofi_job.c (the job in this process: its registry,
  * the wait of the process's ranks for the meeting's verdict, the endpoints' lifetime, liveness)

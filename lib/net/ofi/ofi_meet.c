@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The meeting of one job's processes on this host, run once per process by the last of its ranks
  * to arrive (ofi_job.c), over the host's bananaphone bus, in two all-gathers of one record per

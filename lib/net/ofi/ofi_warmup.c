@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The warm-up during open: one small message to and from every other rank, driven to completion
  * before the comm is handed out. tcp;ofi_rxm connects lazily and its connection manager runs only

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The simulated device (libproxyscope-sim, not the driver): one per rank, a thread that runs the execs submitted to it in order.
  *

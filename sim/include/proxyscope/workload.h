@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The ring-exchange workload (the simulator, libproxyscope_sim.a; not part of libproxyscope): a
  * harness that drives the real proxy driver the way a runtime does.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The tracepoint catalogue: every event the project emits, by provider, with its log level.
  * This is the contract between lib/ (which fires them) and analysis/ (which reads them):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * How lib/ and sim/ fire their tracepoints. A unit includes its provider headers first (with
  * LTTng, ENC_WITH_LTTNG: the dynamic-linkage layout, no link-time liblttng-ust), then this;

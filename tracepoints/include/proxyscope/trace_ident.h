@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What identifies a task in every log line and tracepoint: set once at creation (immutable).
  * Part of the tracepoint catalogue: the encproxy and encnet providers take these structs. */
 #ifndef PROXYSCOPE_TRACE_IDENT_H

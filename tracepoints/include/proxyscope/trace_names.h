@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The name catalogue beside the event catalogue (trace_events.h): the task run states, the task
  * kinds and the seam ops, with the values the driver uses (proxyscope/proxy.h, the seed's) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A CTF trace directory checked before babeltrace2 reads it, for what babeltrace2 2.0.4 cannot
  * survive (why: see docs/ARCHITECTURE.md, Decisions measured: the guards against what

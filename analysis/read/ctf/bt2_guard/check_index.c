@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A CTF trace's index and stream files checked before babeltrace2 2.0.4 reads them (the rest of
  * bt2_guard/check.c): every data stream file must be a regular file, and every index file must

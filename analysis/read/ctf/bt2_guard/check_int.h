@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What bt2_guard/check.c and bt2_guard/check_index.c share: the file readers (every file opened
  * non-blocking, a regular file only, read up to a size limit) and the byte order helpers.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The CTF read isolated in a child process. babeltrace2 2.0.4 aborts (assertions) and loops
  * forever on some damaged traces; inside the command's own process an abort ends the command

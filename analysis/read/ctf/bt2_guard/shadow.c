@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A trace read without its index: babeltrace2 reads a trace directory's index/ whenever it is
  * there, and 2.0.4 aborts on one that disagrees with its stream files. So such a trace is read

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A log-linear histogram of non-negative 64-bit values (durations in ns): exact count, sum, min
  * and max, and percentiles within a bounded relative error, in memory that does not grow with

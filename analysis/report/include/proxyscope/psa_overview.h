@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The overview of a trace: its span, the traced processes, the events read and lost, the tasks
  * seen and finished, each proxy worker's time split (active / idle / sleeping) and the comms

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Latency statistics of a trace, overall and per rank: p50 / p90 / p99 / max (and count, min,
  * mean) of every state interval's duration per state, of the seam calls B1 / B2 / B3, of the

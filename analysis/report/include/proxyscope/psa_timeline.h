@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The per-task table: one row per task (finished, or still open at the end of the trace) with
  * its identity, its enqueue -> DONE latency, the time it spent in each state, its seam calls,
