@@ -21,7 +21,11 @@ import os
 import sys
 
 import jsonschema
-from referencing import Registry, Resource
+
+try:  # jsonschema >= 4.18 resolves $ref through `referencing`; Debian 12's 4.10 has RefResolver
+    from referencing import Registry, Resource
+except ImportError:
+    Registry = Resource = None
 
 OPTIONAL = {"clocks", "processes"}  # members a document may lack (see docs/json-schema.md)
 
@@ -32,8 +36,17 @@ def load_registry(schema_dir):
         with open(path, encoding="utf-8") as f:
             s = json.load(f)
         jsonschema.Draft202012Validator.check_schema(s)
-        resources.append((s["$id"], Resource.from_contents(s)))
-    return Registry().with_resources(resources)
+        resources.append((s["$id"], s))
+    if Registry is None:
+        return dict(resources)
+    return Registry().with_resources((i, Resource.from_contents(c)) for i, c in resources)
+
+
+def make_validator(schema, registry):
+    if Registry is None:
+        resolver = jsonschema.RefResolver(schema.get("$id", ""), schema, store=registry)
+        return jsonschema.Draft202012Validator(schema, resolver=resolver)
+    return jsonschema.Draft202012Validator(schema, registry=registry)
 
 
 def documents(kind, path):
@@ -89,7 +102,7 @@ def main():
     registry = load_registry(a.schemas)
     with open(os.path.join(a.schemas, f"{a.kind}.schema.json"), encoding="utf-8") as f:
         schema = json.load(f)
-    v = jsonschema.Draft202012Validator(schema, registry=registry)
+    v = make_validator(schema, registry)
     bad = 0
     seen = 0
     for path in a.files:
