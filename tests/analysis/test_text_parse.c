@@ -6,6 +6,9 @@
  * can print that our traces do not use (nested values, escapes, several enum labels), and on
  * input that is not babeltrace2 output; then psa_read_text over whole streams; and the name
  * tables of psa_event.h.
+ *
+ * The lines are in text_parse_lines.c; psa_read_text over whole streams is tested in
+ * test_text_parse_read.c.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -20,60 +23,7 @@
 
 #include <proxyscope/psa_event.h>
 
-#define NS_PER_S UINT64_C(1000000000)
-#define TOD(h, m, s, ns) ((((uint64_t)(h) * 60 + (m)) * 60 + (s)) * NS_PER_S + (ns))
-
-/* Real lines (`babeltrace2 TRACE`, local time = UTC on the machine that recorded them). */
-static const char line_registry[] =
-	"[16:09:20.145292453] (+?.????????\?) vm encproxy:registry_create: { cpu_id = 1 }, "
-	"{ vpid = 31975, vtid = 31980, procname = \"proxyscope\" }, { gid = 0, refcnt = 1 }";
-static const char line_state[] =
-	"[16:09:20.145419519] (+0.000001149) vm encproxy:task_state: { cpu_id = 0 }, "
-	"{ vpid = 31975, vtid = 31982, procname = \"proxy-31982\" }, { task_id = 1, rank = 0, "
-	"gid = 0, exec_id = 0, kind = ( \"NETWORK\" : container = 1 ), old = ( \"INIT\" : "
-	"container = 0 ), new = ( \"WAITING_DEVICE_TRIGGER\" : container = 2 ), status = 0 }";
-static const char line_seam[] =
-	"[16:09:20.145418370] (+0.000002889) vm encproxy:seam_start: { cpu_id = 0 }, "
-	"{ vpid = 31975, vtid = 31982, procname = \"proxy-31982\" }, { task_id = 1, rank = 0, "
-	"gid = 0, exec_id = 0, kind = ( \"NETWORK\" : container = 1 ), stream = 0, bb = 0, "
-	"ops = 2, rc = 0, duration_ns = 1005 }";
-static const char line_complete[] =
-	"[16:09:20.145462403] (+0.000009936) vm encnet:complete: { cpu_id = 0 }, "
-	"{ vpid = 31975, vtid = 31982, procname = \"proxy-31982\" }, { rank = 1, task_id = 3, "
-	"exec_id = 0, stream = 0, bb = 0, op = 1, kind = ( \"RECV\" : container = 1 ), peer = 0, "
-	"bytes = 65536, tag = 0, status = 0, latency_ns = 16107 }";
-static const char line_trigger[] =
-	"[16:09:20.145429951] (+0.000000506) vm encdev:trigger_write: { cpu_id = 1 }, "
-	"{ vpid = 31975, vtid = 31978, procname = \"encdev-0\" }, { rank = 0, exec_id = 0, "
-	"stream = 0, value = 0x1 }";
-/* `babeltrace2 --clock-seconds --no-delta TRACE` */
-static const char line_seconds[] =
-	"[1795968560.145419519] vm encproxy:task_state: { cpu_id = 0 }, { vpid = 31975, "
-	"vtid = 31982, procname = \"proxy-31982\" }, { task_id = 1, rank = 0, gid = 0, "
-	"exec_id = 0, kind = ( \"NETWORK\" : container = 1 ), old = ( \"INIT\" : container = 0 ), "
-	"new = ( \"WAITING_DEVICE_TRIGGER\" : container = 2 ), status = 0 }";
-/* `babeltrace2 --clock-date --clock-gmt TRACE` */
-static const char line_date[] =
-	"[2026-11-29 16:09:20.145466401] (+0.000001207) vm encproxy:seam_stop: { cpu_id = 0 }, "
-	"{ vpid = 31975, vtid = 31982, procname = \"proxy-31982\" }, { task_id = 1, rank = 0, "
-	"gid = 0, exec_id = 0, kind = ( \"NETWORK\" : container = 1 ), stream = 0, bb = 0, "
-	"rc = 0, duration_ns = 381 }";
-/* A process died (`run --backend ofi --procs 2 --inject kill:rank=3,exec=5`): the survivor's
- * bus and transport saw it. */
-static const char line_peer_dead[] =
-	"[18:11:10.197239042] (+0.012616580) vm bananaphone:peer_dead: { cpu_id = 1 }, "
-	"{ vpid = 14755, vtid = 14769, procname = \"proxy-14769\" }, { cookie = 0xF2657C569C1033C2, "
-	"local_rank = 0, dead_rank = 1, pid = 14756, torn = 0, detected = 1 }";
-static const char line_net_error[] =
-	"[18:11:10.197402008] (+0.000162966) vm encnet:error: { cpu_id = 1 }, { vpid = 14755, "
-	"vtid = 14769, procname = \"proxy-14769\" }, { rank = 0, peer = 3, err = -3, "
-	"prov_errno = 0, text = \"the peer\\'s process died\" }";
-/* babeltrace2's stderr (pretty.c's format) */
-static const char line_discard[] =
-	"WARNING: Tracer discarded 1389 events between [15:14:53.635139924] and "
-	"[15:14:53.635304649] in trace \"vm/ust/uid/0/64-bit\" (UUID: "
-	"3c5a0fbd-8a89-4bd7-9b9b-2a1e4d7ec22a) within stream \"/t/ust/uid/0/64-bit/chan_0\" "
-	"(stream class ID: 0, stream ID: 0).";
+#include "text_parse_lines.h"
 
 struct parsed {
 	int rc;
@@ -414,164 +364,6 @@ static void test_text_parse__mangled_lines(void **state)
 		free(copy);
 	}
 }
-
-struct collect {
-	size_t events, discards;
-	uint64_t ts[16];
-	enum psa_ev_type type[16];
-	int64_t task_id[16];
-	struct psa_discard last_discard;
-};
-
-static void on_event(void *arg, const struct psa_event *ev)
-{
-	struct collect *c = arg;
-
-	if (c->events < 16) {
-		c->ts[c->events] = ev->ts_ns;
-		c->type[c->events] = ev->type;
-		c->task_id[c->events] = psa_ev_has(ev, PSA_F_task_id) ? ev->f[PSA_F_task_id] : -1;
-	}
-	c->events++;
-}
-
-static void on_discard(void *arg, const struct psa_discard *d)
-{
-	struct collect *c = arg;
-
-	c->discards++;
-	c->last_discard = *d;
-}
-
-static int read_string(const char *text, size_t len, struct collect *c,
-		       struct psa_read_stats *stats, char *err, size_t errlen)
-{
-	FILE *f = fmemopen((void *)text, len, "r");
-	struct psa_sink sink = { on_event, on_discard, c };
-	int rc;
-
-	assert_non_null(f);
-	memset(c, 0, sizeof(*c));
-	rc = psa_read_text(f, "trace.txt", &sink, stats, err, errlen);
-	fclose(f);
-	return rc;
-}
-
-static void test_text_parse__read_text(void **state)
-{
-	char text[4096];
-	struct collect c;
-	struct psa_read_stats st;
-	char err[PSA_ERR_MAX];
-	int n;
-
-	n = snprintf(text, sizeof(text), "%s\n%s\n\n%s\n%s\n[16:10:00.000000000] vm other:event: { }",
-		     line_registry, line_state, line_discard, line_complete);
-	assert_int_equal(read_string(text, (size_t)n, &c, &st, err, sizeof(err)), 0);
-	assert_int_equal(st.lines, 6);
-	assert_int_equal(st.events, 4);
-	assert_int_equal(c.events, 4);
-	assert_int_equal(st.unknown_events, 1);
-	assert_int_equal(st.discarded_events, 1389);
-	assert_int_equal(c.discards, 1);
-	assert_int_equal(c.type[1], PSA_EV_encproxy_task_state);
-	assert_int_equal(c.task_id[1], 1);
-	assert_int_equal(c.task_id[2], 3);
-	assert_int_equal(c.type[3], PSA_EV_UNKNOWN); /* the last line had no newline */
-
-	/* midnight: the day goes on */
-	n = snprintf(text, sizeof(text),
-		     "[23:59:59.900000000] h a:b:\n[00:00:00.100000000] h a:b:\n"
-		     "WARNING: Tracer discarded 2 events between [23:59:59.950000000] and "
-		     "[00:00:00.050000000] in trace \"h/t\" (no UUID) within stream \"s\".\n");
-	assert_int_equal(read_string(text, (size_t)n, &c, &st, err, sizeof(err)), 0);
-	assert_int_equal(c.ts[0], TOD(23, 59, 59, 900000000));
-	assert_int_equal(c.ts[1], TOD(24, 0, 0, 100000000));
-	assert_int_equal(c.last_discard.begin_ns, TOD(23, 59, 59, 950000000));
-	assert_int_equal(c.last_discard.end_ns, TOD(24, 0, 0, 50000000));
-
-	/* the error names the input and the line */
-	n = snprintf(text, sizeof(text), "%s\n%s\nnot a trace line\n%s\n", line_registry, line_state,
-		     line_state);
-	assert_int_equal(read_string(text, (size_t)n, &c, &st, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "trace.txt:3: "));
-	assert_null(strchr(err, '\n'));
-	assert_int_equal(c.events, 2);
-
-	/* nothing at all: no error, no event (the caller decides) */
-	assert_int_equal(read_string("", 0, &c, &st, err, sizeof(err)), 0);
-	assert_int_equal(st.events, 0);
-}
-
-/*
- * `babeltrace2 TRACE 2>&1`: a warning (stderr, unbuffered) lands where stdout's buffer was cut,
- * in the middle of an event line, which goes on on the next line (seen here with a small
- * sub-buffer session). And babeltrace2 2.0.4 can print a negative counter difference as a huge
- * count.
- */
-static void test_text_parse__warnings_inside_lines(void **state)
-{
-	static const char warn_huge[] =
-		"WARNING: Tracer discarded 18446744073709551240 events between [16:09:20.145462000] "
-		"and [16:09:20.145462100] in trace \"vm/ust/uid/0/64-bit\" (UUID: 1) within stream "
-		"\"c_0\" (stream class ID: 0, stream ID: 0).";
-	static const char warn_376[] =
-		"WARNING: Tracer discarded 376 events between [16:09:20.145462200] and "
-		"[16:09:20.145462300] in trace \"vm/ust/uid/0/64-bit\" (UUID: 1) within stream \"c_0\" "
-		"(stream class ID: 0, stream ID: 0).";
-	size_t cut1 = 120, cut2 = 200, len = strlen(line_complete);
-	char text[8192];
-	struct collect c;
-	struct psa_read_stats st;
-	char err[PSA_ERR_MAX];
-	int n;
-
-	/* cut twice inside one line, then right at the end of a line */
-	n = snprintf(text, sizeof(text), "%.*s%s\n%.*s%s\n%s\n%s%s\n\n%s\n", (int)cut1, line_complete,
-		     warn_huge, (int)(cut2 - cut1), line_complete + cut1, warn_376,
-		     line_complete + cut2, line_state, warn_376, line_seam);
-	assert_true(n > 0 && (size_t)n < sizeof(text) && len > cut2);
-	if (read_string(text, (size_t)n, &c, &st, err, sizeof(err)) != 0)
-		fail_msg("%s", err);
-	assert_int_equal(st.events, 3);
-	assert_int_equal(c.type[0], PSA_EV_encnet_complete);
-	assert_int_equal(c.task_id[0], 3);
-	assert_int_equal(c.type[1], PSA_EV_encproxy_task_state);
-	assert_int_equal(c.type[2], PSA_EV_encproxy_seam_start);
-	assert_int_equal(c.discards, 3);
-	assert_int_equal(c.last_discard.count, 376);
-	/* (2^64 - 376) + 376 + 376, modulo 2^64 */
-	assert_int_equal(st.discarded_events, 376);
-
-	/* a cut line never continued is still read (here: it does not parse) */
-	n = snprintf(text, sizeof(text), "%.*s%s\n", (int)cut1, line_complete, warn_376);
-	assert_int_equal(read_string(text, (size_t)n, &c, &st, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "trace.txt:1: "));
-	assert_int_equal(c.discards, 1);
-}
-
-/* A line far longer than the reader's first buffer. */
-static void test_text_parse__long_line(void **state)
-{
-	size_t big = 3u << 20, n = 0;
-	char *text = malloc(big + 4096);
-	struct collect c;
-	struct psa_read_stats st;
-	char err[PSA_ERR_MAX];
-
-	assert_non_null(text);
-	n += (size_t)sprintf(text, "%s\n", line_state);
-	n += (size_t)sprintf(text + n, "[16:09:21.000000000] vm encproxy:task_failed: { task_id = 9, "
-				       "x = \"");
-	memset(text + n, 'a', big);
-	n += big;
-	n += (size_t)sprintf(text + n, "\", rank = 4 }\n%s\n", line_complete);
-	assert_int_equal(read_string(text, n, &c, &st, err, sizeof(err)), 0);
-	assert_int_equal(st.events, 3);
-	assert_int_equal(c.task_id[1], 9);
-	free(text);
-}
-
 static void test_text_parse__names(void **state)
 {
 	assert_string_equal(psa_ev_name(PSA_EV_encproxy_task_state), "encproxy:task_state");
