@@ -41,6 +41,7 @@ static int trace_args(const struct run_cli *c, struct ctl_recording_opts *t)
 		 * holds the run's document) */
 		.watch_printer = &g_watch_print.pr,
 		.on_interrupted = run_report_interrupted,
+		.timeline_gzip = c->timeline_gzip,
 	};
 	if (c->no_trace) {
 		if (c->output)
@@ -57,7 +58,6 @@ static int trace_args(const struct run_cli *c, struct ctl_recording_opts *t)
 			return cli_usage_error("run", "--timeline-gzip: there is no timeline with --no-trace");
 		return -1;
 	}
-	run_report_timeline_gzip(c->timeline_gzip);
 	if (c->watch_threshold_ns && !c->watch)
 		return cli_usage_error("run", "--watch-threshold: only with --watch");
 	if (c->watch && c->snapshot)

@@ -22,21 +22,13 @@
 #include "run_timelines.h"
 #include "trace_tally.h"
 
-/* Set once by the command before the recording begins; read by the main and signal threads. */
-static bool g_timeline_gzip;
-
-void run_report_timeline_gzip(bool on)
-{
-	g_timeline_gzip = on;
-}
-
 /* The timelines next to the trace (ctl/lttng/run_timelines.h), observing the read. */
 static int exports_open(struct report_ctx *c, struct run_trace *rt, struct run_timeline *tf)
 {
 	struct psa_observer obs[RUN_TIMELINES];
 	char err[PATH_MAX + 128];
 
-	if (run_timelines_open(tf, rt->s.output, g_timeline_gzip, c->m, obs, err, sizeof(err))) {
+	if (run_timelines_open(tf, rt->s.output, rt->timeline_gzip, c->m, obs, err, sizeof(err))) {
 		cli_error("%s", err);
 		return CLI_EXIT_FAILURE;
 	}

@@ -25,10 +25,6 @@ struct run_report_opts {
 				  the job: the hosts' daemons of a --hosts run) */
 };
 
-/* Write the chrome timeline gzip-compressed (--timeline-gzip), as DIR/timeline.json.gz; set
- * before the recording begins (the Ctrl-C path writes the timelines too). */
-void run_report_timeline_gzip(bool on);
-
 /*
  * Read the trace back (this process's events only, or @opts->vpids') and report. Returns
  * CLI_EXIT_OK when no stall was found, CLI_EXIT_FAILURE when one was (or the trace could not be

@@ -45,6 +45,7 @@ struct ctl_recording_opts {
 	/* Ctrl-C, in the signal thread once the session ended: what to do with what was
 	 * recorded (the CLI writes the interrupted run's timelines). NULL: nothing. */
 	void (*on_interrupted)(struct run_trace *rt);
+	bool timeline_gzip;    /* --timeline-gzip: the chrome timeline as DIR/timeline.json.gz */
 };
 
 /* A recording of a command that we start (record, watch): its session, and its relay daemon

@@ -125,6 +125,7 @@ int run_trace_begin(struct run_trace *rt, const struct ctl_recording_opts *opts)
 	int rc;
 
 	memset(rt, 0, sizeof(*rt));
+	rt->timeline_gzip = opts->timeline_gzip;
 	pthread_mutex_init(&rt->mtx, NULL);
 	rt->on_interrupted = opts->on_interrupted;
 	rc = signals_take(rt);
@@ -213,6 +214,7 @@ int run_trace_prepare(struct run_trace *rt, const struct ctl_recording_opts *opt
 	char err[LT_ERR_MAX];
 
 	memset(rt, 0, sizeof(*rt));
+	rt->timeline_gzip = opts->timeline_gzip;
 	pthread_mutex_init(&rt->mtx, NULL);
 	rt->s.level = opts->level;
 	rt->s.snapshot = opts->snapshot;

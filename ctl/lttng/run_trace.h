@@ -36,6 +36,7 @@ struct run_trace {
 	bool active;           /* mtx: the session is started and not yet ended */
 	struct ctl_sigwait sigwait; /* SIGINT and SIGTERM from run_trace_begin to run_trace_end */
 	void (*on_interrupted)(struct run_trace *rt); /* the recording's opts' */
+	bool timeline_gzip;    /* the recording's opts' */
 	struct live_relayd relayd; /* --watch: the relay daemon the live session streams to */
 	struct run_watch *watch;   /* --watch: the watch thread */
 };
