@@ -148,107 +148,6 @@ static int export_parse(int argc, char **argv, struct export_cli *c)
 	return -1;
 }
 
-/* "'a', 'b'" for messages. */
-static void traces_str(const struct export_cli *c, char *buf, size_t len)
-{
-	size_t off = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < c->traces_n && off < len; i++) {
-		int n = snprintf(buf + off, len - off, "%s'%s'", i ? ", " : "", c->traces[i]);
-
-		if (n < 0)
-			break;
-		off += (size_t)n;
-	}
-}
-
-static bool g_progress_drawn;
-
-static void progress(uint64_t events, void *arg)
-{
-	fprintf(stderr, "\rreading: %" PRIu64 " events", events);
-	g_progress_drawn = true;
-}
-
-static void progress_clear(void)
-{
-	if (g_progress_drawn)
-		fputs("\r\033[K", stderr);
-	g_progress_drawn = false;
-}
-
-/*
- * The hosts' clocks (psa_clock.h): estimated in the first pass (est), and the corrections
- * a second pass reads the CTF traces with (fix).
- */
-struct export_clock {
-	struct psa_clock *est;
-	const struct psa_clock_fix *fix;
-	size_t fix_n;
-	struct psa_sink model;
-	bool nomem;
-};
-
-static void clock_event(void *arg, const struct psa_event *ev)
-{
-	struct export_clock *k = arg;
-
-	if (psa_clock_feed(k->est, ev))
-		k->nomem = true;
-	k->model.event(k->model.arg, ev);
-}
-
-static void clock_discard(void *arg, const struct psa_discard *d)
-{
-	struct export_clock *k = arg;
-
-	k->model.discard(k->model.arg, d);
-}
-
-/* Read the traces into @m. Returns 0 or the exit code (the message printed). */
-static int read_traces(const struct export_cli *c, struct psa_model *m, struct export_clock *k,
-		       struct psa_read_stats *rs)
-{
-	char err[PSA_ERR_MAX];
-	struct psa_sink sink;
-	int rc;
-
-	psa_model_sink(m, &sink);
-	if (k->est && !k->fix) {
-		k->model = sink;
-		sink = (struct psa_sink){ clock_event, clock_discard, k };
-	}
-	if (c->text) {
-		const char *path = c->traces[0];
-		FILE *f = strcmp(path, "-") ? report_open_text(path, err, sizeof(err)) : stdin;
-
-		if (!f) {
-			cli_error("%s", err);
-			return CLI_EXIT_USAGE;
-		}
-		rc = psa_read_text(f, path, &sink, rs, err, sizeof(err));
-		if (f != stdin)
-			fclose(f);
-		if (!rc)
-			report_warn_text(path, rs);
-	} else {
-		bool tty = isatty(STDERR_FILENO);
-
-		rc = psa_read_ctf_clocked(c->traces, c->traces_n, k->fix, k->fix_n, &sink, rs,
-					  tty ? progress : NULL, NULL, err, sizeof(err));
-		progress_clear();
-	}
-	if (!rc && k->nomem) {
-		err[0] = '\0';
-		rc = -ENOMEM;
-	}
-	if (!rc)
-		return 0;
-	cli_error("%s", err[0] ? err : strerror(-rc));
-	return rc == -ENOMEM ? CLI_EXIT_FAILURE : CLI_EXIT_USAGE;
-}
-
 static void summary(const struct export_cli *c, const struct psa_model *m)
 {
 	const char *fmt = psa_export_format_str(c->format);
@@ -288,57 +187,73 @@ static void summary(const struct export_cli *c, const struct psa_model *m)
 	cli_json_finish(&j);
 }
 
-/* Read, model and export into @out. Returns 0 or the exit code (the message printed). */
-static int export_run(const struct export_cli *c, FILE *out, const char *out_name,
-		      struct psa_model *m, struct export_clock *k)
-{
-	struct psa_model_totals t;
-	struct psa_read_stats rs;
-	struct psa_watchdog *wd = NULL;
-	struct psa_observer obs;
+/*
+ * The exporter observing a report's read (psa_report.h): made before the read, and again for
+ * a second pass when a host's clock disagrees by more than the evidence allows - a regular
+ * FILE (still the temporary file) is then emptied and written again on the corrected clocks;
+ * what cannot be rewound (standard output, a FIFO) keeps the recorded clocks, and stderr says so.
+ */
+struct exporter {
+	const struct export_cli *c;
+	struct ctl_output *target;
 	struct psa_export *e;
-	char names[512];
+	bool again; /* the next exporter_open is for the second pass */
+};
+
+/* 0 or the exit code (message printed). */
+static int exporter_open(struct psa_report *r, void *arg)
+{
+	struct exporter *x = arg;
+	struct psa_observer obs;
 	int rc;
 
-	rc = psa_export_create(c->format, out, &e);
+	psa_export_destroy(x->e);
+	x->e = NULL;
+	/* the stream writes straight into the temporary file's descriptor: empty both */
+	if (x->again && (fflush(x->target->f) || ftruncate(x->target->fd, 0) ||
+			 lseek(x->target->fd, 0, SEEK_SET) < 0)) {
+		cli_error("cannot write '%s' again: %s", x->c->output, strerror(errno));
+		return CLI_EXIT_FAILURE;
+	}
+	x->again = true;
+	rc = psa_export_create(x->c->format, x->target->f, &x->e);
+	if (!rc) {
+		psa_export_observer(x->e, r->m, &obs);
+		rc = psa_report_add_observer(r, &obs);
+	}
 	if (rc) {
 		cli_error("cannot start the export: %s", strerror(-rc));
 		return CLI_EXIT_FAILURE;
 	}
+	return 0;
+}
+
+/* Read, model and export into the target. Returns 0 or the exit code (the message printed). */
+static int export_run(const struct export_cli *c, struct ctl_output *target, struct psa_report *r)
+{
+	const char *out_name = c->to_stdout ? "standard output" : c->output;
+	struct exporter x = { .c = c, .target = target };
+	struct report_read_opts ro = { .quiet = c->to_stdout };
+	struct psa_model_totals t;
+	int rc;
+
 	/* the verdict the timeline carries (root causes marked) */
-	rc = psa_watchdog_create(NULL, &wd);
-	if (!rc) {
-		psa_watchdog_observer(wd, &obs);
-		rc = psa_model_add_observer(m, &obs);
+	rc = report_init(r, PSA_REPORT_WATCHDOG, NULL, NULL);
+	if (!rc)
+		rc = exporter_open(r, &x);
+	if (target->kind == CTL_OUTPUT_REPLACE) {
+		ro.reread = exporter_open;
+		ro.reread_arg = &x;
 	}
-	if (rc) {
-		cli_error("cannot start the export: %s", strerror(-rc));
-		rc = CLI_EXIT_FAILURE;
-		goto out_destroy;
-	}
-	psa_export_observer(e, m, &obs);
-	rc = psa_model_add_observer(m, &obs);
-	if (rc) {
-		cli_error("cannot start the export: %s", strerror(-rc));
-		rc = CLI_EXIT_FAILURE;
-		goto out_destroy;
-	}
-	rc = read_traces(c, m, k, &rs);
+	if (!rc)
+		rc = report_read(r, (char *const *)c->traces, c->traces_n, &ro);
 	if (rc)
-		goto out_destroy;
-	psa_model_totals(m, &t);
-	if (!t.our_events) {
-		traces_str(c, names, sizeof(names));
-		cli_error("no proxyscope events in %s", names);
-		rc = CLI_EXIT_USAGE;
-		goto out_destroy;
-	}
-	psa_model_finish(m);
-	psa_model_totals(m, &t);
-	if (psa_watchdog_analyze(wd, m) == 0)
-		psa_export_set_verdict(e, wd, false);
+		goto out;
+	if (r->clock && psa_clock_needs_correction(r->clock))
+		psa_clock_print(r->clock, r->clock_applied, stderr);
+	psa_export_set_verdict(x.e, r->wd, false);
 	errno = 0;
-	rc = psa_export_finish(e, m);
+	rc = psa_export_finish(x.e, r->m);
 	if (rc == -EIO) {
 		/* the failed flush's errno (ENOSPC, EPIPE, ...) when it set one */
 		cli_error("cannot write '%s': %s", out_name,
@@ -349,62 +264,12 @@ static int export_run(const struct export_cli *c, FILE *out, const char *out_nam
 		cli_error("export failed: %s", strerror(-rc));
 		rc = CLI_EXIT_FAILURE;
 	}
+	psa_model_totals(r->m, &t);
 	if (!rc && (t.discarded_events || t.discarded_packets))
 		fprintf(stderr, "warning: the tracer discarded %" PRIu64 " events and %" PRIu64
 			" packets: the timeline has gaps\n", t.discarded_events, t.discarded_packets);
-out_destroy:
-	psa_export_destroy(e);
-	psa_watchdog_destroy(wd);
-	return rc;
-}
-
-/*
- * A host's clock disagreeing by more than the evidence allows (psa_clock.h): a regular FILE
- * (still the temporary file) is written again from a second pass on the corrected clocks; what
- * cannot be rewound (standard output, a FIFO) keeps the recorded clocks, and stderr says so.
- * Returns 0 or the exit code.
- */
-static int export_again(const struct export_cli *c, struct ctl_output *target,
-			struct psa_model **m, struct export_clock *k)
-{
-	struct psa_clock_fix *fix;
-	size_t fix_n;
-	int rc;
-
-	if (!k->est)
-		return 0;
-	if (psa_clock_estimate(k->est)) {
-		cli_error("cannot estimate the hosts' clocks: out of memory");
-		return CLI_EXIT_FAILURE;
-	}
-	if (!psa_clock_needs_correction(k->est))
-		return 0;
-	if (target->kind != CTL_OUTPUT_REPLACE) {
-		psa_clock_print(k->est, false, stderr);
-		return 0;
-	}
-	if (psa_clock_fixes(k->est, &fix, &fix_n)) {
-		cli_error("cannot correct the hosts' clocks: out of memory");
-		return CLI_EXIT_FAILURE;
-	}
-	k->fix = fix;
-	k->fix_n = fix_n;
-	psa_model_destroy(*m);
-	*m = NULL;
-	rc = psa_model_create(m) ? -ENOMEM : 0;
-	/* the stream writes straight into the temporary file's descriptor: empty both */
-	if (!rc && (fflush(target->f) || ftruncate(target->fd, 0) ||
-		    lseek(target->fd, 0, SEEK_SET) < 0))
-		rc = -errno;
-	if (rc) {
-		cli_error("cannot write '%s' again: %s", c->output, strerror(-rc));
-		rc = CLI_EXIT_FAILURE;
-	} else {
-		rc = export_run(c, target->f, c->output, *m, k);
-	}
-	if (!rc)
-		psa_clock_print(k->est, true, stderr);
-	free(fix);
+out:
+	psa_export_destroy(x.e);
 	return rc;
 }
 
@@ -425,29 +290,21 @@ int cmd_export(int argc, char **argv)
 {
 	char err[PATH_MAX + 128];
 	struct ctl_output target;
-	struct export_clock clk = { 0 };
+	struct psa_report r = { 0 };
 	struct export_cli c;
-	struct psa_model *m;
 	int rc;
 
 	rc = export_parse(argc, argv, &c);
 	if (rc >= 0)
 		goto out_free;
-	if ((!c.text && psa_clock_create(&clk.est)) || psa_model_create(&m)) {
-		cli_error("out of memory");
-		rc = CLI_EXIT_FAILURE;
-		goto out_free;
-	}
 	rc = ctl_output_resolve(&target, c.output, c.traces, c.traces_n, c.text, err, sizeof(err));
 	if (rc) {
 		cli_error("%s", err);
 		rc = rc == -EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE;
-		psa_model_destroy(m);
 		goto out_free;
 	}
 	c.to_stdout = target.kind == CTL_OUTPUT_STDOUT;
 	if (c.to_stdout && c.json) {
-		psa_model_destroy(m);
 		rc = cli_usage_error("export", "--json prints on standard output: it cannot go with "
 				     "-o %s", c.output);
 		goto out_free;
@@ -457,10 +314,7 @@ int cmd_export(int argc, char **argv)
 		cli_error("%s", err);
 		rc = CLI_EXIT_FAILURE;
 	} else {
-		rc = export_run(&c, target.f, c.to_stdout ? "standard output" : c.output, m, &clk);
-		if (!rc)
-			rc = export_again(&c, &target, &m, &clk);
-		rc = output_close(&target, rc);
+		rc = output_close(&target, export_run(&c, &target, &r));
 	}
 	if (rc && c.to_stdout) {
 		/* already reported: drop what is left so main's flush does not say it again */
@@ -468,10 +322,9 @@ int cmd_export(int argc, char **argv)
 		clearerr(stdout);
 	}
 	if (!rc)
-		summary(&c, m);
-	psa_model_destroy(m);
+		summary(&c, r.m);
 out_free:
-	psa_clock_destroy(clk.est);
+	psa_report_fini(&r);
 	free(c.traces);
 	return rc;
 }

@@ -16,7 +16,7 @@ static const char report_usage[] = CLI_HELP_REPORT; /* docs/commands/proxyscope-
 
 static const struct report_cmd report_cmd = { "report", report_usage, report_watchdog_opts, NULL };
 
-static void print_json(const struct report_ctx *c, const struct report_args *a)
+static void print_json(const struct psa_report *c, const struct report_args *a)
 {
 	struct cli_json j;
 
@@ -30,12 +30,12 @@ static void print_json(const struct report_ctx *c, const struct report_args *a)
 int cmd_report(int argc, char **argv)
 {
 	struct report_args a;
-	struct report_ctx c;
+	struct psa_report c;
 	int rc;
 
 	if (!report_cmd_parse(&report_cmd, argc, argv, NULL, &a, &rc))
 		return rc;
-	rc = report_cmd_read(&a, &c, REPORT_OVERVIEW | REPORT_STATS | REPORT_WATCHDOG, NULL);
+	rc = report_cmd_read(&a, &c, PSA_REPORT_OVERVIEW | PSA_REPORT_STATS | PSA_REPORT_WATCHDOG, NULL);
 	if (!rc) {
 		if (a.json) {
 			print_json(&c, &a);

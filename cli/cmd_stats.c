@@ -37,13 +37,13 @@ static const struct report_cmd stats_cmd = { "stats", stats_usage, stats_opts, s
 int cmd_stats(int argc, char **argv)
 {
 	struct report_args a;
-	struct report_ctx c;
+	struct psa_report c;
 	bool overall = false;
 	int rc;
 
 	if (!report_cmd_parse(&stats_cmd, argc, argv, &overall, &a, &rc))
 		return rc;
-	rc = report_cmd_read(&a, &c, REPORT_STATS, NULL);
+	rc = report_cmd_read(&a, &c, PSA_REPORT_STATS, NULL);
 	if (!rc && a.json) {
 		struct cli_json j;
 

@@ -68,12 +68,12 @@ int cmd_timeline(int argc, char **argv)
 {
 	struct psa_timeline_filter f = { 0 };
 	struct report_args a;
-	struct report_ctx c;
+	struct psa_report c;
 	int rc;
 
 	if (!report_cmd_parse(&timeline_cmd, argc, argv, &f, &a, &rc))
 		return rc;
-	rc = report_cmd_read(&a, &c, REPORT_TIMELINE, &f);
+	rc = report_cmd_read(&a, &c, PSA_REPORT_TIMELINE, &f);
 	if (!rc && a.json) {
 		struct cli_json j;
 

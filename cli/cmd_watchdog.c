@@ -2,7 +2,7 @@
 /*
  * `proxyscope watchdog [--threshold DURATION] TRACE...`: every task not DONE at the end of the
  * trace (or longer than the threshold in one state), why it is stuck, and the root cause across
- * ranks - one line per root cause first, then the evidence. The exit status is the verdict's (REPORT_WATCHDOG_HELP).
+ * ranks - one line per root cause first, then the evidence. The exit status is the verdict's (docs/commands/proxyscope-watchdog.txt).
  */
 #include <stdio.h>
 
@@ -19,12 +19,12 @@ static const struct report_cmd watchdog_cmd = { "watchdog", watchdog_usage, repo
 int cmd_watchdog(int argc, char **argv)
 {
 	struct report_args a;
-	struct report_ctx c;
+	struct psa_report c;
 	int rc;
 
 	if (!report_cmd_parse(&watchdog_cmd, argc, argv, NULL, &a, &rc))
 		return rc;
-	rc = report_cmd_read(&a, &c, REPORT_WATCHDOG, NULL);
+	rc = report_cmd_read(&a, &c, PSA_REPORT_WATCHDOG, NULL);
 	if (!rc) {
 		if (a.json) {
 			struct cli_json j;

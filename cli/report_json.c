@@ -84,7 +84,7 @@ static void discards(struct cli_json *j, const struct psa_model *m)
 	cli_json_end_object(j);
 }
 
-void report_json_begin(struct cli_json *j, const char *command, const struct report_ctx *c,
+void report_json_begin(struct cli_json *j, const char *command, const struct psa_report *c,
 		       const struct report_args *a)
 {
 	cli_json_init(j, stdout);
@@ -94,7 +94,7 @@ void report_json_begin(struct cli_json *j, const char *command, const struct rep
 	report_json_clocks(j, c);
 }
 
-void report_json_clocks(struct cli_json *j, const struct report_ctx *c)
+void report_json_clocks(struct cli_json *j, const struct psa_report *c)
 {
 	const struct psa_clock_host *h;
 	size_t n = 0;
@@ -146,7 +146,7 @@ void report_json_end(struct cli_json *j)
 	cli_json_finish(j);
 }
 
-void report_json_input(struct cli_json *j, const struct report_ctx *c, char *const *paths,
+void report_json_input(struct cli_json *j, const struct psa_report *c, char *const *paths,
 		       size_t n)
 {
 	cli_json_key(j, "input");
@@ -219,7 +219,7 @@ static void workers(struct cli_json *j, const struct psa_model *m)
 	cli_json_end_array(j);
 }
 
-static void groups(struct cli_json *j, const struct report_ctx *c)
+static void groups(struct cli_json *j, const struct psa_report *c)
 {
 	size_t n;
 	const struct psa_group *const *g = psa_model_groups(c->m, &n);
@@ -252,7 +252,7 @@ static void groups(struct cli_json *j, const struct report_ctx *c)
 	cli_json_end_array(j);
 }
 
-void report_json_overview(struct cli_json *j, const struct report_ctx *c)
+void report_json_overview(struct cli_json *j, const struct psa_report *c)
 {
 	struct psa_model_totals tot;
 
@@ -383,7 +383,7 @@ static void row_json(struct cli_json *j, const struct psa_model *m, const struct
 	cli_json_end_object(j);
 }
 
-void report_json_timeline(struct cli_json *j, const struct report_ctx *c,
+void report_json_timeline(struct cli_json *j, const struct psa_report *c,
 			  const struct psa_timeline_filter *f)
 {
 	size_t n;
@@ -510,7 +510,7 @@ static void integrity_json(struct cli_json *j, const struct psa_integrity *in)
 /* What the trace can tell at its level (psa_watchdog_level_view). */
 static const char *const level_names[] = { "full", "warning_only", "err_only" };
 
-void report_json_watchdog(struct cli_json *j, const struct report_ctx *c, uint64_t threshold_ns)
+void report_json_watchdog(struct cli_json *j, const struct psa_report *c, uint64_t threshold_ns)
 {
 	size_t n;
 	const struct psa_stall *s = psa_watchdog_stalls(c->wd, &n);

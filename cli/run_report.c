@@ -23,7 +23,7 @@
 #include "trace_tally.h"
 
 /* The timelines next to the trace (ctl/lttng/run_timelines.h), observing the read. */
-static int exports_open(struct report_ctx *c, struct run_trace *rt, struct run_timeline *tf)
+static int exports_open(struct psa_report *c, struct run_trace *rt, struct run_timeline *tf)
 {
 	struct psa_observer obs[RUN_TIMELINES];
 	char err[PATH_MAX + 128];
@@ -33,7 +33,7 @@ static int exports_open(struct report_ctx *c, struct run_trace *rt, struct run_t
 		return CLI_EXIT_FAILURE;
 	}
 	for (int i = 0; i < RUN_TIMELINES; i++)
-		if (report_ctx_add_observer(c, &obs[i]))
+		if (report_add_observer(c, &obs[i]))
 			return CLI_EXIT_FAILURE;
 	return 0;
 }
@@ -44,7 +44,7 @@ struct exports_again {
 	struct run_timeline *tf;
 };
 
-static int exports_reopen(struct report_ctx *c, void *arg)
+static int exports_reopen(struct psa_report *c, void *arg)
 {
 	struct exports_again *a = arg;
 
@@ -53,7 +53,7 @@ static int exports_reopen(struct report_ctx *c, void *arg)
 }
 
 /* What the trace holds of this run's processes (the reader's counts after the vpid filter). */
-static void run_tally(const struct report_ctx *c, const struct run_trace *rt,
+static void run_tally(const struct psa_report *c, const struct run_trace *rt,
 		      struct trace_tally *t)
 {
 	struct psa_model_totals tot;
@@ -65,7 +65,7 @@ static void run_tally(const struct report_ctx *c, const struct run_trace *rt,
 				   .snapshot = rt->s.snapshot };
 }
 
-static void print_files(const struct report_ctx *c, const struct run_trace *rt,
+static void print_files(const struct psa_report *c, const struct run_trace *rt,
 			const struct run_timeline *tf)
 {
 	struct trace_tally t;
@@ -89,7 +89,7 @@ static void print_files(const struct report_ctx *c, const struct run_trace *rt,
 		printf("timeline:    not written (see the error above)\n");
 }
 
-static void json_trace(struct cli_json *j, const struct report_ctx *c, const struct run_trace *rt,
+static void json_trace(struct cli_json *j, const struct psa_report *c, const struct run_trace *rt,
 		       const struct run_timeline *tf)
 {
 	struct trace_tally t;
@@ -145,7 +145,7 @@ int run_report_print(struct run_trace *rt, const struct run_report_opts *opts)
 	struct exports_again again = { rt, tf };
 	char *paths[RUN_SNAPSHOTS_MAX] = { rt->s.output };
 	size_t n_paths = 1;
-	struct report_ctx c;
+	struct psa_report c;
 	int rc;
 
 	ropts.reread = exports_reopen;
@@ -169,12 +169,12 @@ int run_report_print(struct run_trace *rt, const struct run_report_opts *opts)
 		cli_error("no snapshot was recorded under '%s'", rt->s.output);
 		return CLI_EXIT_FAILURE;
 	}
-	rc = report_ctx_init(&c, REPORT_OVERVIEW | REPORT_STATS | REPORT_WATCHDOG, NULL, NULL);
+	rc = report_init(&c, PSA_REPORT_OVERVIEW | PSA_REPORT_STATS | PSA_REPORT_WATCHDOG, NULL, NULL);
 	if (rc)
 		return CLI_EXIT_FAILURE;
 	rc = exports_open(&c, rt, tf);
 	if (!rc)
-		rc = report_ctx_read(&c, paths, n_paths, &ropts);
+		rc = report_read(&c, paths, n_paths, &ropts);
 	if (!rc && c.in.empty) {
 		print_tally_empty("the run");
 		rc = CLI_EXIT_FAILURE;
@@ -209,7 +209,7 @@ int run_report_print(struct run_trace *rt, const struct run_report_opts *opts)
 	rc = report_exit_status(c.wd);
 out:
 	run_timelines_destroy(tf);
-	report_ctx_fini(&c);
+	psa_report_fini(&c);
 	return rc;
 }
 
@@ -223,20 +223,20 @@ void run_report_interrupted(struct run_trace *rt)
 	struct report_read_opts ropts = { .quiet = true };
 	char *paths[1] = { rt->s.output };
 	struct run_timeline tf[RUN_TIMELINES];
-	struct report_ctx c;
+	struct psa_report c;
 	int rc;
 
 	memset(tf, 0, sizeof(tf));
-	if (report_ctx_init(&c, REPORT_WATCHDOG, NULL, NULL))
+	if (report_init(&c, PSA_REPORT_WATCHDOG, NULL, NULL))
 		return;
 	rc = exports_open(&c, rt, tf);
 	if (!rc)
-		rc = report_ctx_read(&c, paths, 1, &ropts);
+		rc = report_read(&c, paths, 1, &ropts);
 	run_timelines_finish(tf, c.m, c.wd, rc == 0, true);
 	if (tf[0].ok || tf[1].ok)
 		fprintf(stderr, "proxyscope: the timelines of the interrupted run (marked so): %s%s%s\n",
 			tf[0].ok ? tf[0].path : "", tf[0].ok && tf[1].ok ? ", " : "",
 			tf[1].ok ? tf[1].path : "");
 	run_timelines_destroy(tf);
-	report_ctx_fini(&c);
+	psa_report_fini(&c);
 }

@@ -1,10 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# A report over a tree of 2 hosts walks and checks each trace directory once (psa_input.h):
+# A report (and an export) over a tree of 2 hosts walks and checks each trace directory once
+# (psa_input.h):
 # one recorded trace copied as host0/ and host1/ with a UUID and a hostname of their own
-# (bench_hosts --make-tree), `proxyscope report` and `watchdog --json` over the tree with
-# every opendir() counted (count_opendir.so): in the command's own process each trace
-# directory and its index/ are opened exactly once (before, 2 times: the read's checks and the
+# (bench_hosts --make-tree), `proxyscope report`, `watchdog --json` and `export --format chrome`
+# over the tree with every opendir() counted (count_opendir.so): in the command's own process
+# each trace directory and its index/ are opened exactly once (before, 2 times: the read's checks and the
 # integrity report's; 3 when the clocks were corrected). The reader's child, where babeltrace2
 # opens them itself, is not counted.
 bin=${1:?usage: test_input_once.sh PROXYSCOPE BENCH_HOSTS COUNT_OPENDIR_SO}
@@ -39,6 +40,7 @@ once_each() {
 }
 once_each report "$tmp/tree"
 once_each watchdog --json "$tmp/tree"
+once_each export --format chrome -o "$tmp/timeline.json" "$tmp/tree"
 # a trace reached from two paths is still one trace, opened once
 once_each stats --json "$tmp/tree" "$(head -1 "$tmp/dirs")"
 

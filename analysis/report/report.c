@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A report's model and parts, read from its inputs (psa_report.h).
+ *
+ * Design choice: psa_input finds, checks and reads the traces - each trace directory once -
+ * and re-reads them on corrected clocks; here are the parts each command asks for, made again
+ * for the second pass, and what a report does after the read (finish, analyze). The caller
+ * turns the errno and its line into a message and an exit code.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <proxyscope/psa_input.h>
+#include <proxyscope/psa_report.h>
+
+#define NO_EVENTS_HINT                                                                  \
+	"a trace recorded at --loglevel warning or err holds only the consumers' timeouts " \
+	"and the failures: a healthy run leaves none"
+
+/* The model and the parts psa_report_init was asked for (again for a second pass). */
+static int parts_create(struct psa_report *r)
+{
+	struct psa_observer obs;
+	int rc;
+
+	rc = psa_model_create(&r->m);
+	if (!rc && (r->parts & PSA_REPORT_OVERVIEW) && !(rc = psa_overview_create(&r->overview))) {
+		psa_overview_observer(r->overview, &obs);
+		rc = psa_model_add_observer(r->m, &obs);
+	}
+	if (!rc && (r->parts & PSA_REPORT_STATS) && !(rc = psa_stats_create(&r->stats))) {
+		psa_stats_observer(r->stats, &obs);
+		rc = psa_model_add_observer(r->m, &obs);
+	}
+	if (!rc && (r->parts & PSA_REPORT_TIMELINE) &&
+	    !(rc = psa_timeline_create(r->filter, &r->timeline))) {
+		psa_timeline_observer(r->timeline, &obs);
+		rc = psa_model_add_observer(r->m, &obs);
+	}
+	if (!rc && (r->parts & PSA_REPORT_WATCHDOG) &&
+	    !(rc = psa_watchdog_create(&r->wopts, &r->wd))) {
+		psa_watchdog_observer(r->wd, &obs);
+		rc = psa_model_add_observer(r->m, &obs);
+	}
+	return rc;
+}
+
+static void parts_destroy(struct psa_report *r)
+{
+	psa_watchdog_destroy(r->wd);
+	psa_timeline_destroy(r->timeline);
+	psa_stats_destroy(r->stats);
+	psa_overview_destroy(r->overview);
+	psa_model_destroy(r->m);
+	r->wd = NULL;
+	r->timeline = NULL;
+	r->stats = NULL;
+	r->overview = NULL;
+	r->m = NULL;
+}
+
+int psa_report_init(struct psa_report *r, unsigned parts, const struct psa_timeline_filter *filter,
+		    const struct psa_watchdog_opts *wopts)
+{
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	r->parts = parts;
+	r->filter = filter;
+	if (wopts)
+		r->wopts = *wopts;
+	rc = psa_clock_create(&r->clock);
+	if (!rc)
+		rc = parts_create(r);
+	if (rc)
+		psa_report_fini(r);
+	return rc;
+}
+
+int psa_report_add_observer(struct psa_report *r, const struct psa_observer *obs)
+{
+	int rc = psa_model_add_observer(r->m, obs);
+
+	if (!rc)
+		r->extra_observers++;
+	return rc;
+}
+
+void psa_report_fini(struct psa_report *r)
+{
+	parts_destroy(r);
+	psa_integrity_fini(&r->integrity);
+	psa_clock_destroy(r->clock);
+	memset(r, 0, sizeof(*r));
+}
+
+/* What psa_input_read calls back: the caller's hooks around each pass, new parts. */
+struct pass_ctx {
+	struct psa_report *r;
+	const struct psa_report_read_opts *opts;
+	bool nomem; /* the new parts could not be made */
+};
+
+static void pass_begin(void *arg, unsigned pass, _Atomic uint64_t *events)
+{
+	struct pass_ctx *p = arg;
+
+	if (p->opts->pass_begin)
+		p->opts->pass_begin(p->opts->pass_arg, pass, events);
+}
+
+static void pass_end(void *arg, unsigned pass)
+{
+	struct pass_ctx *p = arg;
+
+	if (p->opts->pass_end)
+		p->opts->pass_end(p->opts->pass_arg, pass);
+}
+
+static int remodel(void *arg, struct psa_model **m)
+{
+	struct pass_ctx *p = arg;
+	struct psa_report *r = p->r;
+	int rc;
+
+	parts_destroy(r);
+	r->extra_observers = 0;
+	if (parts_create(r)) {
+		p->nomem = true;
+		return 1;
+	}
+	if (p->opts->reread && (rc = p->opts->reread(r, p->opts->reread_arg)))
+		return rc;
+	*m = r->m;
+	return 0;
+}
+
+static void describe(struct psa_report_input *in, char *const *paths, size_t n)
+{
+	if (in->text)
+		snprintf(in->desc, sizeof(in->desc), "babeltrace2 text from '%s'", paths[0]);
+	else
+		snprintf(in->desc, sizeof(in->desc), "%u CTF trace%s under '%s'%s", in->rs.traces,
+			 in->rs.traces == 1 ? "" : "s", paths[0], n > 1 ? " and more" : "");
+}
+
+/* Read @paths into r->m (and again on corrected clocks): psa_report_read's returns. */
+static int read_input(struct psa_report *r, char *const *paths, size_t n,
+		      const struct psa_report_read_opts *opts, char *err, size_t errlen)
+{
+	struct pass_ctx p = { .r = r, .opts = opts };
+	struct psa_input_read_opts ro = {
+		.only_vpids = opts->only_vpids, .only_vpids_n = opts->only_vpids_n,
+		.pass_begin = pass_begin, .pass_end = pass_end, .arg = &p,
+	};
+	struct psa_input_result res;
+	struct psa_input *in;
+	int rc;
+
+	rc = psa_input_open(paths, n, &in, err, errlen);
+	if (rc)
+		return rc;
+	r->in.text = psa_input_is_text(in);
+	r->snapshot = !r->in.text && (opts->snapshot || psa_input_in_snapshot(in));
+	if (r->snapshot)
+		psa_model_set_snapshot(r->m);
+	r->in.first = paths[0];
+	r->in.paths_n = n;
+	/* one trace directory is one host: its clock needs no estimate */
+	if (!r->in.text && psa_input_traces(in) < 2) {
+		psa_clock_destroy(r->clock);
+		r->clock = NULL;
+	}
+	ro.clock = r->clock;
+	ro.snapshot = r->snapshot;
+	/* a report with observers the caller cannot add again is not read twice */
+	if (!r->extra_observers || opts->reread)
+		ro.remodel = remodel;
+	rc = psa_input_read(in, r->m, &ro, &res, err, errlen);
+	r->in.rs = res.rs;
+	r->in.filtered = res.filtered;
+	r->clock_applied = res.clock_applied;
+	if (rc > 0 && p.nomem) {
+		snprintf(err, errlen, "cannot set up the analysis: out of memory");
+		rc = -ENOMEM;
+	}
+	if (!rc && !r->in.text && psa_input_integrity(in, &r->integrity)) {
+		snprintf(err, errlen, "cannot check the traces: out of memory");
+		rc = -ENOMEM;
+	}
+	psa_input_close(in);
+	return rc;
+}
+
+/* The one line saying why there is no proxyscope event: the damage that explains it, if any. */
+static void no_events(const struct psa_report *r, char *const *paths, size_t n, char *err,
+		      size_t errlen)
+{
+	char line[1400];
+
+	if (r->integrity.n) {
+		psa_integrity_issue_str(&r->integrity.v[0], line, sizeof(line));
+		snprintf(err, errlen, "no proxyscope events in '%s'%s (damaged: %s%s)", paths[0],
+			 n > 1 ? " nor in the other paths" : "", line,
+			 r->integrity.n > 1 ? "; and more" : "");
+	} else if (n > 1) {
+		snprintf(err, errlen, "no proxyscope events in '%s' (nor in the %zu other path%s; %s)",
+			 paths[0], n - 1, n > 2 ? "s" : "", NO_EVENTS_HINT);
+	} else {
+		snprintf(err, errlen, "no proxyscope events in '%s' (%s)", paths[0], NO_EVENTS_HINT);
+	}
+}
+
+int psa_report_read(struct psa_report *r, char *const *paths, size_t n,
+		    const struct psa_report_read_opts *opts, char *err, size_t errlen)
+{
+	struct psa_report_read_opts none = { 0 };
+	struct psa_model_totals tot;
+	int rc;
+
+	if (!opts)
+		opts = &none;
+	err[0] = '\0';
+	rc = read_input(r, paths, n, opts, err, errlen);
+	if (rc)
+		return rc;
+	describe(&r->in, paths, n);
+	psa_model_finish(r->m);
+	psa_model_totals(r->m, &tot);
+	if (!tot.our_events) {
+		r->in.empty = true;
+		no_events(r, paths, n, err, errlen);
+		return -ENODATA;
+	}
+	if (r->wd)
+		psa_watchdog_set_integrity(r->wd, &r->integrity);
+	if (r->wd && psa_watchdog_analyze(r->wd, r->m)) {
+		snprintf(err, errlen, "cannot analyze the stalls: out of memory");
+		return -ENOMEM;
+	}
+	return 0;
+}
