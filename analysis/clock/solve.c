@@ -92,11 +92,20 @@ static uint32_t host_of(const struct psa_clock *c, const struct psa_clock_host *
 	return 0;
 }
 
-/* Place host @o (graph node @h) given the hosts fixed so far. */
+/*
+ * Place host @o (graph node @h) given the hosts fixed so far. The window it is decided on -
+ * narrowed by those hosts' fixed offsets - is the one it keeps, so what is printed is what
+ * was decided on.
+ */
 static void place(struct solver *s, uint32_t ref, uint32_t h, struct psa_clock_host *o)
 {
 	bool has_lo = s->down[h] != INF, has_hi = s->up[h] != INF;
 	int64_t lo = has_lo ? -s->down[h] : 0, hi = has_hi ? s->up[h] : 0, v;
+
+	o->has_lo = has_lo;
+	o->has_hi = has_hi;
+	o->lo_ns = lo;
+	o->hi_ns = hi;
 
 	if ((!has_lo || lo <= 0) && (!has_hi || hi >= 0)) {
 		o->state = PSA_CLOCK_AGREES;

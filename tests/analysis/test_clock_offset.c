@@ -151,8 +151,37 @@ static void test_clock__chain_bounds_through_a_host(void **state)
 	assert_true(llabs(h->offset_ns - off1) <= h->bound_ns);
 	h = host(c, "host2");
 	assert_int_equal(h->state, PSA_CLOCK_CORRECTED);
-	assert_int_equal(h->lo_ns, off2 - 50 * US); /* both links' latencies add up */
-	assert_int_equal(h->hi_ns, off2 + 50 * US);
+	/* both links' latencies add up, narrowed by host1's place: at most the 1-2 link's 60 us */
+	assert_true(h->lo_ns >= off2 - 50 * US && h->hi_ns <= off2 + 50 * US);
+	assert_true(h->hi_ns - h->lo_ns <= 60 * US);
+	assert_true(llabs(h->offset_ns - off2) <= h->bound_ns);
+	psa_clock_destroy(c);
+}
+
+/*
+ * The window a host is decided on is the one it states: host1 agrees within a wide window
+ * (10 ms latencies) and stays at 0; through it, host2's window alone would hold 0, but with
+ * host1 placed it is 5 ms +- 20 us - host2 is corrected, and the window printed excludes 0.
+ */
+static void test_clock__window_stated_is_the_one_decided_on(void **state)
+{
+	const int64_t off2 = 5 * MS;
+	struct psa_clock *c = make();
+	const struct psa_clock_host *h;
+
+	(void)state;
+	send_msg(c, "host0", 0, "host1", 0, T0, 10 * MS);
+	send_msg(c, "host1", 0, "host0", 0, T0, 10 * MS);
+	send_msg(c, "host1", 0, "host2", off2, T0, 20 * US);
+	send_msg(c, "host2", off2, "host1", 0, T0, 20 * US);
+	assert_int_equal(psa_clock_estimate(c), 0);
+	assert_int_equal(host(c, "host1")->state, PSA_CLOCK_AGREES);
+	assert_int_equal(host(c, "host1")->offset_ns, 0);
+	h = host(c, "host2");
+	assert_int_equal(h->state, PSA_CLOCK_CORRECTED);
+	assert_true(h->has_lo && h->has_hi);
+	assert_int_equal(h->lo_ns, off2 - 20 * US);
+	assert_int_equal(h->hi_ns, off2 + 20 * US);
 	assert_true(llabs(h->offset_ns - off2) <= h->bound_ns);
 	psa_clock_destroy(c);
 }
@@ -339,6 +368,7 @@ int main(void)
 		cmocka_unit_test(test_clock__shifted_clock_found_within_bound),
 		cmocka_unit_test(test_clock__reference_first_by_name),
 		cmocka_unit_test(test_clock__chain_bounds_through_a_host),
+		cmocka_unit_test(test_clock__window_stated_is_the_one_decided_on),
 		cmocka_unit_test(test_clock__one_way_messages_bound_one_side),
 		cmocka_unit_test(test_clock__contradicting_evidence_is_inconsistent),
 		cmocka_unit_test(test_clock__unlinked_host_and_single_host),

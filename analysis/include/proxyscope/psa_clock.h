@@ -49,7 +49,8 @@ struct psa_clock_host {
 	char host[PSA_HOST_MAX];
 	enum psa_clock_state state;
 	bool has_lo, has_hi;  /* a bound from each side (else that side is open) */
-	int64_t lo_ns, hi_ns; /* what the evidence allows for offset_ns, before any correction */
+	int64_t lo_ns, hi_ns; /* what the evidence allows for offset_ns, given the offsets of the
+				 hosts placed before it (by name): the window it was decided on */
 	int64_t offset_ns;    /* the estimate: this host's clock minus the reference's (0 unless
 				 corrected) */
 	int64_t bound_ns;     /* |offset_ns - true offset| <= bound_ns (CORRECTED, both sides
