@@ -416,6 +416,7 @@ void report_json_stall_members(struct cli_json *j, const struct psa_stall *st,
 			       const struct psa_stall *all)
 {
 	uint32_t streams[PSA_STREAMS_MAX];
+	struct psa_shape sh;
 	size_t ns = 0;
 
 	for (uint32_t s = 0; s < PSA_STREAMS_MAX; s++)
@@ -447,6 +448,12 @@ void report_json_stall_members(struct cli_json *j, const struct psa_stall *st,
 	else
 		cli_json_null(j);
 	str_member(j, "detail", st->detail);
+	psa_stall_shape(st, &sh);
+	str_member(j, "class", psa_class_str(sh.cls));
+	str_member(j, "place", psa_place_str(sh.place));
+	bool_member(j, "in_seam", psa_place_in_seam(sh.place));
+	str_member(j, "evidence", psa_evidence_str(sh.evidence));
+	str_member(j, "role", psa_role_str(sh.role));
 	cli_json_key(j, "last_seam");
 	if (st->last_seam >= 0 && st->last_seam < PSA_SEAM_NR) {
 		cli_json_begin_object(j);

@@ -98,6 +98,7 @@ static void classify_gate(const struct psa_watchdog *w, const struct psa_model *
 	}
 	s->cause = PSA_CAUSE_DEVICE_NO_TRIGGER;
 	s->root_cause = true;
+	s->observed = fault != NULL;
 	streams_text(s->streams_pending, streams, sizeof(streams));
 	snprintf(s->detail, sizeof(s->detail),
 		 "the device of rank %u never wrote the trigger word of stream %s of exec %llu "

@@ -129,6 +129,7 @@ static void death_detail(const struct psa_model *m, const struct psa_proc *p,
 		snprintf(ranks, sizeof(ranks), "no rank in the trace");
 	s->detail[0] = '\0';
 	psa__detail_add(s, "the process of %s (pid %u) died", ranks, p->vpid);
+	s->observed = kill || seen_n || pd;
 	if (kill)
 		psa__detail_add(s, " as rank %u started exec %llu (an injected kill fault)", kill->rank,
 			   (unsigned long long)kill->exec_id);

@@ -90,6 +90,17 @@ void psa_stall_root_line(const struct psa_stall *s, char *buf, size_t len)
 			 unsure_tag(s->unsure, tag, sizeof(tag)));
 }
 
+/* "shape: hang, outside the seam (device), observed, initiating" (psa_stall_shape) */
+static void print_shape(const struct psa_stall *s, const char *indent, FILE *out)
+{
+	struct psa_shape sh;
+	char str[128];
+
+	psa_stall_shape(s, &sh);
+	psa_shape_str(&sh, str, sizeof(str));
+	fprintf(out, "%sshape: %s\n", indent, str);
+}
+
 static void print_root(const struct psa_watchdog *w, size_t r, bool many, FILE *out)
 {
 	const struct psa_stall *s = &w->stalls[r];
@@ -103,6 +114,7 @@ static void print_root(const struct psa_watchdog *w, size_t r, bool many, FILE *
 		fprintf(out, "    %s, %s for %.3f s%s\n", label, psa_state_str(s->state),
 			(double)s->duration_ns / 1e9,
 			s->watchdog_fired ? ", the driver's watchdog fired" : "");
+	print_shape(s, "    ", out);
 	for (size_t i = 0; i < w->n; i++) {
 		const struct psa_stall *o = &w->stalls[i];
 
@@ -140,6 +152,7 @@ static void print_evidence(const struct psa_stall *s, const struct psa_watchdog 
 			s->done ? " (then finished)" : "");
 	fprintf(out, "      cause: %s%s: %s\n", psa_cause_str(s->cause), s->root_cause ? " (root)" : "",
 		s->detail);
+	print_shape(s, "      ", out);
 	if (s->last_seam >= 0)
 		fprintf(out, "      last seam call: %s, rc %d, %.3f s before %s\n",
 			psa_seam_str((enum psa_seam)s->last_seam), s->last_seam_rc,

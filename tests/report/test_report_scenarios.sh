@@ -96,6 +96,11 @@ r = roots[0]
 assert (r["rank"], r["exec_id"], r["kind"]) == (1, 2, "NETWORK"), r
 assert r["cause"] == "device_no_trigger" and r["streams_pending"] == [0], r
 assert all(s["root"] == w["root_causes"][0] for s in w["stalls"] if not s["root_cause"])
+# its shape: a hang outside the seam, at the device, shown by the injected fault it recorded;
+# every other finding a cascade of it
+assert (r["class"], r["place"], r["in_seam"], r["evidence"], r["role"]) == \
+	("hang", "device", False, "observed", "initiating"), r
+assert all(s["role"] == "cascade" for s in w["stalls"] if not s["root_cause"])
 EOF
 fi
 
@@ -113,6 +118,11 @@ assert len(roots) == 1, roots
 r = roots[0]
 assert r["cause"] == "message_lost" and r["rank"] == 1 and r["exec_id"] == 2, r
 assert r["waiting_on"] == [0] and "rank 0's send" in r["detail"], r
+# a message that never arrived: inside the seam; observed, for the driver's watchdog fired on
+# the receiver (before it fired, the missing receive alone would make it inferred)
+assert (r["class"], r["place"], r["in_seam"], r["evidence"], r["role"]) == \
+	("hang", "message", True, "observed" if r["watchdog_fired"] else "inferred",
+	 "initiating"), r
 EOF
 fi
 

@@ -98,9 +98,53 @@ struct psa_stall {
 	bool host_wide;           /* with process: a host_unreachable root, standing for the host
 				   * @host (rank, exec_id, vpid: the rank that recorded the cut,
 				   * the exec it started, its process; duration_ns: since the cut) */
+	bool observed;            /* an event shows its cause: an injected fault it recorded,
+				   * other ranks that saw the death (psa_stall_shape) */
 	bool failed;              /* it failed on a rank of a process that died (cause
 				   * task_error, waiting_on: that rank, root: the death); with
 				   * done, it finished with that error */
+};
+
+/*
+ * The shape of a finding (psa_stall_shape): its class, its place, its evidence and its role,
+ * said the same way in every report (text and JSON) so a reader can sort findings without
+ * parsing their sentences.
+ */
+enum psa_class {
+	PSA_CLASS_HANG, /* it never finished (or failed): something stopped */
+	PSA_CLASS_SLOW, /* it moved, but slowly: a state over the threshold, slow seam calls */
+	PSA_CLASS_NR
+};
+enum psa_place {
+	/* inside the network seam */
+	PSA_PLACE_TRANSPORT,   /* the transport: a seam call failed or held its worker, a link cut */
+	PSA_PLACE_PEER,        /* ops with other ranks outstanding */
+	PSA_PLACE_MESSAGE,     /* one message: sent, never received */
+	/* outside it */
+	PSA_PLACE_DEVICE,      /* the device never wrote (or was late to write) its trigger word */
+	PSA_PLACE_PROCESS,     /* a process died */
+	PSA_PLACE_WORKER,      /* the driver's worker thread made no step */
+	PSA_PLACE_BARRIER,     /* the host barrier: ranks of the host have not arrived */
+	PSA_PLACE_UNKNOWN,     /* the trace does not say */
+	PSA_PLACE_NR
+};
+enum psa_evidence {
+	PSA_EVIDENCE_OBSERVED, /* an event shows it: a watchdog fired, a failure or fault recorded,
+				  a duration measured */
+	PSA_EVIDENCE_INFERRED, /* from what is absent: silence, a missing receive */
+	PSA_EVIDENCE_NR
+};
+enum psa_role {
+	PSA_ROLE_INITIATING,   /* a root cause: the fault the others follow from */
+	PSA_ROLE_CASCADE,      /* it waits on (or failed because of) a root through a chain */
+	PSA_ROLE_UNATTRIBUTED, /* stuck, and no root cause it follows from is in the trace */
+	PSA_ROLE_NR
+};
+struct psa_shape {
+	enum psa_class cls;
+	enum psa_place place;
+	enum psa_evidence evidence;
+	enum psa_role role;
 };
 
 struct psa_watchdog_opts {
@@ -150,6 +194,18 @@ size_t psa_watchdog_unknown(const struct psa_watchdog *w);
 
 /* Whether any stall was found (the command's exit status is 1 then). */
 bool psa_watchdog_found(const struct psa_watchdog *w);
+
+/* The shape of @s (a stall of psa_watchdog_stalls or of a live verdict). */
+void psa_stall_shape(const struct psa_stall *s, struct psa_shape *out);
+/* The JSON names: "hang"/"slow"; "transport", "peer", ...; "observed"/"inferred";
+ * "initiating", "cascade", "unattributed". */
+const char *psa_class_str(enum psa_class c);
+const char *psa_place_str(enum psa_place p);
+bool psa_place_in_seam(enum psa_place p); /* transport, peer, message */
+const char *psa_evidence_str(enum psa_evidence e);
+const char *psa_role_str(enum psa_role r);
+/* "hang, outside the seam (device), observed, initiating" */
+void psa_shape_str(const struct psa_shape *sh, char *buf, size_t len);
 
 /* "rank 1 exec 3 network task 7", or "rank 2's process (pid 42)" for a death. */
 void psa_stall_label(const struct psa_stall *s, char *buf, size_t len);
