@@ -517,6 +517,40 @@ static void integrity_json(struct cli_json *j, const struct psa_integrity *in)
 /* What the trace can tell at its level (psa_watchdog_level_view). */
 static const char *const level_names[] = { "full", "warning_only", "err_only" };
 
+/* The root causes one fact explains (psa_watchdog_common); [] when out of memory too. */
+static void common_json(struct cli_json *j, const struct psa_report *r)
+{
+	struct psa_common *c = NULL;
+	size_t n = 0;
+
+	if (r->m && psa_watchdog_common(r->wd, r->m, &c, &n))
+		n = 0;
+	cli_json_key(j, "common_causes");
+	cli_json_begin_array(j);
+	for (size_t i = 0; i < n; i++) {
+		cli_json_begin_object(j);
+		str_member(j, "scope", psa_common_scope_str(c[i].scope));
+		str_member(j, "cause", psa_cause_str(c[i].cause));
+		u64_member(j, "exec_id", c[i].exec_id);
+		opt_u64_member(j, "peer", c[i].scope == PSA_COMMON_PEER, c[i].peer);
+		cli_json_key(j, "host");
+		if (c[i].scope == PSA_COMMON_PROCESS || c[i].scope == PSA_COMMON_HOST)
+			cli_json_string(j, c[i].host);
+		else
+			cli_json_null(j);
+		opt_u64_member(j, "pid", c[i].scope == PSA_COMMON_PROCESS, c[i].vpid);
+		cli_json_key(j, "roots");
+		cli_json_begin_array(j);
+		for (size_t k = 0; k < c[i].roots_n; k++)
+			cli_json_u64(j, c[i].roots[k]);
+		cli_json_end_array(j);
+		str_member(j, "line", c[i].line);
+		cli_json_end_object(j);
+	}
+	cli_json_end_array(j);
+	psa_common_free(c, n);
+}
+
 void report_json_watchdog(struct cli_json *j, const struct psa_report *c, uint64_t threshold_ns)
 {
 	size_t n;
@@ -539,6 +573,7 @@ void report_json_watchdog(struct cli_json *j, const struct psa_report *c, uint64
 		if (s[i].root_cause)
 			cli_json_u64(j, i);
 	cli_json_end_array(j);
+	common_json(j, c);
 	cli_json_key(j, "stalls");
 	cli_json_begin_array(j);
 	for (size_t i = 0; i < n; i++)

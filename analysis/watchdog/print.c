@@ -129,6 +129,35 @@ static void print_root(const struct psa_watchdog *w, size_t r, bool many, FILE *
 		fprintf(out, "\n");
 }
 
+/*
+ * The root causes: those one fact explains first, each group under its "common cause:" line
+ * (psa_watchdog_common), then the others. Without a model, or out of memory, each on its own.
+ */
+static void print_roots(const struct psa_watchdog *w, const struct psa_model *m, bool many,
+			FILE *out)
+{
+	struct psa_common *c = NULL;
+	size_t c_n = 0;
+
+	if (m && psa_watchdog_common(w, m, &c, &c_n))
+		c_n = 0;
+	for (size_t g = 0; g < c_n; g++) {
+		fprintf(out, "common cause: %s\n", c[g].line);
+		for (size_t k = 0; k < c[g].roots_n; k++)
+			print_root(w, c[g].roots[k], many, out);
+	}
+	for (size_t i = 0; i < w->n; i++) {
+		bool grouped = false;
+
+		for (size_t g = 0; g < c_n && !grouped; g++)
+			for (size_t k = 0; k < c[g].roots_n && !grouped; k++)
+				grouped = c[g].roots[k] == i;
+		if (w->stalls[i].root_cause && !grouped)
+			print_root(w, i, many, out);
+	}
+	psa_common_free(c, c_n);
+}
+
 static void print_evidence(const struct psa_stall *s, const struct psa_watchdog *w, bool many,
 			   FILE *out)
 {
@@ -291,9 +320,7 @@ void psa_watchdog_print(const struct psa_watchdog *w, const struct psa_model *m,
 			     "lost (their rank finished later execs), %zu whose fate is not in the trace "
 			     "(events were lost after their last one, and nothing shows them stuck)\n",
 			w->ignored, w->ignored == 1 ? "" : "s", w->unknown);
-	for (size_t i = 0; i < w->n; i++)
-		if (w->stalls[i].root_cause)
-			print_root(w, i, many, out);
+	print_roots(w, m, many, out);
 	if (unexplained)
 		fprintf(out, "unexplained: %zu stalled task%s lead to no root cause in the trace\n",
 			unexplained, unexplained == 1 ? "" : "s");

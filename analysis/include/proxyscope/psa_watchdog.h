@@ -207,6 +207,38 @@ const char *psa_role_str(enum psa_role r);
 /* "hang, outside the seam (device), observed, initiating" */
 void psa_shape_str(const struct psa_shape *sh, char *buf, size_t len);
 
+/*
+ * Root causes that one fact explains (psa_watchdog_common): two or more roots with the same
+ * cause in the same exec (and, for lost messages, from the same peer) that are every rank of
+ * one process, every rank of one host, every rank of the job, or all wait on one peer. The
+ * verdict says the fact in one line, the individual roots under it.
+ */
+enum psa_common_scope {
+	PSA_COMMON_PROCESS,    /* every rank of one process (vpid, host) */
+	PSA_COMMON_HOST,       /* every rank of one host (host) */
+	PSA_COMMON_EVERY_RANK, /* every rank of the job */
+	PSA_COMMON_PEER,       /* all lost messages from one peer (peer) */
+	PSA_COMMON_SCOPE_NR
+};
+struct psa_common {
+	enum psa_common_scope scope;
+	enum psa_cause cause;
+	uint64_t exec_id;
+	uint32_t peer;             /* PSA_COMMON_PEER: the sender */
+	uint32_t vpid;             /* PSA_COMMON_PROCESS */
+	char host[PSA_HOST_MAX];   /* PSA_COMMON_PROCESS, PSA_COMMON_HOST */
+	size_t *roots;             /* indices into psa_watchdog_stalls, ascending by rank */
+	size_t roots_n;
+	char line[256];            /* "32 ranks of host3 never triggered exec 10: ranks 96-127, all
+				      of host3" */
+};
+/* The common causes of @w's roots (on the model it analyzed): 0 with *@out (psa_common_free)
+ * and *@n (0: none), or -ENOMEM. */
+int psa_watchdog_common(const struct psa_watchdog *w, const struct psa_model *m,
+			struct psa_common **out, size_t *n);
+void psa_common_free(struct psa_common *c, size_t n);
+const char *psa_common_scope_str(enum psa_common_scope s); /* "process", "host", ... */
+
 /* "rank 1 exec 3 network task 7", or "rank 2's process (pid 42)" for a death. */
 void psa_stall_label(const struct psa_stall *s, char *buf, size_t len);
 /* The report's one line for a root cause (without the newline): "root cause: rank 1 (pid 42
