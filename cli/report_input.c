@@ -61,6 +61,7 @@ void report_print_clocks(const struct psa_report *r, FILE *out)
 
 const struct cli_opt report_watchdog_opts[] = {
 	{ "threshold", 0, true, REPORT_OPT_THRESHOLD },
+	{ "verbose", 0, false, REPORT_OPT_VERBOSE },
 	{ "json", 0, false, REPORT_OPT_JSON },
 	{ "help", 'h', false, REPORT_OPT_HELP },
 	{ NULL, 0, false, 0 },
@@ -83,6 +84,9 @@ static int report_opt(const struct report_cmd *cmd, void *arg, int id, const cha
 		return GO_ON;
 	case REPORT_OPT_JSON:
 		a->json = true;
+		return GO_ON;
+	case REPORT_OPT_VERBOSE:
+		a->wopts.verbose = true;
 		return GO_ON;
 	case REPORT_OPT_HELP:
 		fputs(cmd->usage, stdout);

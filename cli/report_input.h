@@ -64,6 +64,7 @@ enum report_opt {
 	REPORT_OPT_JSON = 1,  /* --json */
 	REPORT_OPT_HELP,      /* -h, --help: print the usage, exit 0 */
 	REPORT_OPT_THRESHOLD, /* --threshold DURATION, into the watchdog's options */
+	REPORT_OPT_VERBOSE,   /* --verbose: every stalled task's evidence (the watchdog's options) */
 	REPORT_OPT_OWN,
 };
 
@@ -84,7 +85,7 @@ struct report_args {
 	char **paths;                   /* the TRACE arguments, in order */
 	size_t n;                       /* >= 1 */
 	bool json;                      /* --json */
-	struct psa_watchdog_opts wopts; /* --threshold */
+	struct psa_watchdog_opts wopts; /* --threshold, --verbose */
 };
 
 /*

@@ -9,6 +9,8 @@
 
 #include "watchdog/watchdog_int.h"
 
+#define BLOCKS_SHOWN 8 /* the tasks a root's "blocks:" line names (all with --verbose) */
+
 /* " on HOST" when @many (the processes come from several hosts: a pid alone is ambiguous). */
 static const char *on_host(const struct psa_stall *s, bool many, char *buf, size_t len)
 {
@@ -18,7 +20,7 @@ static const char *on_host(const struct psa_stall *s, bool many, char *buf, size
 	return buf;
 }
 
-static void stall_label(const struct psa_stall *s, bool many, char *buf, size_t len)
+void psa__stall_label(const struct psa_stall *s, bool many, char *buf, size_t len)
 {
 	char on[PSA_HOST_MAX + 8];
 
@@ -41,7 +43,7 @@ static void stall_label(const struct psa_stall *s, bool many, char *buf, size_t 
 
 void psa_stall_label(const struct psa_stall *s, char *buf, size_t len)
 {
-	stall_label(s, false, buf, len);
+	psa__stall_label(s, false, buf, len);
 }
 
 static const char *unsure_text(enum psa_unsure u)
@@ -107,7 +109,7 @@ static void print_root(const struct psa_watchdog *w, size_t r, bool many, FILE *
 	char label[96 + PSA_HOST_MAX], line[512];
 	unsigned blocked = 0;
 
-	stall_label(s, many, label, sizeof(label));
+	psa__stall_label(s, many, label, sizeof(label));
 	psa_stall_root_line(s, line, sizeof(line));
 	fprintf(out, "%s\n", line);
 	if (!s->process)
@@ -122,9 +124,13 @@ static void print_root(const struct psa_watchdog *w, size_t r, bool many, FILE *
 			continue;
 		if (!blocked++)
 			fprintf(out, "    blocks:");
-		stall_label(o, many, label, sizeof(label));
+		if (blocked > BLOCKS_SHOWN && !w->opts.verbose)
+			continue;
+		psa__stall_label(o, many, label, sizeof(label));
 		fprintf(out, "%s %s", blocked > 1 ? "," : "", label);
 	}
+	if (blocked > BLOCKS_SHOWN && !w->opts.verbose)
+		fprintf(out, ", and %u more", blocked - BLOCKS_SHOWN);
 	if (blocked)
 		fprintf(out, "\n");
 }
@@ -158,12 +164,12 @@ static void print_roots(const struct psa_watchdog *w, const struct psa_model *m,
 	psa_common_free(c, c_n);
 }
 
-static void print_evidence(const struct psa_stall *s, const struct psa_watchdog *w, bool many,
-			   FILE *out)
+void psa__print_evidence(const struct psa_stall *s, const struct psa_watchdog *w, bool many,
+			 FILE *out)
 {
 	char label[96 + PSA_HOST_MAX], on[PSA_HOST_MAX + 8];
 
-	stall_label(s, many, label, sizeof(label));
+	psa__stall_label(s, many, label, sizeof(label));
 	if (s->host_wide)
 		fprintf(out, "  %s: unreachable for the last %.3f s of the trace\n", label,
 			(double)s->duration_ns / 1e9);
@@ -194,7 +200,7 @@ static void print_evidence(const struct psa_stall *s, const struct psa_watchdog 
 				s->trigger_last[k] == 0xFFFFFFFFu ? " (never written)" : "");
 	if (!s->waiting_on_n && !s->failed && s->root >= 0) {
 		/* no edge but a root: a task of a process that died */
-		stall_label(&w->stalls[s->root], many, label, sizeof(label));
+		psa__stall_label(&w->stalls[s->root], many, label, sizeof(label));
 		fprintf(out, "      root cause: %s\n", label);
 	} else if (s->waiting_on_n || s->root >= 0) {
 		fprintf(out, "      %s", s->failed ? "failed" : "waiting");
@@ -203,7 +209,7 @@ static void print_evidence(const struct psa_stall *s, const struct psa_watchdog 
 		for (uint32_t k = 0; k < s->waiting_on_n; k++)
 			fprintf(out, "%s %u", k ? "," : "", s->waiting_on[k]);
 		if (s->root >= 0) {
-			stall_label(&w->stalls[s->root], many, label, sizeof(label));
+			psa__stall_label(&w->stalls[s->root], many, label, sizeof(label));
 			fprintf(out, " -> root cause: %s", label);
 		} else if (!s->root_cause) {
 			fprintf(out, " -> no root cause found in the trace");
@@ -325,6 +331,10 @@ void psa_watchdog_print(const struct psa_watchdog *w, const struct psa_model *m,
 		fprintf(out, "unexplained: %zu stalled task%s lead to no root cause in the trace\n",
 			unexplained, unexplained == 1 ? "" : "s");
 	fprintf(out, "\nevidence:\n");
-	for (size_t i = 0; i < w->n; i++)
-		print_evidence(&w->stalls[i], w, many, out);
+	if (w->opts.verbose || w->n <= PSA_EVIDENCE_FULL) {
+		for (size_t i = 0; i < w->n; i++)
+			psa__print_evidence(&w->stalls[i], w, many, out);
+		return;
+	}
+	psa__print_evidence_grouped(w, many, out);
 }

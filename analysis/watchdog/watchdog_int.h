@@ -4,7 +4,7 @@
  * watchdog/classify.c, watchdog/slow.c, watchdog/host.c and watchdog/death.c; watchdog/host.c
  * (a host cut off, a death of the whole host) calls watchdog/death.c's table of deaths; those
  * call the leaf watchdog/stall.c (the stall array, lost windows, waiting edges) and nothing
- * above them; watchdog/print.c only reads.
+ * above them; watchdog/print.c (with print_grouped.c), shape.c and common.c only read.
  */
 #ifndef PSA_WATCHDOG_INT_H
 #define PSA_WATCHDOG_INT_H
@@ -90,5 +90,13 @@ void psa__watchdog_threshold_recheck(const struct psa_watchdog *w, const struct 
 void psa__watchdog_classify(struct psa_watchdog *w, const struct psa_model *m,
 			    const struct psa_task *t, struct psa_stall *s);
 int psa__watchdog_chain(struct psa_watchdog *w, const struct psa_model *m, size_t first);
+
+/* watchdog/print.c: a stall's label ("rank 1 exec 3 NETWORK task 7", with its host when
+ * @many) and its whole evidence block; watchdog/print_grouped.c: the evidence of many stalls,
+ * grouped by root. */
+void psa__stall_label(const struct psa_stall *s, bool many, char *buf, size_t len);
+void psa__print_evidence(const struct psa_stall *s, const struct psa_watchdog *w, bool many,
+			 FILE *out);
+void psa__print_evidence_grouped(const struct psa_watchdog *w, bool many, FILE *out);
 
 #endif /* PSA_WATCHDOG_INT_H */

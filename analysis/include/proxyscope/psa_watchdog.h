@@ -151,7 +151,12 @@ struct psa_watchdog_opts {
 	uint64_t threshold_ns;      /* 0: report only tasks never DONE */
 	uint64_t worker_stall_ns;   /* a worker silent this long with live tasks is stalled
 				     * (0: 1 s, or the threshold when larger) */
+	bool verbose;               /* psa_watchdog_print: the evidence of every stalled task,
+				     * however many (else grouped by root past PSA_EVIDENCE_FULL) */
 };
+
+/* Up to this many stalled tasks, the text report prints the evidence of each. */
+#define PSA_EVIDENCE_FULL 12
 
 struct psa_watchdog;
 
