@@ -354,3 +354,16 @@ const char *cli_suggest_option(const struct cli_opt *opts, const char *name)
 			cli_suggest_add(&s, opts->long_name);
 	return cli_suggest_result(&s);
 }
+
+/*
+ * The version of the documents' shape, the first member of every one: it goes up when a member
+ * is removed or changes its meaning or type (adding one does not), with docs/schema/ following.
+ */
+#define CLI_JSON_SCHEMA_VERSION 1
+
+void cli_json_begin_document(struct jw *j)
+{
+	jw_begin_object(j);
+	jw_key(j, "schema_version");
+	jw_u64(j, CLI_JSON_SCHEMA_VERSION);
+}

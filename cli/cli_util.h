@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Helpers shared by the CLI's commands: git-style messages, a small table-driven option parser,
- * strict value parsers (integers, durations, sizes) and a tiny JSON writer for --json.
+ * strict value parsers (integers, durations, sizes) and the start of a --json document.
  *
  * Every parser rejects anything it does not fully understand (signs, spaces, trailing text,
  * overflow) and writes a one-line reason that quotes the offending text, so a command can print
@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "json_writer.h"
 
 /* Exit codes of every command. */
 enum cli_exit {
@@ -97,43 +99,9 @@ void cli_format_size(uint64_t bytes, char *buf, size_t len);
 /* "2s", "300ms", "1.5s", "100us": the shortest exact rendering of @ns (falls back to "Nns"). */
 void cli_format_duration(uint64_t ns, char *buf, size_t len);
 
-/* --- JSON ------------------------------------------------------------------------------------ */
+/* --- JSON (util/json_writer.h) ----------------------------------------------------------- */
 
-#define CLI_JSON_DEPTH_MAX 16
-
-/*
- * A streaming writer of one pretty-printed JSON document. Inside an object every value is
- * preceded by json_key(); inside an array it is not. Strings are escaped (control characters,
- * quote, backslash) and invalid UTF-8 is replaced by U+FFFD, so the output always parses.
- */
-struct cli_json {
-	FILE *f;
-	int depth;
-	bool first[CLI_JSON_DEPTH_MAX]; /* no member written yet at this depth */
-	bool after_key;                 /* a key was just written: the value follows on its line */
-	bool compact;                   /* one line, no spaces (JSON Lines) */
-};
-
-void cli_json_init(struct cli_json *j, FILE *f);
-/* The same writer without newlines or indentation: one document per line (JSON Lines). */
-void cli_json_init_compact(struct cli_json *j, FILE *f);
 /* Open a --json document: its object, "schema_version" first (docs/schema/, docs/json-schema.md). */
-void cli_json_begin_document(struct cli_json *j);
-void cli_json_key(struct cli_json *j, const char *key);
-void cli_json_begin_object(struct cli_json *j);
-void cli_json_end_object(struct cli_json *j);
-void cli_json_begin_array(struct cli_json *j);
-void cli_json_end_array(struct cli_json *j);
-void cli_json_string(struct cli_json *j, const char *s);
-void cli_json_u64(struct cli_json *j, uint64_t v);
-void cli_json_i64(struct cli_json *j, int64_t v);
-void cli_json_double(struct cli_json *j, double v); /* NaN and infinities become null */
-void cli_json_bool(struct cli_json *j, bool v);
-void cli_json_null(struct cli_json *j);
-/* Finish the document with a newline. */
-void cli_json_finish(struct cli_json *j);
-
-/* Write @s as a quoted, escaped JSON string to @f (what cli_json_string uses). */
-void cli_json_write_string(FILE *f, const char *s);
+void cli_json_begin_document(struct jw *j);
 
 #endif /* PROXYSCOPE_CLI_UTIL_H */

@@ -152,7 +152,7 @@ static void summary(const struct export_cli *c, const struct psa_model *m)
 {
 	const char *fmt = psa_export_format_str(c->format);
 	struct psa_model_totals t;
-	struct cli_json j;
+	struct jw j;
 
 	psa_model_totals(m, &t);
 	if (!c->json) {
@@ -163,28 +163,28 @@ static void summary(const struct export_cli *c, const struct psa_model *m)
 			       t.procs == 1 ? "" : "es", t.our_events);
 		return;
 	}
-	cli_json_init(&j, stdout);
+	jw_init(&j, stdout);
 	cli_json_begin_document(&j);
-	cli_json_key(&j, "command");
-	cli_json_string(&j, "export");
-	cli_json_key(&j, "format");
-	cli_json_string(&j, fmt);
-	cli_json_key(&j, "output");
-	cli_json_string(&j, c->output);
-	cli_json_key(&j, "events");
-	cli_json_u64(&j, t.our_events);
-	cli_json_key(&j, "tasks");
-	cli_json_u64(&j, t.tasks);
-	cli_json_key(&j, "tasks_unfinished");
-	cli_json_u64(&j, t.tasks - t.tasks_done);
-	cli_json_key(&j, "processes");
-	cli_json_u64(&j, t.procs);
-	cli_json_key(&j, "discarded_events");
-	cli_json_u64(&j, t.discarded_events);
-	cli_json_key(&j, "discarded_packets");
-	cli_json_u64(&j, t.discarded_packets);
-	cli_json_end_object(&j);
-	cli_json_finish(&j);
+	jw_key(&j, "command");
+	jw_string(&j, "export");
+	jw_key(&j, "format");
+	jw_string(&j, fmt);
+	jw_key(&j, "output");
+	jw_string(&j, c->output);
+	jw_key(&j, "events");
+	jw_u64(&j, t.our_events);
+	jw_key(&j, "tasks");
+	jw_u64(&j, t.tasks);
+	jw_key(&j, "tasks_unfinished");
+	jw_u64(&j, t.tasks - t.tasks_done);
+	jw_key(&j, "processes");
+	jw_u64(&j, t.procs);
+	jw_key(&j, "discarded_events");
+	jw_u64(&j, t.discarded_events);
+	jw_key(&j, "discarded_packets");
+	jw_u64(&j, t.discarded_packets);
+	jw_end_object(&j);
+	jw_finish(&j);
 }
 
 /*

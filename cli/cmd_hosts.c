@@ -38,7 +38,7 @@ static const char hosts_usage[] = CLI_HELP_HOSTS; /* docs/commands/proxyscope-ho
 
 static void hosts_print(const struct hosts *h, bool json)
 {
-	struct cli_json j;
+	struct jw j;
 
 	if (!json) {
 		for (unsigned i = 0; i <= h->n; i++) {
@@ -50,34 +50,34 @@ static void hosts_print(const struct hosts *h, bool json)
 		fflush(stdout);
 		return;
 	}
-	cli_json_init(&j, stdout);
+	jw_init(&j, stdout);
 	cli_json_begin_document(&j);
-	cli_json_key(&j, "hosts");
-	cli_json_begin_array(&j);
+	jw_key(&j, "hosts");
+	jw_begin_array(&j);
 	for (unsigned i = 0; i <= h->n; i++) {
 		const struct host *s = i < h->n ? &h->host[i] : &h->collector;
 
-		cli_json_begin_object(&j);
-		cli_json_key(&j, "name");
-		cli_json_string(&j, s->name);
-		cli_json_key(&j, "address");
-		cli_json_string(&j, s->addr);
-		cli_json_key(&j, "netns_inode");
-		cli_json_u64(&j, s->netns_ino);
-		cli_json_key(&j, "sessiond_pid");
+		jw_begin_object(&j);
+		jw_key(&j, "name");
+		jw_string(&j, s->name);
+		jw_key(&j, "address");
+		jw_string(&j, s->addr);
+		jw_key(&j, "netns_inode");
+		jw_u64(&j, s->netns_ino);
+		jw_key(&j, "sessiond_pid");
 		if (s->sessiond > 0)
-			cli_json_u64(&j, (uint64_t)s->sessiond);
+			jw_u64(&j, (uint64_t)s->sessiond);
 		else
-			cli_json_null(&j);
-		cli_json_end_object(&j);
+			jw_null(&j);
+		jw_end_object(&j);
 	}
-	cli_json_end_array(&j);
-	cli_json_key(&j, "runtime_dir");
-	cli_json_string(&j, h->dir);
-	cli_json_key(&j, "switch_netns_inode");
-	cli_json_u64(&j, h->sw.netns_ino);
-	cli_json_end_object(&j);
-	cli_json_finish(&j);
+	jw_end_array(&j);
+	jw_key(&j, "runtime_dir");
+	jw_string(&j, h->dir);
+	jw_key(&j, "switch_netns_inode");
+	jw_u64(&j, h->sw.netns_ino);
+	jw_end_object(&j);
+	jw_finish(&j);
 	fflush(stdout);
 }
 

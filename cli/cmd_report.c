@@ -18,7 +18,7 @@ static const struct report_cmd report_cmd = { "report", report_usage, report_wat
 
 static void print_json(const struct psa_report *c, const struct report_args *a)
 {
-	struct cli_json j;
+	struct jw j;
 
 	report_json_begin(&j, "report", c, a);
 	report_json_overview(&j, c);

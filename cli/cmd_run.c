@@ -324,7 +324,7 @@ static int run_with_progress(struct run_cli *c, int argc, char **argv, struct ru
 
 /* The workload's own result: the JSON members, or the summary and failure lines. */
 static void print_result(const struct run_cli *c, const struct enc_wl_result *res,
-			 const struct run_procs *rp, struct cli_json *j)
+			 const struct run_procs *rp, struct jw *j)
 {
 	if (c->json) {
 		run_json_members(j, &c->args, res);
@@ -344,13 +344,13 @@ static void print_result(const struct run_cli *c, const struct enc_wl_result *re
 static int run_output(const struct run_cli *c, const struct enc_wl_result *res,
 		      const struct run_procs *rp, struct run_trace *rt, int code)
 {
-	struct cli_json j;
+	struct jw j;
 
 	if (!enc_wl_result_is_ok(&c->args, res) || res->ranks_run != c->args.ranks ||
 	    !run_procs_all_exited(rp) || (c->hosts && g_rh.reported != g_rh.procs))
 		code = CLI_EXIT_FAILURE;
 	if (c->json) {
-		cli_json_init(&j, stdout);
+		jw_init(&j, stdout);
 		cli_json_begin_document(&j);
 	}
 	print_result(c, res, rp, &j);
@@ -364,8 +364,8 @@ static int run_output(const struct run_cli *c, const struct enc_wl_result *res,
 			code = CLI_EXIT_FAILURE;
 	}
 	if (c->json) {
-		cli_json_end_object(&j);
-		cli_json_finish(&j);
+		jw_end_object(&j);
+		jw_finish(&j);
 	}
 	return code;
 }

@@ -45,7 +45,7 @@ int cmd_stats(int argc, char **argv)
 		return rc;
 	rc = report_cmd_read(&a, &c, PSA_REPORT_STATS, NULL);
 	if (!rc && a.json) {
-		struct cli_json j;
+		struct jw j;
 
 		report_json_begin(&j, "stats", &c, &a);
 		report_json_stats(&j, c.stats, !overall);

@@ -75,7 +75,7 @@ int cmd_timeline(int argc, char **argv)
 		return rc;
 	rc = report_cmd_read(&a, &c, PSA_REPORT_TIMELINE, &f);
 	if (!rc && a.json) {
-		struct cli_json j;
+		struct jw j;
 
 		report_json_begin(&j, "timeline", &c, &a);
 		report_json_timeline(&j, &c, &f);

@@ -27,7 +27,7 @@ int cmd_watchdog(int argc, char **argv)
 	rc = report_cmd_read(&a, &c, PSA_REPORT_WATCHDOG, NULL);
 	if (!rc) {
 		if (a.json) {
-			struct cli_json j;
+			struct jw j;
 
 			report_json_begin(&j, "watchdog", &c, &a);
 			report_json_watchdog(&j, &c, a.wopts.threshold_ns);

@@ -64,42 +64,42 @@ void print_procs(const struct run_procs *rp, const struct enc_wl_args *args, FIL
 	}
 }
 
-void print_procs_json(struct cli_json *j, const struct run_procs *rp,
+void print_procs_json(struct jw *j, const struct run_procs *rp,
 		      const struct enc_wl_args *args)
 {
-	cli_json_key(j, "processes");
-	cli_json_begin_array(j);
+	jw_key(j, "processes");
+	jw_begin_array(j);
 	for (uint32_t i = 0; i < rp->n; i++) {
 		int st = rp->status[i];
 		uint32_t first, count;
 
 		enc_wl_proc_ranks(args, i, &first, &count);
-		cli_json_begin_object(j);
-		cli_json_key(j, "index");
-		cli_json_u64(j, i);
-		cli_json_key(j, "pid");
-		cli_json_u64(j, (uint64_t)rp->pid[i]);
-		cli_json_key(j, "first_rank");
-		cli_json_u64(j, first);
-		cli_json_key(j, "last_rank");
-		cli_json_u64(j, first + count - 1);
-		cli_json_key(j, "exit_status");
+		jw_begin_object(j);
+		jw_key(j, "index");
+		jw_u64(j, i);
+		jw_key(j, "pid");
+		jw_u64(j, (uint64_t)rp->pid[i]);
+		jw_key(j, "first_rank");
+		jw_u64(j, first);
+		jw_key(j, "last_rank");
+		jw_u64(j, first + count - 1);
+		jw_key(j, "exit_status");
 		if (WIFEXITED(st))
-			cli_json_u64(j, (uint64_t)WEXITSTATUS(st));
+			jw_u64(j, (uint64_t)WEXITSTATUS(st));
 		else
-			cli_json_null(j);
-		cli_json_key(j, "signal");
+			jw_null(j);
+		jw_key(j, "signal");
 		if (WIFSIGNALED(st))
-			cli_json_u64(j, (uint64_t)WTERMSIG(st));
+			jw_u64(j, (uint64_t)WTERMSIG(st));
 		else
-			cli_json_null(j);
-		cli_json_key(j, "reported");
-		cli_json_bool(j, rp->reported[i]);
-		cli_json_key(j, "killed_by_proxyscope");
-		cli_json_bool(j, rp->killed[i]);
-		cli_json_end_object(j);
+			jw_null(j);
+		jw_key(j, "reported");
+		jw_bool(j, rp->reported[i]);
+		jw_key(j, "killed_by_proxyscope");
+		jw_bool(j, rp->killed[i]);
+		jw_end_object(j);
 	}
-	cli_json_end_array(j);
+	jw_end_array(j);
 }
 
 

@@ -15,7 +15,7 @@
 #include "run_procs.h"
 #include "trace_tally.h"
 
-struct cli_json;
+struct jw;
 
 /*
  * When nothing of ours was recorded, the warning on stderr naming @cmd (the traced command)
@@ -33,7 +33,7 @@ void print_procs(const struct run_procs *rp, const struct enc_wl_args *args, FIL
 
 /* "processes": [{"index", "pid", "first_rank", "last_rank", "exit_status", "signal",
  * "reported"}] into the open object @j (exit_status / signal: null when not applicable). */
-void print_procs_json(struct cli_json *j, const struct run_procs *rp,
+void print_procs_json(struct jw *j, const struct run_procs *rp,
 		      const struct enc_wl_args *args);
 
 /* The hosts of a --hosts run, and a line per process that left no result, naming its host. */

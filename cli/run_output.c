@@ -95,10 +95,10 @@ void run_print_summary(const struct enc_wl_args *a, const struct enc_wl_result *
 	printf("result:      %s\n", enc_wl_result_is_ok(a, r) ? "ok" : "FAILED");
 }
 
-static void json_u64_member(struct cli_json *j, const char *key, uint64_t v)
+static void json_u64_member(struct jw *j, const char *key, uint64_t v)
 {
-	cli_json_key(j, key);
-	cli_json_u64(j, v);
+	jw_key(j, key);
+	jw_u64(j, v);
 }
 
 /* Members written as JSON numbers, in the order given. */
@@ -107,13 +107,13 @@ struct u64_member {
 	uint64_t v;
 };
 
-static void json_u64_members(struct cli_json *j, const struct u64_member *m, size_t n)
+static void json_u64_members(struct jw *j, const struct u64_member *m, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		json_u64_member(j, m[i].key, m[i].v);
 }
 
-static void json_args(struct cli_json *j, const struct enc_wl_args *a)
+static void json_args(struct jw *j, const struct enc_wl_args *a)
 {
 	const struct u64_member m[] = {
 		{ "ranks", a->ranks }, { "ranks_per_proxy", a->ranks_per_proxy }, { "ops", a->ops },
@@ -122,57 +122,57 @@ static void json_args(struct cli_json *j, const struct enc_wl_args *a)
 	};
 	char spec[96];
 
-	cli_json_key(j, "args");
-	cli_json_begin_object(j);
+	jw_key(j, "args");
+	jw_begin_object(j);
 	json_u64_members(j, m, sizeof(m) / sizeof(m[0]));
-	cli_json_key(j, "backend");
-	cli_json_string(j, a->backend ? a->backend : "loop");
-	cli_json_key(j, "provider");
+	jw_key(j, "backend");
+	jw_string(j, a->backend ? a->backend : "loop");
+	jw_key(j, "provider");
 	if (a->provider)
-		cli_json_string(j, a->provider);
+		jw_string(j, a->provider);
 	else
-		cli_json_null(j);
+		jw_null(j);
 	json_u64_member(j, "procs", a->procs ? a->procs : 1);
-	cli_json_key(j, "pattern");
-	cli_json_string(j, enc_wl_pattern_str((enum enc_wl_pattern)a->pattern));
-	cli_json_key(j, "spin");
-	cli_json_bool(j, a->one_thread_per_core);
-	cli_json_key(j, "device_wait");
-	cli_json_bool(j, a->device_wait);
-	cli_json_key(j, "inject");
-	cli_json_begin_array(j);
+	jw_key(j, "pattern");
+	jw_string(j, enc_wl_pattern_str((enum enc_wl_pattern)a->pattern));
+	jw_key(j, "spin");
+	jw_bool(j, a->one_thread_per_core);
+	jw_key(j, "device_wait");
+	jw_bool(j, a->device_wait);
+	jw_key(j, "inject");
+	jw_begin_array(j);
 	for (size_t i = 0; i < a->faults_n; i++) {
 		enc_wl_fault_format(&a->faults[i], spec, sizeof(spec));
-		cli_json_string(j, spec);
+		jw_string(j, spec);
 	}
-	cli_json_end_array(j);
-	cli_json_end_object(j);
+	jw_end_array(j);
+	jw_end_object(j);
 }
 
-static void json_failure(struct cli_json *j, const struct enc_wl_result *r)
+static void json_failure(struct jw *j, const struct enc_wl_result *r)
 {
 	const struct enc_wl_failure *f = &r->first_failure;
 
-	cli_json_key(j, "first_failure");
+	jw_key(j, "first_failure");
 	if (!r->has_failure) {
-		cli_json_null(j);
+		jw_null(j);
 		return;
 	}
-	cli_json_begin_object(j);
+	jw_begin_object(j);
 	json_u64_member(j, "rank", f->rank);
 	json_u64_member(j, "exec", f->exec_id);
-	cli_json_key(j, "stage");
-	cli_json_string(j, enc_wl_stage_str((enum enc_wl_stage)f->stage));
-	cli_json_key(j, "task_type");
-	cli_json_string(j, proxy_task_state_type_str((enum proxy_task_state_type)f->task_type));
-	cli_json_key(j, "status");
-	cli_json_i64(j, f->status);
-	cli_json_key(j, "error");
-	cli_json_string(j, strerror(-f->status));
-	cli_json_end_object(j);
+	jw_key(j, "stage");
+	jw_string(j, enc_wl_stage_str((enum enc_wl_stage)f->stage));
+	jw_key(j, "task_type");
+	jw_string(j, proxy_task_state_type_str((enum proxy_task_state_type)f->task_type));
+	jw_key(j, "status");
+	jw_i64(j, f->status);
+	jw_key(j, "error");
+	jw_string(j, strerror(-f->status));
+	jw_end_object(j);
 }
 
-static void json_result(struct cli_json *j, const struct enc_wl_args *a,
+static void json_result(struct jw *j, const struct enc_wl_args *a,
 			const struct enc_wl_result *r)
 {
 	const struct u64_member counts[] = {
@@ -180,29 +180,29 @@ static void json_result(struct cli_json *j, const struct enc_wl_args *a,
 		{ "failures", r->failures }, { "timeouts", r->timeouts }, { "wall_ns", r->wall_ns },
 	};
 
-	cli_json_key(j, "result");
-	cli_json_begin_object(j);
-	cli_json_key(j, "ok");
-	cli_json_bool(j, enc_wl_result_is_ok(a, r));
-	cli_json_key(j, "job");
-	cli_json_string(j, r->job);
+	jw_key(j, "result");
+	jw_begin_object(j);
+	jw_key(j, "ok");
+	jw_bool(j, enc_wl_result_is_ok(a, r));
+	jw_key(j, "job");
+	jw_string(j, r->job);
 	json_u64_member(j, "execs_total", (uint64_t)a->ranks * a->ops);
 	json_u64_member(j, "execs_completed", r->execs_completed_total);
-	cli_json_key(j, "execs_completed_per_rank");
-	cli_json_begin_array(j);
+	jw_key(j, "execs_completed_per_rank");
+	jw_begin_array(j);
 	for (uint32_t i = 0; i < r->ranks && i < ENC_WL_MAX_RANKS; i++)
-		cli_json_u64(j, r->execs_completed[i]);
-	cli_json_end_array(j);
+		jw_u64(j, r->execs_completed[i]);
+	jw_end_array(j);
 	json_u64_members(j, counts, sizeof(counts) / sizeof(counts[0]));
-	cli_json_key(j, "throughput_gbps");
-	cli_json_double(j, per_second(r->bytes_verified, r->wall_ns) / 1e9);
-	cli_json_key(j, "execs_per_s");
-	cli_json_double(j, per_second(r->execs_completed_total, r->wall_ns));
+	jw_key(j, "throughput_gbps");
+	jw_double(j, per_second(r->bytes_verified, r->wall_ns) / 1e9);
+	jw_key(j, "execs_per_s");
+	jw_double(j, per_second(r->execs_completed_total, r->wall_ns));
 	json_failure(j, r);
-	cli_json_end_object(j);
+	jw_end_object(j);
 }
 
-static void json_stats(struct cli_json *j, const struct enc_proxy_stats *s)
+static void json_stats(struct jw *j, const struct enc_proxy_stats *s)
 {
 	const struct u64_member m[] = {
 		{ "workers_started", s->workers_started }, { "tasks_enqueued", s->tasks_enqueued },
@@ -212,16 +212,16 @@ static void json_stats(struct cli_json *j, const struct enc_proxy_stats *s)
 		{ "watchdog_timeouts", s->watchdog_timeouts },
 	};
 
-	cli_json_key(j, "stats");
-	cli_json_begin_object(j);
+	jw_key(j, "stats");
+	jw_begin_object(j);
 	json_u64_members(j, m, sizeof(m) / sizeof(m[0]));
-	cli_json_end_object(j);
+	jw_end_object(j);
 }
 
-void run_json_members(struct cli_json *j, const struct enc_wl_args *a, const struct enc_wl_result *r)
+void run_json_members(struct jw *j, const struct enc_wl_args *a, const struct enc_wl_result *r)
 {
-	cli_json_key(j, "command");
-	cli_json_string(j, "run");
+	jw_key(j, "command");
+	jw_string(j, "run");
 	json_args(j, a);
 	json_result(j, a, r);
 	json_stats(j, &r->stats);

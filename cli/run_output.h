@@ -24,6 +24,6 @@ void run_print_failures(const struct enc_wl_args *a, const struct enc_wl_result 
  * The members of the run's JSON object into the open object @j: "command", "args": {...},
  * "result": {..., "first_failure": {...} or null}, "stats": {...}.
  */
-void run_json_members(struct cli_json *j, const struct enc_wl_args *a, const struct enc_wl_result *r);
+void run_json_members(struct jw *j, const struct enc_wl_args *a, const struct enc_wl_result *r);
 
 #endif /* PROXYSCOPE_CLI_RUN_OUTPUT_H */

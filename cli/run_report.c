@@ -89,49 +89,49 @@ static void print_files(const struct psa_report *c, const struct run_trace *rt,
 		printf("timeline:    not written (see the error above)\n");
 }
 
-static void json_trace(struct cli_json *j, const struct psa_report *c, const struct run_trace *rt,
+static void json_trace(struct jw *j, const struct psa_report *c, const struct run_trace *rt,
 		       const struct run_timeline *tf)
 {
 	struct trace_tally t;
 
 	run_tally(c, rt, &t);
-	cli_json_key(j, "trace");
-	cli_json_begin_object(j);
-	cli_json_key(j, "dir");
-	cli_json_string(j, rt->s.output);
-	cli_json_key(j, "level");
-	cli_json_string(j, lt_level_str(rt->s.level));
-	cli_json_key(j, "snapshot");
+	jw_key(j, "trace");
+	jw_begin_object(j);
+	jw_key(j, "dir");
+	jw_string(j, rt->s.output);
+	jw_key(j, "level");
+	jw_string(j, lt_level_str(rt->s.level));
+	jw_key(j, "snapshot");
 	if (rt->s.snapshot)
-		cli_json_string(j, rt->snapshot);
+		jw_string(j, rt->snapshot);
 	else
-		cli_json_null(j);
-	cli_json_key(j, "snapshots");
-	cli_json_begin_array(j);
+		jw_null(j);
+	jw_key(j, "snapshots");
+	jw_begin_array(j);
 	for (size_t i = 0; i < rt->snaps_n; i++)
-		cli_json_string(j, rt->snaps[i]);
+		jw_string(j, rt->snaps[i]);
 	if (rt->s.snapshot && !rt->snaps_n)
-		cli_json_string(j, rt->snapshot);
-	cli_json_end_array(j);
-	cli_json_key(j, "buffer_bytes_per_cpu");
-	cli_json_u64(j, rt->s.subbuf_size * rt->s.num_subbuf);
-	cli_json_key(j, "events_recorded");
-	cli_json_u64(j, t.ours);
-	cli_json_key(j, "events_lost");
-	cli_json_u64(j, t.lost_events);
-	cli_json_key(j, "loss_rate");
-	cli_json_double(j, trace_tally_loss(&t));
-	cli_json_key(j, "timeline_chrome");
+		jw_string(j, rt->snapshot);
+	jw_end_array(j);
+	jw_key(j, "buffer_bytes_per_cpu");
+	jw_u64(j, rt->s.subbuf_size * rt->s.num_subbuf);
+	jw_key(j, "events_recorded");
+	jw_u64(j, t.ours);
+	jw_key(j, "events_lost");
+	jw_u64(j, t.lost_events);
+	jw_key(j, "loss_rate");
+	jw_double(j, trace_tally_loss(&t));
+	jw_key(j, "timeline_chrome");
 	if (tf[0].ok)
-		cli_json_string(j, tf[0].path);
+		jw_string(j, tf[0].path);
 	else
-		cli_json_null(j);
-	cli_json_key(j, "timeline_html");
+		jw_null(j);
+	jw_key(j, "timeline_html");
 	if (tf[1].ok)
-		cli_json_string(j, tf[1].path);
+		jw_string(j, tf[1].path);
 	else
-		cli_json_null(j);
-	cli_json_end_object(j);
+		jw_null(j);
+	jw_end_object(j);
 }
 
 int run_report_print(struct run_trace *rt, const struct run_report_opts *opts)
@@ -187,14 +187,14 @@ int run_report_print(struct run_trace *rt, const struct run_report_opts *opts)
 	}
 	if (opts->json) {
 		json_trace(opts->j, &c, rt, tf);
-		cli_json_key(opts->j, "report");
-		cli_json_begin_object(opts->j);
+		jw_key(opts->j, "report");
+		jw_begin_object(opts->j);
 		report_json_input(opts->j, &c, paths, n_paths);
 		report_json_clocks(opts->j, &c);
 		report_json_overview(opts->j, &c);
 		report_json_stats(opts->j, c.stats, true);
 		report_json_watchdog(opts->j, &c, 0);
-		cli_json_end_object(opts->j);
+		jw_end_object(opts->j);
 	} else if (!opts->quiet) {
 		fputc('\n', stdout);
 		print_files(&c, rt, tf);

@@ -18,7 +18,7 @@
 struct run_report_opts {
 	bool json;    /* write "trace" and "report" members into @j */
 	bool quiet;   /* print only the watchdog's report, and only when it found a stall */
-	struct cli_json *j;
+	struct jw *j;
 	const uint32_t *vpids; /* the processes whose events count (none: this process) */
 	size_t vpids_n;
 	bool every_proc;       /* every process's events count (sessions that recorded only

@@ -25,32 +25,32 @@ static void status_clear(struct watch_print *wp)
 static void note_json(struct watch_print *wp, const struct psa_watch_note *n, uint64_t threshold_ns,
 		      double elapsed_s)
 {
-	struct cli_json j;
+	struct jw j;
 
-	cli_json_init_compact(&j, wp->out);
+	jw_init_compact(&j, wp->out);
 	cli_json_begin_document(&j);
-	cli_json_key(&j, "event");
-	cli_json_string(&j, psa_watch_what_str(n->what));
-	cli_json_key(&j, "time_ns");
-	cli_json_u64(&j, n->ts);
-	cli_json_key(&j, "elapsed_s");
-	cli_json_double(&j, elapsed_s);
-	cli_json_key(&j, "threshold_ns");
-	cli_json_u64(&j, threshold_ns);
-	cli_json_key(&j, "stuck_ns");
-	cli_json_u64(&j, n->what == PSA_WATCH_FINDING ? n->stall->duration_ns : n->stuck_ns);
-	cli_json_key(&j, "blocked");
-	cli_json_u64(&j, n->blocked);
+	jw_key(&j, "event");
+	jw_string(&j, psa_watch_what_str(n->what));
+	jw_key(&j, "time_ns");
+	jw_u64(&j, n->ts);
+	jw_key(&j, "elapsed_s");
+	jw_double(&j, elapsed_s);
+	jw_key(&j, "threshold_ns");
+	jw_u64(&j, threshold_ns);
+	jw_key(&j, "stuck_ns");
+	jw_u64(&j, n->what == PSA_WATCH_FINDING ? n->stall->duration_ns : n->stuck_ns);
+	jw_key(&j, "blocked");
+	jw_u64(&j, n->blocked);
 	report_json_stall_members(&j, n->stall, NULL);
-	cli_json_key(&j, "leads_to");
+	jw_key(&j, "leads_to");
 	if (n->root) {
-		cli_json_begin_object(&j);
+		jw_begin_object(&j);
 		report_json_stall_members(&j, n->root, NULL);
-		cli_json_end_object(&j);
+		jw_end_object(&j);
 	} else {
-		cli_json_null(&j);
+		jw_null(&j);
 	}
-	cli_json_end_object(&j);
+	jw_end_object(&j);
 	fputc('\n', wp->out);
 }
 

@@ -177,26 +177,26 @@ static void test_cli_util__json_escapes_and_nests(void **state)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	struct cli_json j;
+	struct jw j;
 
 	(void)state;
 	assert_non_null(f);
-	cli_json_init(&j, f);
-	cli_json_begin_object(&j);
-	cli_json_key(&j, "s");
-	cli_json_string(&j, "a\"b\\c\n\t\x01\xc3\xa9\xff");
-	cli_json_key(&j, "a");
-	cli_json_begin_array(&j);
-	cli_json_u64(&j, 1);
-	cli_json_i64(&j, -2);
-	cli_json_end_array(&j);
-	cli_json_key(&j, "e");
-	cli_json_begin_array(&j);
-	cli_json_end_array(&j);
-	cli_json_key(&j, "n");
-	cli_json_double(&j, NAN);
-	cli_json_end_object(&j);
-	cli_json_finish(&j);
+	jw_init(&j, f);
+	jw_begin_object(&j);
+	jw_key(&j, "s");
+	jw_string(&j, "a\"b\\c\n\t\x01\xc3\xa9\xff");
+	jw_key(&j, "a");
+	jw_begin_array(&j);
+	jw_u64(&j, 1);
+	jw_i64(&j, -2);
+	jw_end_array(&j);
+	jw_key(&j, "e");
+	jw_begin_array(&j);
+	jw_end_array(&j);
+	jw_key(&j, "n");
+	jw_double(&j, NAN);
+	jw_end_object(&j);
+	jw_finish(&j);
 	fclose(f);
 	assert_string_equal(buf, "{\n"
 				 "  \"s\": \"a\\\"b\\\\c\\n\\t\\u0001\xc3\xa9\\ufffd\",\n"

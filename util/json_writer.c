@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The CLI's JSON writer (declared in cli_util.h): a streaming, pretty-printing writer of one
- * document, for --json.
+ * The JSON writer (json_writer.h): a streaming, pretty-printing writer of one document, for
+ * --json.
  *
  * Design choice: the writer keeps only "has this container a member yet" per depth, so commas
  * and indentation are always right without building a tree; strings are escaped byte by byte
@@ -11,9 +11,9 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "cli_util.h"
+#include "json_writer.h"
 
-void cli_json_init(struct cli_json *j, FILE *f)
+void jw_init(struct jw *j, FILE *f)
 {
 	j->f = f;
 	j->depth = 0;
@@ -22,26 +22,13 @@ void cli_json_init(struct cli_json *j, FILE *f)
 	j->compact = false;
 }
 
-void cli_json_init_compact(struct cli_json *j, FILE *f)
+void jw_init_compact(struct jw *j, FILE *f)
 {
-	cli_json_init(j, f);
+	jw_init(j, f);
 	j->compact = true;
 }
 
-/*
- * The version of the documents' shape, the first member of every one: it goes up when a member
- * is removed or changes its meaning or type (adding one does not), with docs/schema/ following.
- */
-#define CLI_JSON_SCHEMA_VERSION 1
-
-void cli_json_begin_document(struct cli_json *j)
-{
-	cli_json_begin_object(j);
-	cli_json_key(j, "schema_version");
-	cli_json_u64(j, CLI_JSON_SCHEMA_VERSION);
-}
-
-static void indent(struct cli_json *j)
+static void indent(struct jw *j)
 {
 	if (j->compact)
 		return;
@@ -51,7 +38,7 @@ static void indent(struct cli_json *j)
 }
 
 /* Before a value: nothing after a key; otherwise the separator of an array member. */
-static void value_begin(struct cli_json *j)
+static void value_begin(struct jw *j)
 {
 	if (j->after_key) {
 		j->after_key = false;
@@ -65,27 +52,27 @@ static void value_begin(struct cli_json *j)
 	j->first[j->depth] = false;
 }
 
-void cli_json_key(struct cli_json *j, const char *key)
+void jw_key(struct jw *j, const char *key)
 {
 	if (!j->first[j->depth])
 		fputc(',', j->f);
 	j->first[j->depth] = false;
 	indent(j);
-	cli_json_write_string(j->f, key);
+	jw_write_string(j->f, key);
 	fputs(j->compact ? ":" : ": ", j->f);
 	j->after_key = true;
 }
 
-static void open_container(struct cli_json *j, char c)
+static void open_container(struct jw *j, char c)
 {
 	value_begin(j);
 	fputc(c, j->f);
-	if (j->depth + 1 < CLI_JSON_DEPTH_MAX)
+	if (j->depth + 1 < JW_DEPTH_MAX)
 		j->depth++;
 	j->first[j->depth] = true;
 }
 
-static void close_container(struct cli_json *j, char c)
+static void close_container(struct jw *j, char c)
 {
 	bool empty = j->first[j->depth];
 
@@ -96,45 +83,45 @@ static void close_container(struct cli_json *j, char c)
 	fputc(c, j->f);
 }
 
-void cli_json_begin_object(struct cli_json *j)
+void jw_begin_object(struct jw *j)
 {
 	open_container(j, '{');
 }
 
-void cli_json_end_object(struct cli_json *j)
+void jw_end_object(struct jw *j)
 {
 	close_container(j, '}');
 }
 
-void cli_json_begin_array(struct cli_json *j)
+void jw_begin_array(struct jw *j)
 {
 	open_container(j, '[');
 }
 
-void cli_json_end_array(struct cli_json *j)
+void jw_end_array(struct jw *j)
 {
 	close_container(j, ']');
 }
 
-void cli_json_string(struct cli_json *j, const char *s)
+void jw_string(struct jw *j, const char *s)
 {
 	value_begin(j);
-	cli_json_write_string(j->f, s);
+	jw_write_string(j->f, s);
 }
 
-void cli_json_u64(struct cli_json *j, uint64_t v)
+void jw_u64(struct jw *j, uint64_t v)
 {
 	value_begin(j);
 	fprintf(j->f, "%" PRIu64, v);
 }
 
-void cli_json_i64(struct cli_json *j, int64_t v)
+void jw_i64(struct jw *j, int64_t v)
 {
 	value_begin(j);
 	fprintf(j->f, "%" PRId64, v);
 }
 
-void cli_json_double(struct cli_json *j, double v)
+void jw_double(struct jw *j, double v)
 {
 	value_begin(j);
 	if (isfinite(v))
@@ -143,19 +130,19 @@ void cli_json_double(struct cli_json *j, double v)
 		fputs("null", j->f);
 }
 
-void cli_json_bool(struct cli_json *j, bool v)
+void jw_bool(struct jw *j, bool v)
 {
 	value_begin(j);
 	fputs(v ? "true" : "false", j->f);
 }
 
-void cli_json_null(struct cli_json *j)
+void jw_null(struct jw *j)
 {
 	value_begin(j);
 	fputs("null", j->f);
 }
 
-void cli_json_finish(struct cli_json *j)
+void jw_finish(struct jw *j)
 {
 	fputc('\n', j->f);
 	fflush(j->f);
@@ -196,7 +183,7 @@ static int utf8_seq_len(const unsigned char *s)
 	return n;
 }
 
-void cli_json_write_string(FILE *f, const char *str)
+void jw_write_string(FILE *f, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
 
