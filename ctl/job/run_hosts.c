@@ -41,6 +41,8 @@ struct xchild_result {
 #define REGISTER_TIMEOUT_MS 10000
 #define JOB_GONE_GRACE_MS 3000
 #define LAUNCHER_STOP_MS 5000
+#define GATE_MS 30000       /* the parent holds a watched job this long for the watch, at most */
+#define CHILD_GATE_MS 40000 /* a process waits for the parent's go this long, at most */
 
 /*
  * The probes, and this process on its host's session daemon's list: its session records from
@@ -63,6 +65,51 @@ int run_hosts_link_cut(void *arg)
 {
 	(void)arg;
 	return host_link_down_here();
+}
+
+/*
+ * The gate of a watched job: babeltrace2's live source sees only what a session sends after it
+ * attached (live_watch.h), and the sessions' streams - which it waits for before attaching -
+ * appear only once the processes registered. So each process, once registered, waits for the
+ * file `go` beside `gate` in the hosts' runtime directory (run_hosts_child), and the parent
+ * writes it once the watch is attached to every host's session (or it gave up, or GATE_MS
+ * passed: the job then runs, its start maybe unseen live).
+ */
+static int gate_make(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+static void gate_open(const char *dir, struct run_watch *watch)
+{
+	if (!run_watch_settled(watch))
+		ctl_error("watch: not attached to every host's session after %u s; the job starts "
+			  "anyway (its first events may not be seen live)", GATE_MS / 1000);
+	if (gate_make(dir, "go"))
+		ctl_error("cannot open the job's gate in '%s': %s (its processes wait %u s)", dir,
+			  strerror(errno), CHILD_GATE_MS / 1000);
+}
+
+/* In a process of the job: wait for the parent's `go` when the job is gated. */
+static void gate_wait(const char *dir)
+{
+	struct timespec nap = { 0, 20 * 1000 * 1000 };
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/gate", dir);
+	if (access(path, F_OK))
+		return;
+	snprintf(path, sizeof(path), "%s/go", dir);
+	for (unsigned ms = 0; access(path, F_OK) && ms < CHILD_GATE_MS; ms += 20)
+		nanosleep(&nap, NULL);
 }
 
 int run_hosts_child(struct enc_wl_args *args, const char *dir, bool traced)
@@ -90,6 +137,7 @@ int run_hosts_child(struct enc_wl_args *args, const char *dir, bool traced)
 	run_hosts_job_started(dir, l.rank);
 	if (traced)
 		child_trace(l.rank);
+	gate_wait(dir);
 	enc_log_set_hook(enc_log_stderr, NULL, ENC_LOG_WARN);
 	rc = enc_wl_run(args, &r.res);
 	if (rc)
@@ -149,11 +197,11 @@ static char **launcher_argv(const struct hosts *h, const struct enc_wl_args *arg
  * launcher is stopped with it.
  */
 static int launcher_wait(struct hosts *h, struct run_hosts *rh, bool heal, uint64_t stuck_ms,
-			 pid_t pid)
+			 pid_t pid, struct run_watch *watch)
 {
 	struct timespec tick = { 0, 50 * 1000 * 1000 };
-	uint64_t all_ms = 0, some_ms = 0, stop_ms = 0;
-	bool passed = false;
+	uint64_t all_ms = 0, some_ms = 0, stop_ms = 0, gate_ms = 0;
+	bool passed = false, gated = watch != NULL;
 	int st;
 
 	for (;; nanosleep(&tick, NULL)) {
@@ -162,6 +210,11 @@ static int launcher_wait(struct hosts *h, struct run_hosts *rh, bool heal, uint6
 
 		if (w == pid)
 			break;
+		if (gated && (run_watch_settled(watch) || gate_ms >= GATE_MS || ctl_signals_caught())) {
+			gate_open(h->dir, watch);
+			gated = false;
+		}
+		gate_ms += 50;
 		if (w < 0 && errno != EINTR)
 			return -errno;
 		if (ctl_signals_caught() && !passed) { /* mpirun ends its job on SIGINT/SIGTERM */
@@ -325,6 +378,9 @@ int run_hosts_run(const struct enc_wl_args *args, uint32_t hosts,
 		hosts_destroy(h);
 		goto out_signals;
 	}
+	if (watch && gate_make(h->dir, "gate"))
+		ctl_error("cannot make the job's gate in '%s': %s; the job is not held for the watch",
+			  h->dir, strerror(errno));
 	v = launcher_argv(h, args, hosts, argc, argv, exe, np, ppr);
 	rc = v ? host_spawn(&h->collector, v, "/dev/null", &pid) : -ENOMEM;
 	free(v);
@@ -332,7 +388,7 @@ int run_hosts_run(const struct enc_wl_args *args, uint32_t hosts,
 		ctl_error("cannot start mpirun: %s", strerror(-rc));
 	} else {
 		rh->launcher_status = launcher_wait(h, rh, run_hosts_partitions(args),
-						    3 * (uint64_t)args->timeout_ms + 10000, pid);
+						    3 * (uint64_t)args->timeout_ms + 10000, pid, watch);
 		results_read(h, rh, res);
 	}
 	if (trace_end(&t, trace, watch) && !rc)

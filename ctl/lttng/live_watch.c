@@ -25,6 +25,7 @@
 #define LIST_MS 5000
 #define LIST_N 256
 #define STREAMS_WAIT_MS 3000 /* how long a session's streams may take to all be there */
+#define ATTACH_CHECK_NS 100000000ull /* on_attached: the relay daemons asked this often */
 
 struct loop {
 	const struct live_watch_opts *o;
@@ -72,6 +73,33 @@ static int lost_stream(struct live_watch_result *res, int rc, const char *prefix
 	return rc;
 }
 
+static bool listed(const char *url, const struct psa_live_session *ss, size_t n, uint64_t *streams,
+		   uint64_t *clients);
+
+/*
+ * Whether every session of @o has a viewer attached (ours: the relay daemon is the run's own),
+ * from the relay daemons' lists. babeltrace2's live source attaches at the end of each stream
+ * (the viewer protocol's "seek last"), so what a session sent before is never seen: a run
+ * holds its workload until this is true (on_attached).
+ */
+static bool all_attached(const struct live_watch_opts *o)
+{
+	struct psa_live_session *ss = calloc(LIST_N, sizeof(*ss));
+	bool all = ss != NULL;
+	char relay[128], err[PSA_ERR_MAX];
+
+	for (size_t i = 0; all && i < o->n; i++) {
+		uint64_t streams = 0, clients = 0;
+		size_t n;
+
+		live_relay_of(o->urls[i], relay, sizeof(relay));
+		all = !psa_live_list(relay, ss, LIST_N, &n, LIST_MS, err, sizeof(err)) &&
+		      listed(o->urls[i], ss, n, &streams, &clients) && clients > 0;
+	}
+	free(ss);
+	return all;
+}
+
 int live_watch_run(const struct live_watch_opts *o, struct live_watch_result *res)
 {
 	struct loop lp = { .o = o, .t0 = mono_ns() };
@@ -83,7 +111,8 @@ int live_watch_run(const struct live_watch_opts *o, struct live_watch_result *re
 	struct psa_watch *w = NULL;
 	struct psa_sink sink;
 	char err[PSA_ERR_MAX];
-	bool stopping = false;
+	bool stopping = false, attached = false;
+	uint64_t next_attach_check = 0;
 	int rc;
 
 	memset(res, 0, sizeof(*res));
@@ -118,6 +147,12 @@ int live_watch_run(const struct live_watch_opts *o, struct live_watch_result *re
 			break;
 		}
 		mono = mono_ns();
+		if (o->on_attached && !attached && mono >= next_attach_check) {
+			attached = all_attached(o);
+			if (attached)
+				o->on_attached(o->arg);
+			next_attach_check = mono_ns() + ATTACH_CHECK_NS;
+		}
 		if (o->status && o->printer && o->printer->status && mono >= next_status) {
 			psa_watch_counts(w, &c);
 			o->printer->status(o->printer, &c, c.events - last_events);
@@ -161,8 +196,9 @@ int live_relay_of(const char *url, char *out, size_t len)
 	return p && p[6] && strchr(p + 6, '/') && strchr(p + 6, '/')[1] ? 0 : -ENOENT;
 }
 
-/* Whether session @url is on the relay daemon's list @ss, and its streams. */
-static bool listed(const char *url, const struct psa_live_session *ss, size_t n, uint64_t *streams)
+/* Whether session @url is on the relay daemon's list @ss, and its streams and viewers. */
+static bool listed(const char *url, const struct psa_live_session *ss, size_t n, uint64_t *streams,
+		   uint64_t *clients)
 {
 	const char *tail = strstr(url, "/host/");
 
@@ -171,6 +207,7 @@ static bool listed(const char *url, const struct psa_live_session *ss, size_t n,
 
 		if (t && tail && !strcmp(t, tail)) {
 			*streams = ss[i].streams;
+			*clients = ss[i].clients;
 			return true;
 		}
 	}
@@ -180,7 +217,7 @@ static bool listed(const char *url, const struct psa_live_session *ss, size_t n,
 /* Session @url's streams on its relay daemon's list (>= 0), or a negative errno with a reason. */
 static int64_t streams_of(const char *url, struct psa_live_session *ss, char *err, size_t errlen)
 {
-	uint64_t streams = 0;
+	uint64_t streams = 0, clients = 0;
 	char relay[128];
 	size_t n;
 	int rc;
@@ -189,7 +226,7 @@ static int64_t streams_of(const char *url, struct psa_live_session *ss, char *er
 	rc = psa_live_list(relay, ss, LIST_N, &n, LIST_MS, err, errlen);
 	if (rc)
 		return rc;
-	if (!listed(url, ss, n, &streams)) {
+	if (!listed(url, ss, n, &streams, &clients)) {
 		snprintf(err, errlen, "no session '%.200s' on the relay daemon at '%.100s' (see "
 			 "proxyscope watch --list %.100s)", url, relay, relay);
 		return -ENOENT;

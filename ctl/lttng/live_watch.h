@@ -52,6 +52,9 @@ struct live_watch_opts {
 	bool status;               /* a status line (printer->status) every second */
 	unsigned stuck_ms;         /* a reader inside one call this long: the relay is gone */
 	unsigned drain_ms;         /* after on_stop: how long the stream may take to end */
+	/* called once every session has our viewer attached (the relay daemons' lists say so):
+	 * what the sessions send from then on is seen (NULL: not asked) */
+	void (*on_attached)(void *arg);
 	bool (*should_stop)(void *arg); /* polled: the watched thing ended */
 	void (*on_stop)(void *arg);     /* then called once (it ends the session) */
 	void *arg;

@@ -35,6 +35,7 @@
 /* LTTng-UST retries a registration 5 s after a second failed connect (a daemon we start comes up
  * after the probes were loaded), so the bound must exceed that (why: see
  * docs/ARCHITECTURE.md, Decisions measured: run waits up to 10 s for its registration). */
+#define WATCH_ATTACH_MS 30000 /* the run waits this long for its watch to attach, at most */
 #define REGISTER_TIMEOUT_MS 10000
 
 /* The first SIGINT or SIGTERM (signals.h), in the signal thread: the session ended, the trace
@@ -157,6 +158,13 @@ int run_trace_begin(struct run_trace *rt, const struct ctl_recording_opts *opts)
 		snprintf(url, sizeof(url), "%s/host/%s/%s", rt->relayd.relay_url, host, rt->s.name);
 		if (run_watch_start(&wo, &rt->watch))
 			ctl_error("cannot start the watch; the run goes on, unwatched");
+		/* the live source sees only what comes after it attached (run_watch.h): the
+		 * workload waits for it */
+		else if (!run_watch_wait_attached(rt->watch, WATCH_ATTACH_MS) &&
+			 !run_watch_settled(rt->watch))
+			ctl_error("watch: not attached to the session after %u s; the run starts "
+				  "anyway (its first events may not be seen live)",
+				  WATCH_ATTACH_MS / 1000);
 	}
 	return 0;
 }

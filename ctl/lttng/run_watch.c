@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "live_relayd.h"
@@ -31,6 +32,8 @@ struct run_watch {
 	uint64_t threshold_ns;         /* I */
 	const struct live_watch_printer *printer; /* I */
 	atomic_bool stop;              /* A: the session is over */
+	atomic_bool attached;          /* A: every session has our viewer */
+	atomic_bool ended;             /* A: the watch thread returned */
 	pthread_t thread;
 	struct live_watch_result res;  /* the thread's, read after the join */
 };
@@ -42,9 +45,26 @@ static bool stop_requested(void *arg)
 	return atomic_load(&w->stop);
 }
 
+static void on_attached(void *arg)
+{
+	struct run_watch *w = arg;
+
+	atomic_store(&w->attached, true);
+}
+
+static void *watch_body(struct run_watch *w);
+
 static void *watch_main(void *arg)
 {
 	struct run_watch *w = arg;
+
+	watch_body(w);
+	atomic_store(&w->ended, true);
+	return NULL;
+}
+
+static void *watch_body(struct run_watch *w)
+{
 	struct live_watch_opts o = {
 		.urls = w->urls,
 		.n = w->n,
@@ -52,6 +72,7 @@ static void *watch_main(void *arg)
 		.printer = w->printer,
 		.stuck_ms = 10000,
 		.drain_ms = 5000,
+		.on_attached = on_attached,
 		.should_stop = stop_requested,
 		.arg = w,
 	};
@@ -108,6 +129,20 @@ int run_watch_start(const struct run_watch_opts *o, struct run_watch **out)
 	}
 	*out = w;
 	return 0;
+}
+
+bool run_watch_settled(struct run_watch *w)
+{
+	return !w || atomic_load(&w->attached) || atomic_load(&w->ended);
+}
+
+bool run_watch_wait_attached(struct run_watch *w, unsigned timeout_ms)
+{
+	struct timespec nap = { 0, 20 * 1000 * 1000 };
+
+	for (unsigned waited = 0; !run_watch_settled(w) && waited < timeout_ms; waited += 20)
+		nanosleep(&nap, NULL);
+	return w && atomic_load(&w->attached);
 }
 
 void run_watch_stop(struct run_watch *w)

@@ -30,6 +30,15 @@ struct run_watch_opts {
 /* Start watching. Returns 0 or -1 (the run goes on, unwatched). */
 int run_watch_start(const struct run_watch_opts *o, struct run_watch **out);
 
+/*
+ * Wait until the watch sees what the sessions send (every session has its viewer: live_watch.h,
+ * on_attached), or it ended (it cannot watch), or @timeout_ms passed: true when attached. A run
+ * holds its workload until then, so the watch misses none of the job's first events.
+ */
+bool run_watch_wait_attached(struct run_watch *w, unsigned timeout_ms);
+/* The same without waiting: whether the watch attached, or ended without attaching. */
+bool run_watch_settled(struct run_watch *w);
+
 /* After the sessions ended: let the stream drain (bounded), stop, and free. NULL: a no-op. */
 void run_watch_stop(struct run_watch *w);
 
