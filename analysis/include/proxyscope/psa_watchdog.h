@@ -234,7 +234,7 @@ struct psa_common {
 	char host[PSA_HOST_MAX];   /* PSA_COMMON_PROCESS, PSA_COMMON_HOST */
 	size_t *roots;             /* indices into psa_watchdog_stalls, ascending by rank */
 	size_t roots_n;
-	char line[256];            /* "32 ranks of host3 never triggered exec 10: ranks 96-127, all
+	char line[512];            /* "32 ranks of host3 never triggered exec 10: ranks 96-127, all
 				      of host3" */
 };
 /* The common causes of @w's roots (on the model it analyzed): 0 with *@out (psa_common_free)
