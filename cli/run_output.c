@@ -35,8 +35,10 @@ void run_print_failures(const struct enc_wl_args *a, const struct enc_wl_result 
 	if (r->has_failure) {
 		const struct enc_wl_failure *f = &r->first_failure;
 
+		/* the first consumer to give up, which in a ring is often an innocent neighbour:
+		 * named as what it is, never as the stall (the watchdog's verdict names the root) */
 		printf("%s: rank %" PRIu32 " exec %" PRIu64 " %s stage", f->status == -ETIMEDOUT
-			? "stall" : "failure", f->rank, f->exec_id,
+			? "first timeout" : "first failure", f->rank, f->exec_id,
 			enc_wl_stage_str((enum enc_wl_stage)f->stage));
 		if (f->task_type != PROXY_TASK_UNKNOWN)
 			printf(" (%s task)",
