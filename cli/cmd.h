@@ -26,6 +26,7 @@ int cmd_watch(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_timeline(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
+int cmd_stragglers(int argc, char **argv);
 int cmd_watchdog(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 

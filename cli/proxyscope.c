@@ -30,6 +30,7 @@ const struct cmd cli_commands[] = {
 	{ "report", cmd_report, CLI_SUMMARY_REPORT },
 	{ "timeline", cmd_timeline, CLI_SUMMARY_TIMELINE },
 	{ "stats", cmd_stats, CLI_SUMMARY_STATS },
+	{ "stragglers", cmd_stragglers, CLI_SUMMARY_STRAGGLERS },
 	{ "watchdog", cmd_watchdog, CLI_SUMMARY_WATCHDOG },
 	{ "export", cmd_export, CLI_SUMMARY_EXPORT },
 	{ "hosts", cmd_hosts, CLI_SUMMARY_HOSTS },

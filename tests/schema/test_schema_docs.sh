@@ -40,6 +40,7 @@ for t in device-stall healthy; do
 	doc watchdog 1 "watchdog-thr-$t" watchdog --threshold 1ms --json "$fx/$t.txt"
 	doc stats 0 "stats-$t" stats --json "$fx/$t.txt"
 	doc stats 0 "stats-overall-$t" stats --overall --json "$fx/$t.txt"
+	doc stragglers 0 "stragglers-$t" stragglers --json "$fx/$t.txt"
 	doc timeline 0 "timeline-$t" timeline --json "$fx/$t.txt"
 	doc timeline 0 "timeline-rank-$t" timeline --rank 1 --kind NETWORK --json "$fx/$t.txt"
 done

@@ -4,7 +4,7 @@
 
     validate.py [--schemas DIR] [--mutate] KIND FILE...
 
-KIND is a schema's name (report, stats, timeline, watchdog, run, export, hosts, watch). A FILE
+KIND is a schema's name (report, stats, stragglers, timeline, watchdog, run, export, hosts, watch). A FILE
 holds one document, or for `watch` JSON Lines (the lines that start with "{"; others, such as
 the watched program's output, are skipped). Exit 0 when every document is valid, 1 otherwise.
 
