@@ -189,8 +189,9 @@ void test_export__html_is_self_contained_and_escaped(void **state_)
 	fx_fini(&f);
 }
 
-/* More closed intervals than the page draws: the rest is counted, open ones are kept, and the
- * exporter holds only the tasks alive at a time. */
+/* More closed intervals than the page draws: the LAST ones are drawn (the end of the trace and
+ * the lead-up to a stall), the earlier ones counted with when they were, open ones are kept, and
+ * the exporter holds only the tasks alive at a time. */
 void test_export__html_caps_a_huge_trace_and_says_so(void **state_)
 {
 	const uint64_t tasks = 101000; /* 2 closed intervals each: 202000 */
@@ -198,8 +199,8 @@ void test_export__html_caps_a_huge_trace_and_says_so(void **state_)
 	char *data;
 	size_t dlen;
 	struct jval doc;
-	int64_t dropped, intervals, cap;
-	const struct jval *meta;
+	int64_t dropped, intervals, cap, from, to;
+	const struct jval *meta, *evs;
 
 	fx_init(&f, PSA_EXPORT_HTML);
 	for (uint64_t id = 1; id <= tasks; id++) {
@@ -219,6 +220,17 @@ void test_export__html_caps_a_huge_trace_and_says_so(void **state_)
 	assert_true(jint(meta, "cap", &cap));
 	assert_int_equal(intervals, cap + 1); /* the open one is always written */
 	assert_int_equal(dropped, (int64_t)(2 * tasks) - cap);
+	assert_string_equal(jstr(meta, "kept"), "last");
+	assert_true(jint(meta, "dropped_from_ns", &from) && jint(meta, "dropped_to_ns", &to));
+	assert_true(from < to);
+	/* every interval drawn comes after the ones left out */
+	evs = jget(&doc, "ev");
+	for (size_t i = 0; i < evs->n; i++) {
+		const struct jval *r = &evs->items[i];
+
+		if (r->n == 6 && !strcmp(r->items[0].s, "I"))
+			assert_true(strtoll(r->items[3].s, NULL, 10) >= to);
+	}
 	jfree(&doc);
 	free(data);
 	fx_fini(&f);
