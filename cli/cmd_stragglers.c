@@ -69,10 +69,13 @@ int cmd_stragglers(int argc, char **argv)
 
 		report_json_begin(&j, "stragglers", &c, &a);
 		stragglers_json(&j, s);
+		stragglers_links_json(&j, &c);
 		report_json_end(&j);
 	}
-	else if (!rc)
+	else if (!rc) {
 		psa_stragglers_print(s, top, stdout);
+		stragglers_links_print(&c, stdout);
+	}
 	psa_stragglers_destroy(s);
 	report_cmd_done(&a, &c);
 	return rc;

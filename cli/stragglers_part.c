@@ -3,6 +3,10 @@
  * The stragglers part of a report (psa_stragglers.h) for `stragglers` and `report`: the observer
  * on the read, and its JSON.
  */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <proxyscope/psa_clock.h>
 #include <proxyscope/psa_stragglers.h>
 
 #include "cli_util.h"
@@ -85,3 +89,84 @@ void stragglers_json(struct jw *j, const struct psa_stragglers *s)
 	jw_end_object(j);
 }
 
+
+static int by_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* A link is slow when its mean latency is over twice the median of the other links'. */
+static bool slow_link(const struct psa_clock_link *l, size_t n, size_t i)
+{
+	double *m = malloc(n * sizeof(*m)), median;
+	size_t k = 0;
+
+	if (!m || n < 2) {
+		free(m);
+		return false;
+	}
+	for (size_t j = 0; j < n; j++)
+		if (j != i)
+			m[k++] = l[j].mean_ns;
+	qsort(m, k, sizeof(*m), by_double);
+	median = k % 2 ? m[k / 2] : (m[k / 2 - 1] + m[k / 2]) / 2;
+	free(m);
+	return l[i].mean_ns > 2 * median && median > 0;
+}
+
+/* The links of @r's hosts (psa_clock_links), NULL with 0 for a single host or out of memory. */
+static struct psa_clock_link *links_of(const struct psa_report *r, size_t *n)
+{
+	struct psa_clock_link *l = NULL;
+
+	*n = 0;
+	if (!r->clock || psa_clock_links(r->clock, &l, n))
+		return NULL;
+	return l;
+}
+
+void stragglers_links_print(const struct psa_report *r, FILE *out)
+{
+	size_t n;
+	struct psa_clock_link *l = links_of(r, &n);
+
+	if (n)
+		fprintf(out, "links: one-way message latency between hosts, on the estimated clocks\n");
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "  %s -> %s: %llu messages, mean %.3f ms, min %.3f ms, max %.3f ms%s\n",
+			l[i].from, l[i].to, (unsigned long long)l[i].pairs, l[i].mean_ns / 1e6,
+			(double)l[i].min_ns / 1e6, (double)l[i].max_ns / 1e6,
+			slow_link(l, n, i) ? "  <- slow: over twice the others' median" : "");
+	free(l);
+}
+
+void stragglers_links_json(struct jw *j, const struct psa_report *r)
+{
+	size_t n;
+	struct psa_clock_link *l = links_of(r, &n);
+
+	jw_key(j, "links");
+	jw_begin_array(j);
+	for (size_t i = 0; i < n; i++) {
+		jw_begin_object(j);
+		jw_key(j, "from");
+		jw_string(j, l[i].from);
+		jw_key(j, "to");
+		jw_string(j, l[i].to);
+		jw_key(j, "messages");
+		jw_u64(j, l[i].pairs);
+		jw_key(j, "mean_ns");
+		jw_double(j, l[i].mean_ns);
+		jw_key(j, "min_ns");
+		jw_i64(j, l[i].min_ns);
+		jw_key(j, "max_ns");
+		jw_i64(j, l[i].max_ns);
+		jw_key(j, "slow");
+		jw_bool(j, slow_link(l, n, i));
+		jw_end_object(j);
+	}
+	jw_end_array(j);
+	free(l);
+}

@@ -16,11 +16,14 @@ struct psa__clock_host {
 	uint64_t pairs;
 };
 
-/* offset(to) - offset(from) <= w: the tightest of @pairs pairs sent on from, received on to */
+/* offset(to) - offset(from) <= w: the tightest of @pairs pairs sent on from, received on to;
+ * with the sum and the largest of their recorded differences (receive - send), for the
+ * latency of the link (psa_clock_links) */
 struct psa__clock_edge {
 	uint32_t from, to;
 	int64_t w;
 	uint64_t pairs;
+	int64_t sum, max;
 };
 
 struct psa_clock {

@@ -126,12 +126,15 @@ static int edge_add(struct psa_clock *c, uint32_t from, uint32_t to, int64_t w)
 		if (psa_hashmap_insert(&c->edge_idx, &key, (void *)(uintptr_t)(c->edge_n + 1)))
 			return -ENOMEM;
 		e = &c->edge[c->edge_n++];
-		*e = (struct psa__clock_edge){ .from = from, .to = to, .w = w };
+		*e = (struct psa__clock_edge){ .from = from, .to = to, .w = w, .max = w };
 	} else {
 		e = &c->edge[idx - 1];
 		if (w < e->w)
 			e->w = w;
+		if (w > e->max)
+			e->max = w;
 	}
+	e->sum += w;
 	e->pairs++;
 	c->host[from].pairs++;
 	c->host[to].pairs++;

@@ -283,3 +283,44 @@ void psa_clock_print(const struct psa_clock *c, bool applied, FILE *out)
 		}
 	}
 }
+
+/* The estimated offset of host @name (0: the reference, or not corrected). */
+static int64_t offset_of(const struct psa_clock *c, const char *name)
+{
+	for (size_t i = 0; i < c->out_n; i++)
+		if (!strcmp(c->out[i].host, name))
+			return c->out[i].state == PSA_CLOCK_CORRECTED ? c->out[i].offset_ns : 0;
+	return 0;
+}
+
+static int link_by_name(const void *x, const void *y)
+{
+	const struct psa_clock_link *a = x, *b = y;
+	int d = strcmp(a->from, b->from);
+
+	return d ? d : strcmp(a->to, b->to);
+}
+
+int psa_clock_links(const struct psa_clock *c, struct psa_clock_link **out, size_t *n)
+{
+	*n = 0;
+	*out = calloc(c->edge_n ? c->edge_n : 1, sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->edge_n; i++) {
+		const struct psa__clock_edge *e = &c->edge[i];
+		struct psa_clock_link *l = &(*out)[(*n)++];
+		int64_t shift;
+
+		snprintf(l->from, sizeof(l->from), "%s", c->host[e->from].name);
+		snprintf(l->to, sizeof(l->to), "%s", c->host[e->to].name);
+		/* receive - send on the recorded clocks holds offset(to) - offset(from) */
+		shift = offset_of(c, l->to) - offset_of(c, l->from);
+		l->pairs = e->pairs;
+		l->mean_ns = (double)e->sum / (double)e->pairs - (double)shift;
+		l->min_ns = e->w - shift;
+		l->max_ns = e->max - shift;
+	}
+	qsort(*out, *n, sizeof(**out), link_by_name);
+	return 0;
+}

@@ -98,6 +98,20 @@ struct psa_clock_fix {
 int psa_clock_fixes(const struct psa_clock *c, struct psa_clock_fix **out, size_t *n);
 
 /*
+ * The one-way latency of the messages from one host to another, on the estimated clocks (a
+ * corrected host's offset taken out; a host that agrees is taken as it is, so its latencies are
+ * known within its window): a slow link shows as a row and a column.
+ */
+struct psa_clock_link {
+	char from[PSA_HOST_MAX], to[PSA_HOST_MAX];
+	uint64_t pairs;
+	double mean_ns;
+	int64_t min_ns, max_ns;
+};
+/* After psa_clock_estimate: every (from, to) with a message, by name. 0 or -ENOMEM; free(*@out). */
+int psa_clock_links(const struct psa_clock *c, struct psa_clock_link **out, size_t *n);
+
+/*
  * psa_read_ctf with the traces of host @fix[i].host read on a clock corrected by
  * -@fix[i].offset_ns (babeltrace2 moves each trace's clock classes, so the traces are merged in
  * corrected time order). A trace's host is the `hostname` of its metadata's environment.
