@@ -33,6 +33,8 @@ int ctl_recording_begin(struct ctl_recording *r, const struct ctl_recording_opts
 			return -EINVAL;
 		r->s.live_url = r->relayd.session_url;
 	}
+	/* Still one thread here (the relay daemon is a process). Not root: every process. */
+	lt_isolate(&r->s);
 	if (lt_sessiond_ensure(&r->s, err, errlen))
 		goto out_relayd;
 	if (lt_session_begin(&r->s, err, errlen)) {
