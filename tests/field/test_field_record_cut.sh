@@ -3,7 +3,7 @@
 # A recording cut mid-run knows it: `record -- run` interrupted as a terminal's Ctrl-C does
 # (SIGINT to the whole process group) while tasks are in flight; then `watchdog` on the trace -
 # and on a copy of its directory - exits 0 or 3, names the cut, and names no stall or root cause
-# that the cut made; babeltrace2 still reads the directory.
+# that the cut made; babeltrace2 still reads the directory. The same for `run` interrupted.
 #
 #   sh test_field_record_cut.sh path/to/proxyscope
 bin=${1:?usage: test_field_record_cut.sh PROXYSCOPE}
@@ -37,7 +37,15 @@ python3 "$tmp/cut.py" "$tmp/cut" "$bin" record -o "$tmp/cut" -- \
 [ -e "$tmp/cut/proxyscope-cut" ] || fail "record: no cut marker in $tmp/cut"
 grep -q ' interrupted$' "$tmp/cut/proxyscope-cut" || fail "record: the cut is not 'interrupted'"
 cp -r "$tmp/cut" "$tmp/copy"
-for d in cut copy; do
+
+# `run` itself interrupted the same way: exit 130, and its trace knows it was cut.
+status=0
+python3 "$tmp/cut.py" "$tmp/runcut" "$bin" run -q --ranks 4 --ops 100000000 -o "$tmp/runcut" \
+	>"$out" 2>"$err" || status=$?
+[ "$status" = 130 ] || fail "run: exit $status after SIGINT, expected 130"
+grep -qs ' interrupted$' "$tmp/runcut/proxyscope-cut" || fail "run: no 'interrupted' cut marker"
+
+for d in cut copy runcut; do
 	status=0
 	"$bin" watchdog "$tmp/$d" >"$out" 2>"$err" || status=$?
 	case $status in 0 | 3) ;; *) fail "watchdog $d: exit $status, expected 0 or 3" ;; esac
