@@ -266,10 +266,12 @@ void psa_watchdog_print(const struct psa_watchdog *w, const struct psa_model *m,
 
 		if (gmtime_r(&sec, &tm))
 			strftime(when, sizeof(when), "%H:%M:%S", &tm);
-		fprintf(out, "watchdog: the recording was cut at %s.%03u UTC (%s): %zu task%s in "
-			     "flight when the recording stopped, left out\n",
-			when, (unsigned)(cut % 1000000000u / 1000000u), why, w->cut_in_flight,
-			w->cut_in_flight == 1 ? "" : "s");
+		fprintf(out, "watchdog: the recording was cut at %s.%03u UTC (%s)", when,
+			(unsigned)(cut % 1000000000u / 1000000u), why);
+		if (w->cut_in_flight)
+			fprintf(out, ": %zu task%s in flight when the recording stopped, left out",
+				w->cut_in_flight, w->cut_in_flight == 1 ? "" : "s");
+		fputc('\n', out);
 	}
 	if (!w->n) {
 		print_no_stall(w, out);
