@@ -49,7 +49,7 @@ for d in cut copy runcut; do
 	status=0
 	"$bin" watchdog "$tmp/$d" >"$out" 2>"$err" || status=$?
 	case $status in 0 | 3) ;; *) fail "watchdog $d: exit $status, expected 0 or 3" ;; esac
-	grep -q '^watchdog: the recording was cut at .* (interrupted): [0-9]* tasks\{0,1\} in flight when the recording stopped' "$out" ||
+	grep -q '^watchdog: the recording was cut at .* UTC (interrupted)' "$out" ||
 		fail "watchdog $d: the cut is not named"
 	grep -q 'root cause: ' "$out" && fail "watchdog $d: a root cause the cut made"
 done
