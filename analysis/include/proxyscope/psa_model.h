@@ -258,11 +258,14 @@ void psa_model_set_snapshot(struct psa_model *m);
 /*
  * The recording was cut at @cut_ns (the trace clock: ns since the epoch) for @reason
  * ("interrupted", "the command ended", ...). Before the end of the input. A task still open at
- * the end whose current state began less than PSA_CUT_WINDOW_NS before the cut is marked
- * cut_in_flight: the cut, not the task, ended its story, and the watchdog leaves it out. One
- * stuck for longer was stuck before the cut and stays a stall.
+ * the end whose current state began less than PSA_CUT_WINDOW_NS before the cut, and on which
+ * neither the driver's watchdog fired nor an error was seen, is marked cut_in_flight: the cut,
+ * not the task, ended its story, and the watchdog leaves it out. One stuck for longer, or that
+ * its driver saw stuck, was stuck before the cut and stays a stall. 3 s: longer than the
+ * driver's default 2 s timeout (what it calls stuck), and room for a rank thread starved on a
+ * loaded machine (with 1 s, one of ~10 Ctrl-C'd runs at load 15 still showed a stall).
  */
-#define PSA_CUT_WINDOW_NS 1000000000ull
+#define PSA_CUT_WINDOW_NS 3000000000ull
 #define PSA_CUT_REASON_MAX 64
 void psa_model_set_cut(struct psa_model *m, uint64_t cut_ns, const char *reason);
 /* 0 when no cut is known, else the cut's time (and its reason in @reason, if not NULL). */
