@@ -285,8 +285,8 @@ int lt_isolate(struct lt_session *s)
 	if (unshare(CLONE_NEWNS))
 		return -errno;
 	/* A slave: the machine's mounts (and /run/lttng's system daemon) still show here; the
-	 * tmpfs we may mount never shows outside. Failing that, our namespace would share
-	 * mounts with the machine's: give it back by entering nothing - just do not mount. */
+	 * tmpfs we may mount never shows outside. Failing that, a mount here could propagate
+	 * to the machine: s->mnt_ns stays 0, so lt_sessiond_ensure never mounts. */
 	if (mount("none", "/", NULL, MS_REC | MS_SLAVE, NULL) || stat("/proc/self/ns/mnt", &st))
 		return -errno;
 	s->mnt_ns = (uint64_t)st.st_ino;
