@@ -35,6 +35,8 @@ struct psa_input {
 	const char *text_path;   /* the text input (`-`: stdin) */
 	size_t traces;           /* found under the paths, path by path */
 	bool in_snapshot;
+	uint64_t cut_ns;         /* the recording's cut marker (psa_cut_read), 0: none */
+	char cut_reason[PSA_CUT_REASON_MAX];
 	struct psa_ctf_set *set; /* CTF */
 };
 
@@ -191,6 +193,9 @@ int psa_input_open(char *const *paths, size_t n, struct psa_input **out, char *e
 	in->text_path = paths[0];
 	for (size_t i = 0; i < n && !texts; i++)
 		in->in_snapshot |= in_snapshot_dir(paths[i]);
+	for (size_t i = 0; i < n && !texts && !in->cut_ns; i++)
+		if (psa_cut_read(paths[i], &in->cut_ns, in->cut_reason, sizeof(in->cut_reason)))
+			in->cut_ns = 0;
 	*out = in;
 	return 0;
 
@@ -412,6 +417,8 @@ static int clocks_correct(struct psa_input *in, const struct psa_input_read_opts
 	rc = o->remodel(o->arg, &m);
 	if (!rc && o->snapshot)
 		psa_model_set_snapshot(m);
+	if (!rc && in->cut_ns)
+		psa_model_set_cut(m, in->cut_ns, in->cut_reason);
 	if (!rc)
 		rc = read_pass(in, m, 1, o, fix, fix_n, res, err, errlen);
 	res->clock_applied = rc == 0;
@@ -426,6 +433,8 @@ int psa_input_read(struct psa_input *in, struct psa_model *m,
 	int rc;
 
 	memset(res, 0, sizeof(*res));
+	if (in->cut_ns)
+		psa_model_set_cut(m, in->cut_ns, in->cut_reason);
 	rc = read_pass(in, m, 0, opts, NULL, 0, res, err, errlen);
 	return rc ? rc : clocks_correct(in, opts, res, err, errlen);
 }

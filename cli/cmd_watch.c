@@ -201,7 +201,9 @@ static int watch_command(const struct watch_args *a)
 	summary(&res);
 	if (ctl_signals_caught())
 		fprintf(stderr, "proxyscope: interrupted; the trace recorded so far is kept\n");
-	printf("trace: %s\n", rec.s.output);
+	/* --json: stdout holds JSON Lines only (a consumer parses each line), so the trace's
+	 * place is said with the other human lines, on stderr. */
+	fprintf(a->json ? stderr : stdout, "trace: %s\n", rec.s.output);
 	fflush(stdout);
 	if (res.rc)
 		return CLI_EXIT_FAILURE;

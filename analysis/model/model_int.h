@@ -62,6 +62,10 @@ struct psa_model {
 	bool snapshot;
 	struct psa_hashmap streams;    /* (host hash, cpu) -> (void *)1: seen */
 	uint64_t complete_from;        /* the first event of the last stream to begin */
+
+	/* Where the recording was cut (psa_model_set_cut): 0, or the trace clock's ns. */
+	uint64_t cut_ns;
+	char cut_reason[PSA_CUT_REASON_MAX];
 };
 
 /* model/task.c */

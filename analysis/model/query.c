@@ -39,6 +39,12 @@ void psa_model_finish(struct psa_model *m)
 		 * overwritten events. */
 		if (m->snapshot && (t->truncated || t->state_since < m->complete_from))
 			t->unknown_start = true;
+		/* Cut in flight: open at the cut, in this state only since shortly before it, and
+		 * nothing says it was stuck (its driver's watchdog, an error). */
+		if (m->cut_ns && t->state < PSA_STATE_NR && t->state != PSA_STATE_DONE &&
+		    !t->watchdog && !t->failed && !t->status &&
+		    t->state_since + PSA_CUT_WINDOW_NS > m->cut_ns)
+			t->cut_in_flight = true;
 		if (t->state < PSA_STATE_NR && end > t->state_since &&
 		    end - t->state_since >= t->longest_state_ns) {
 			t->longest_state_ns = end - t->state_since;

@@ -6,6 +6,7 @@
  */
 #include <inttypes.h>
 #include <string.h>
+#include <time.h>
 
 #include "watchdog/watchdog_int.h"
 
@@ -304,6 +305,22 @@ void psa_watchdog_print(const struct psa_watchdog *w, const struct psa_model *m,
 			     "flight-recorder snapshot begins mid-run: their earlier events were "
 			     "overwritten)\n",
 			w->unknown_start, w->unknown_start == 1 ? "" : "s");
+	if (m && psa_model_cut(m, NULL)) {
+		const char *why;
+		uint64_t cut = psa_model_cut(m, &why);
+		time_t sec = (time_t)(cut / 1000000000u);
+		char when[32] = "?";
+		struct tm tm;
+
+		if (gmtime_r(&sec, &tm))
+			strftime(when, sizeof(when), "%H:%M:%S", &tm);
+		fprintf(out, "watchdog: the recording was cut at %s.%03u UTC (%s)", when,
+			(unsigned)(cut % 1000000000u / 1000000u), why);
+		if (w->cut_in_flight)
+			fprintf(out, ": %zu task%s in flight when the recording stopped, left out",
+				w->cut_in_flight, w->cut_in_flight == 1 ? "" : "s");
+		fputc('\n', out);
+	}
 	if (!w->n) {
 		print_no_stall(w, out);
 		return;

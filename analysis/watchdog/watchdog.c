@@ -311,6 +311,11 @@ static int add_live(struct psa_watchdog *w, const struct psa_model *m, const str
 		w->unknown_start++;
 		return 0;
 	}
+	/* The recording's cut ended its story, not a stall: never a stall or a root. */
+	if (t->cut_in_flight) {
+		w->cut_in_flight++;
+		return 0;
+	}
 	if (psa__watchdog_lost_in(m, t->state_since, end) &&
 	    psa_model_rank_last_done_exec(m, t->job, t->rank, &last_done) && last_done > t->exec_id) {
 		w->ignored++;

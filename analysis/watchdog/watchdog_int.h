@@ -42,6 +42,7 @@ struct psa_watchdog {
 	uint64_t trace_end;
 	size_t ignored; /* live tasks most likely finished (see psa_watchdog_ignored) */
 	size_t unknown_start; /* live tasks first seen mid-life (see psa_watchdog_unknown_start) */
+	size_t cut_in_flight; /* live tasks in flight where the recording was cut (psa_task) */
 	size_t unknown; /* live tasks whose fate rests on lost events (psa_watchdog_unknown) */
 	enum psa_level_view level;
 	bool lossy;     /* the tracer lost events */

@@ -4,9 +4,13 @@
  * daemon, the trace directory, the snapshots written. The session itself is driven through
  * liblttng-ctl (lttng_ctl_session.c); the daemons stay processes of their own.
  *
- * The session daemon: one that already answers is used as it is. Otherwise a private one is
- * started with LTTNG_HOME pointing at a fresh directory (set in this process, so the library
- * and the traced command find it), and it is stopped - only it, by its pid - at the end.
+ * The session daemon: one that already answers (the system's) is used as it is, with a session
+ * of our own. Otherwise a private one is started and stopped - only it, by its pid - at the end.
+ * As root there is one daemon per mount namespace (/run/lttng): one started beside another
+ * command's would be refused, and one stopped would break that command's recording. So after
+ * lt_isolate it runs on a tmpfs of ours over /run/lttng inside our own namespace, where only
+ * our command's processes find it; without that, with LTTNG_HOME pointing at a fresh
+ * directory (enough for a user's own daemon).
  */
 #include "lttng_ctl.h"
 #include "lttng_ctl_int.h"
@@ -22,6 +26,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -270,6 +276,43 @@ static void remove_home(struct lt_session *s)
 	s->home[0] = '\0';
 }
 
+int lt_isolate(struct lt_session *s)
+{
+	struct stat st;
+
+	if (s->mnt_ns)
+		return 0;
+	if (unshare(CLONE_NEWNS))
+		return -errno;
+	/* A slave: the machine's mounts (and /run/lttng's system daemon) still show here; the
+	 * tmpfs we may mount never shows outside. Failing that, a mount here could propagate
+	 * to the machine: s->mnt_ns stays 0, so lt_sessiond_ensure never mounts. */
+	if (mount("none", "/", NULL, MS_REC | MS_SLAVE, NULL) || stat("/proc/self/ns/mnt", &st))
+		return -errno;
+	s->mnt_ns = (uint64_t)st.st_ino;
+	return 0;
+}
+
+/* No daemon answers in our own namespace: a tmpfs of ours over /run/lttng, for a daemon that
+ * only this namespace sees (the directory made as the daemon itself makes it when missing). */
+static int run_lttng_private(struct lt_session *s, char *err, size_t errlen)
+{
+	int rc;
+
+	if (mkdir("/run/lttng", 0755) && errno != EEXIST) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot create /run/lttng: %s", strerror(errno));
+		return rc;
+	}
+	if (mount("proxyscope-lttng", "/run/lttng", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755")) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot mount a private /run/lttng: %s", strerror(errno));
+		return rc;
+	}
+	s->run_mounted = true;
+	return 0;
+}
+
 int lt_sessiond_ensure(struct lt_session *s, char *err, size_t errlen)
 {
 	char *argv[] = { "lttng-sessiond", "--daemonize", NULL };
@@ -278,6 +321,8 @@ int lt_sessiond_ensure(struct lt_session *s, char *err, size_t errlen)
 
 	if (lt__sessiond_alive())
 		return 0;
+	if (s->mnt_ns && geteuid() == 0 && (rc = run_lttng_private(s, err, errlen)))
+		return rc;
 	snprintf(s->home, sizeof(s->home), "%s/proxyscope-lttng-XXXXXX",
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (!mkdtemp(s->home)) {
@@ -320,6 +365,12 @@ void lt_sessiond_release(struct lt_session *s)
 			kill(s->sessiond_pid, SIGKILL);
 	}
 	s->sessiond_pid = 0;
+	if (s->run_mounted) {
+		/* Its consumer daemons may still close their files: detach, the tmpfs goes with
+		 * the last of them (and with our namespace in any case). */
+		umount2("/run/lttng", MNT_DETACH);
+		s->run_mounted = false;
+	}
 	if (s->home[0]) {
 		unsetenv("LTTNG_HOME");
 		remove_home(s);

@@ -44,6 +44,10 @@ struct lt_session {
 	bool created;            /* the session was created: destroy owed */
 	bool started;            /* the session was started: stop owed */
 	bool trigger;            /* the watchdog snapshot trigger is installed */
+	uint64_t mnt_ns;         /* > 0: this process's own mount namespace (lt_isolate), which
+				    the command inherits: only events of processes in it are
+				    recorded, and a daemon we start serves only it */
+	bool run_mounted;        /* our private tmpfs is on /run/lttng (in that namespace) */
 	pid_t sessiond_pid;      /* > 0: a session daemon this process started (stop owed) */
 	char home[PATH_MAX];     /* the private LTTNG_HOME of that daemon, removed afterwards */
 };
@@ -89,8 +93,21 @@ bool lt_in_path(const char *tool);
 int lt_tools_check(char *err, size_t errlen);
 
 /*
- * Make sure a session daemon answers. If none does, start a private one (LTTNG_HOME set to a
- * fresh directory, for this process and its children) and remember to stop it.
+ * Give this process (and so every process it starts from now on) a mount namespace of its own,
+ * a slave of the current one (the machine's mounts still show, ours never leak), and note its
+ * inode in s->mnt_ns: the session then records only the processes of that namespace - the
+ * command's tree, children included, never another user's libproxyscope process - and a
+ * session daemon we have to start is private to it. Must run before this process has a second
+ * thread. Returns 0, or a negative errno (not root, threads running): then nothing changed and
+ * the recording takes every process, as before.
+ */
+int lt_isolate(struct lt_session *s);
+
+/*
+ * Make sure a session daemon answers (the system's is used as it is: we only add a session of
+ * our own). If none does, start a private one and remember to stop it - only it: after
+ * lt_isolate, on a tmpfs of ours mounted on /run/lttng in our namespace, where no other command
+ * reaches it; else with LTTNG_HOME set to a fresh directory (a user's own daemon).
  */
 int lt_sessiond_ensure(struct lt_session *s, char *err, size_t errlen);
 

@@ -22,6 +22,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -244,15 +245,27 @@ static int channel_enable(struct lttng_handle *h, struct lttng_domain *dom,
 	return rc < 0 ? fail(err, errlen, "enable channel", CHANNEL, rc) : 0;
 }
 
-/* The project's providers (or only s->event) at s->level and more severe. */
+/* Only the processes of our mount namespace (lt_isolate): the command's tree. The tracer
+ * evaluates $ctx.mnt_ns in the traced process (no context field is added to the stream). */
+static void ns_filter(const struct lt_session *s, char *buf, size_t len)
+{
+	if (s->mnt_ns)
+		snprintf(buf, len, "$ctx.mnt_ns == %" PRIu64, s->mnt_ns);
+	else if (len)
+		buf[0] = '\0';
+}
+
+/* The project's providers (or only s->event) at s->level and more severe, of our processes. */
 static int events_enable(struct lttng_handle *h, const struct lt_session *s, char *err,
 			 size_t errlen)
 {
 	static const char *const providers[] = ENC_TP_PROVIDERS;
 	size_t n = s->event ? 1 : sizeof(providers) / sizeof(providers[0]);
 	struct lttng_event *ev = lttng_event_create();
+	char filter[64] = "";
 	int rc = 0;
 
+	ns_filter(s, filter, sizeof(filter));
 	if (!ev) {
 		snprintf(err, errlen, "cannot describe an event: out of memory");
 		return -ENOMEM;
@@ -265,7 +278,8 @@ static int events_enable(struct lttng_handle *h, const struct lt_session *s, cha
 			snprintf(ev->name, sizeof(ev->name), "%s", s->event);
 		else
 			snprintf(ev->name, sizeof(ev->name), "%s:*", providers[i]);
-		rc = lttng_enable_event_with_exclusions(h, ev, CHANNEL, NULL, 0, NULL);
+		rc = lttng_enable_event_with_exclusions(h, ev, CHANNEL, filter[0] ? filter : NULL,
+							0, NULL);
 		if (rc < 0)
 			rc = fail(err, errlen, "enable event", ev->name, rc);
 	}
@@ -302,11 +316,14 @@ static int trigger_add(const struct lt_session *s, char *err, size_t errlen)
 	struct lttng_action *snap = lttng_action_snapshot_session_create();
 	struct lttng_condition *cond = NULL;
 	struct lttng_trigger *trigger = NULL;
-	char name[sizeof(s->name) + 16];
+	char name[sizeof(s->name) + 16], filter[64];
 	int rc;
 
 	snprintf(name, sizeof(name), "%s-watchdog", s->name);
+	ns_filter(s, filter, sizeof(filter)); /* another process's watchdog is not ours */
 	if (!rule || !once || !snap ||
+	    (filter[0] && lttng_event_rule_user_tracepoint_set_filter(rule, filter) !=
+				  LTTNG_EVENT_RULE_STATUS_OK) ||
 	    lttng_event_rule_user_tracepoint_set_name_pattern(
 		    rule, ENC_EV_NAME(encproxy, watchdog_timeout)) != LTTNG_EVENT_RULE_STATUS_OK ||
 	    lttng_action_snapshot_session_set_session_name(snap, s->name) != LTTNG_ACTION_STATUS_OK ||

@@ -7,10 +7,14 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+
+#include <proxyscope/psa_model.h>
 
 #include "msg.h"
 #include "recording.h"
+#include "signals.h"
 #include "spawn.h"
 
 int ctl_recording_begin(struct ctl_recording *r, const struct ctl_recording_opts *o,
@@ -33,6 +37,8 @@ int ctl_recording_begin(struct ctl_recording *r, const struct ctl_recording_opts
 			return -EINVAL;
 		r->s.live_url = r->relayd.session_url;
 	}
+	/* Still one thread here (the relay daemon is a process). Not root: every process. */
+	lt_isolate(&r->s);
 	if (lt_sessiond_ensure(&r->s, err, errlen))
 		goto out_relayd;
 	if (lt_session_begin(&r->s, err, errlen)) {
@@ -54,14 +60,25 @@ out_relayd:
 	return -EINVAL;
 }
 
+/* The trace clock (LTTng's monotonic clock, offset to the epoch in the metadata). */
+static uint64_t now_realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 int ctl_recording_stop(struct ctl_recording *r, bool quiet)
 {
 	char err[LT_ERR_MAX];
-	int rc = 0;
+	uint64_t cut_ns;
+	int rc = 0, e;
 
 	if (r->ended)
 		return 0;
 	r->ended = true;
+	cut_ns = now_realtime_ns(); /* what comes after the stop is not recorded */
 	if (r->s.snapshot && lt_session_snapshot(&r->s, err, sizeof(err))) {
 		if (!quiet)
 			ctl_error("%s", err);
@@ -72,6 +89,13 @@ int ctl_recording_stop(struct ctl_recording *r, bool quiet)
 			ctl_error("%s", err);
 		rc = -EIO;
 	}
+	/* Say where the trace ends and why: tasks in flight then were cut, not stuck. Live, the
+	 * relay daemon wrote the directory (it exists once the session ended). */
+	e = psa_cut_write(r->s.output, cut_ns, ctl_signals_caught() ? "interrupted" :
+				   "the command ended");
+	if (e && e != -ENOENT && !quiet) /* no directory: nothing was recorded */
+		ctl_error("cannot mark where the recording of %s was cut: %s", r->s.output,
+			  strerror(-e));
 	return rc;
 }
 

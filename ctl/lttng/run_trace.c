@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <proxyscope/psa_model.h>
 #include <proxyscope/trace.h>
 
 #include "enc/lock.h"
@@ -44,16 +45,25 @@ static void on_signal(void *arg, int sig)
 {
 	struct run_trace *rt = arg;
 	char err[LT_ERR_MAX];
+	struct timespec cut;
+	int e;
 
 	(void)sig;
 	pthread_mutex_lock(&rt->mtx);
 	if (rt->active) {
 		/* A fresh line: the progress line may be on the terminal (its thread is left alone). */
 		ctl_note("%s", "");
+		clock_gettime(CLOCK_REALTIME, &cut); /* nothing after the stop is recorded */
 		if (rt->s.snapshot && lt_session_snapshot(&rt->s, err, sizeof(err)))
 			ctl_error("%s", err);
 		if (lt_session_end(&rt->s, err, sizeof(err)))
 			ctl_error("%s", err);
+		/* The trace says it was cut, and when: what was in flight then is not a stall. */
+		e = psa_cut_write(rt->s.output, (uint64_t)cut.tv_sec * 1000000000u +
+						(uint64_t)cut.tv_nsec, "interrupted");
+		if (e && e != -ENOENT)
+			ctl_error("cannot mark where the recording of %s was cut: %s", rt->s.output,
+				  strerror(-e));
 		lt_sessiond_release(&rt->s);
 		rt->active = false;
 		ctl_note("proxyscope: interrupted; the trace recorded so far is kept in %s",

@@ -94,6 +94,9 @@ struct psa_task {
 	uint64_t done_ts;           /* reached DONE (0: never) */
 	uint64_t last_ts;           /* last event about it */
 	bool truncated;             /* first seen mid-life (flight-recorder snapshot) */
+	bool cut_in_flight;         /* still open where the recording was cut (psa_model_set_cut)
+				     * and in its state since less than PSA_CUT_WINDOW_NS: in flight
+				     * when the recording stopped, not stuck (set by finish) */
 	bool unknown_start;         /* in a snapshot (psa_model_set_snapshot), still open at the
 				     * end and truncated, or in a state that began before every
 				     * stream had begun: its state is unknown (set by finish) */
@@ -251,6 +254,33 @@ int psa_model_create(struct psa_model **out);
  * among the overwritten ones), is marked unknown_start: the watchdog leaves it out.
  */
 void psa_model_set_snapshot(struct psa_model *m);
+
+/*
+ * The recording was cut at @cut_ns (the trace clock: ns since the epoch) for @reason
+ * ("interrupted", "the command ended", ...). Before the end of the input. A task still open at
+ * the end whose current state began less than PSA_CUT_WINDOW_NS before the cut, and on which
+ * neither the driver's watchdog fired nor an error was seen, is marked cut_in_flight: the cut,
+ * not the task, ended its story, and the watchdog leaves it out. One stuck for longer, or that
+ * its driver saw stuck, was stuck before the cut and stays a stall. 3 s: longer than the
+ * driver's default 2 s timeout (what it calls stuck), and room for a rank thread starved on a
+ * loaded machine (with 1 s, one of ~10 Ctrl-C'd runs at load 15 still showed a stall).
+ */
+#define PSA_CUT_WINDOW_NS 3000000000ull
+#define PSA_CUT_REASON_MAX 64
+void psa_model_set_cut(struct psa_model *m, uint64_t cut_ns, const char *reason);
+/* 0 when no cut is known, else the cut's time (and its reason in @reason, if not NULL). */
+uint64_t psa_model_cut(const struct psa_model *m, const char **reason);
+
+/*
+ * The cut marker: a small text file "proxyscope-cut" at the top of a recording's directory
+ * (beside ust/, where no CTF reader looks for streams, and copied with the directory), one line
+ * "proxyscope-cut 1 <ns since the epoch> <reason>". psa_cut_write writes it (0 or -errno);
+ * psa_cut_read reads the one in @dir or its parents up to two levels (a trace directory given
+ * below the recording's top): 0, -ENOENT when there is none, -EINVAL when it is malformed.
+ */
+#define PSA_CUT_FILE "proxyscope-cut"
+int psa_cut_write(const char *dir, uint64_t cut_ns, const char *reason);
+int psa_cut_read(const char *dir, uint64_t *cut_ns, char *reason, size_t reasonlen);
 void psa_model_destroy(struct psa_model *m);
 
 /* Observers are called in the order added; at most PSA_MODEL_OBSERVERS_MAX. */
