@@ -25,10 +25,10 @@ static void print_json(const struct psa_report *c, const struct report_args *a,
 	struct jw j;
 
 	report_json_begin(&j, "report", c, a);
-	report_json_overview(&j, c);
-	report_json_stats(&j, c->stats, true);
-	stragglers_json(&j, s);
-	report_json_watchdog(&j, c, a->wopts.threshold_ns);
+	psa_report_json_overview(&j, c);
+	psa_report_json_stats(&j, c->stats, true);
+	psa_report_json_stragglers(&j, s);
+	psa_report_json_watchdog(&j, c, a->wopts.threshold_ns);
 	report_json_end(&j);
 }
 

@@ -48,7 +48,7 @@ int cmd_stats(int argc, char **argv)
 		struct jw j;
 
 		report_json_begin(&j, "stats", &c, &a);
-		report_json_stats(&j, c.stats, !overall);
+		psa_report_json_stats(&j, c.stats, !overall);
 		report_json_end(&j);
 	} else if (!rc) {
 		psa_stats_print(c.stats, !overall, stdout);

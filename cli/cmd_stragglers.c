@@ -68,8 +68,8 @@ int cmd_stragglers(int argc, char **argv)
 		struct jw j;
 
 		report_json_begin(&j, "stragglers", &c, &a);
-		stragglers_json(&j, s);
-		stragglers_links_json(&j, &c);
+		psa_report_json_stragglers(&j, s);
+		psa_report_json_links(&j, &c);
 		report_json_end(&j);
 	}
 	else if (!rc) {

@@ -78,7 +78,7 @@ int cmd_timeline(int argc, char **argv)
 		struct jw j;
 
 		report_json_begin(&j, "timeline", &c, &a);
-		report_json_timeline(&j, &c, &f);
+		psa_report_json_timeline(&j, &c, &f);
 		report_json_end(&j);
 	} else if (!rc) {
 		psa_timeline_print(c.timeline, c.m, stdout);

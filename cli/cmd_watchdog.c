@@ -30,7 +30,7 @@ int cmd_watchdog(int argc, char **argv)
 			struct jw j;
 
 			report_json_begin(&j, "watchdog", &c, &a);
-			report_json_watchdog(&j, &c, a.wopts.threshold_ns);
+			psa_report_json_watchdog(&j, &c, a.wopts.threshold_ns);
 			report_json_end(&j);
 		} else {
 			report_print_clocks(&c, stdout);

@@ -189,11 +189,11 @@ int run_report_print(struct run_trace *rt, const struct run_report_opts *opts)
 		json_trace(opts->j, &c, rt, tf);
 		jw_key(opts->j, "report");
 		jw_begin_object(opts->j);
-		report_json_input(opts->j, &c, paths, n_paths);
-		report_json_clocks(opts->j, &c);
-		report_json_overview(opts->j, &c);
-		report_json_stats(opts->j, c.stats, true);
-		report_json_watchdog(opts->j, &c, 0);
+		psa_report_json_input(opts->j, &c, paths, n_paths);
+		psa_report_json_clocks(opts->j, &c);
+		psa_report_json_overview(opts->j, &c);
+		psa_report_json_stats(opts->j, c.stats, true);
+		psa_report_json_watchdog(opts->j, &c, 0);
 		jw_end_object(opts->j);
 	} else if (!opts->quiet) {
 		fputc('\n', stdout);

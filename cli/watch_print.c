@@ -41,11 +41,11 @@ static void note_json(struct watch_print *wp, const struct psa_watch_note *n, ui
 	jw_u64(&j, n->what == PSA_WATCH_FINDING ? n->stall->duration_ns : n->stuck_ns);
 	jw_key(&j, "blocked");
 	jw_u64(&j, n->blocked);
-	report_json_stall_members(&j, n->stall, NULL);
+	psa_report_json_stall_members(&j, n->stall, NULL);
 	jw_key(&j, "leads_to");
 	if (n->root) {
 		jw_begin_object(&j);
-		report_json_stall_members(&j, n->root, NULL);
+		psa_report_json_stall_members(&j, n->root, NULL);
 		jw_end_object(&j);
 	} else {
 		jw_null(&j);

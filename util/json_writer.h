@@ -45,4 +45,39 @@ void jw_finish(struct jw *j);
 /* Write @s as a quoted, escaped JSON string to @f (what jw_string uses). */
 void jw_write_string(FILE *f, const char *s);
 
+/* A member: its key, then its value (inside an object). */
+static inline void jw_key_u64(struct jw *j, const char *key, uint64_t v)
+{
+	jw_key(j, key);
+	jw_u64(j, v);
+}
+
+static inline void jw_key_i64(struct jw *j, const char *key, int64_t v)
+{
+	jw_key(j, key);
+	jw_i64(j, v);
+}
+
+static inline void jw_key_string(struct jw *j, const char *key, const char *v)
+{
+	jw_key(j, key);
+	jw_string(j, v);
+}
+
+static inline void jw_key_bool(struct jw *j, const char *key, bool v)
+{
+	jw_key(j, key);
+	jw_bool(j, v);
+}
+
+/* A value that may be unknown: null when !known. */
+static inline void jw_key_opt_u64(struct jw *j, const char *key, bool known, uint64_t v)
+{
+	jw_key(j, key);
+	if (known)
+		jw_u64(j, v);
+	else
+		jw_null(j);
+}
+
 #endif /* PROXYSCOPE_UTIL_JSON_WRITER_H */

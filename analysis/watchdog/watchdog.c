@@ -156,6 +156,11 @@ size_t psa_watchdog_ignored(const struct psa_watchdog *w)
 	return w->ignored;
 }
 
+size_t psa_watchdog_cut_in_flight(const struct psa_watchdog *w)
+{
+	return w->cut_in_flight;
+}
+
 size_t psa_watchdog_unknown_start(const struct psa_watchdog *w)
 {
 	return w->unknown_start;

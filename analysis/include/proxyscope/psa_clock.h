@@ -110,6 +110,10 @@ struct psa_clock_link {
 };
 /* After psa_clock_estimate: every (from, to) with a message, by name. 0 or -ENOMEM; free(*@out). */
 int psa_clock_links(const struct psa_clock *c, struct psa_clock_link **out, size_t *n);
+/* Link @i of @l[0..n) is slow: its mean over twice the median of the others'. */
+bool psa_clock_link_slow(const struct psa_clock_link *l, size_t n, size_t i);
+/* "links:" and a line per link, a slow one marked (nothing without messages between hosts). */
+void psa_clock_links_print(const struct psa_clock *c, FILE *out);
 
 /*
  * psa_read_ctf with the traces of host @fix[i].host read on a clock corrected by

@@ -193,6 +193,9 @@ size_t psa_watchdog_ignored(const struct psa_watchdog *w);
  * state is unknown: never a stall or a root cause by themselves. */
 size_t psa_watchdog_unknown_start(const struct psa_watchdog *w);
 
+/* Live tasks in flight where the recording was cut (psa_model_set_cut): not stalls. */
+size_t psa_watchdog_cut_in_flight(const struct psa_watchdog *w);
+
 /* Live tasks whose fate the trace cannot tell: events were lost after their last event and
  * nothing shows them stuck (no consumer watchdog, no failure). Not stalls. */
 size_t psa_watchdog_unknown(const struct psa_watchdog *w);
