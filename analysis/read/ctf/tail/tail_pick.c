@@ -250,11 +250,17 @@ static int shadow_stream(const char *dir, const struct psa_tail_stream *s, const
 	return rc;
 }
 
-int psa__tail_shadow(const char *dir, const struct psa_tail_pick *p, const char *shadow,
+int psa__tail_shadow(const char *rel, const struct psa_tail_pick *p, const char *shadow,
 		     char *err, size_t errlen)
 {
-	char from[PATH_MAX], to[PATH_MAX];
+	char dir[PATH_MAX], from[PATH_MAX], to[PATH_MAX];
 	int rc = 0;
+
+	if (!realpath(rel, dir)) { /* the links must hold wherever the shadow is */
+		rc = -errno;
+		snprintf(err, errlen, "%s: %s", rel, strerror(-rc));
+		return rc;
+	}
 
 	if (mkdir(shadow, 0700)) {
 		rc = -errno;
