@@ -4,7 +4,8 @@
  * trace directory (its set-up packets and the packets ending in the last WINDOW_NS clock
  * cycles; analysis/read/ctf/tail/tail_pick.h), for comparing a verdict read from it with the
  * full read's by hand or from a test. Prints "kept BYTES of BYTES"; exit 3 when the trace has no
- * usable index, 1 on any other failure.
+ * usable index, 1 on any other failure. Then one line per loss in the skipped packets:
+ * "loss STREAM events|packets COUNT BEGIN END" (clock cycles).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -34,6 +35,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s\n", err);
 	else
 		printf("kept %" PRIu64 " of %" PRIu64 "\n", p.bytes_kept, p.bytes_total);
+	for (size_t i = 0; !rc && i < p.n; i++) /* the skipped packets' losses, from the index */
+		for (size_t j = 0; j < p.s[i].loss_n; j++)
+			printf("loss %s %s %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", p.s[i].name,
+			       p.s[i].loss[j].packets ? "packets" : "events", p.s[i].loss[j].count,
+			       p.s[i].loss[j].begin, p.s[i].loss[j].end);
 	psa__tail_pick_fini(&p);
 	return rc ? 1 : 0;
 }

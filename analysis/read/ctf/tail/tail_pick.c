@@ -25,6 +25,8 @@
 
 struct entry {
 	uint64_t off, size, begin, end;
+	uint64_t discarded, seq; /* cumulative discarded events; sequence number (index 1.1) */
+	bool has_discarded, has_seq;
 };
 
 /* The entries of index @b (@len bytes), in *@e (malloc'ed): 0, -ENOENT (unusable), -ENOMEM. */
@@ -51,6 +53,10 @@ static int parse_index(const unsigned char *b, size_t len, struct entry **e, uin
 		x->size = psa__get64be(p + 8) / 8;
 		x->begin = psa__get64be(p + 24);
 		x->end = psa__get64be(p + 32);
+		if ((x->has_discarded = esz >= 48))
+			x->discarded = psa__get64be(p + 40);
+		if ((x->has_seq = esz >= 72))
+			x->seq = psa__get64be(p + 64);
 		/* contiguous from 0 and in time order, else not an index to cut by */
 		if (x->off != next || !x->size || x->size > UINT64_MAX - x->off || x->end < x->begin ||
 		    (i && x->begin < (*e)[i - 1].begin)) {
@@ -147,6 +153,36 @@ static int collect(const char *dir, struct psa_tail_pick *p, struct loaded **lp,
 	return rc;
 }
 
+static int add_loss(struct psa_tail_stream *s, uint64_t begin, uint64_t end, uint64_t count,
+		    int packets)
+{
+	void *n = realloc(s->loss, (s->loss_n + 1) * sizeof(*s->loss));
+
+	if (!n)
+		return -ENOMEM;
+	s->loss = n;
+	s->loss[s->loss_n++] = (struct psa_tail_loss){ begin, end, count, packets };
+	return 0;
+}
+
+/*
+ * The losses in packets 1..@k of @e (@k: the first packet of the window), each against the packet
+ * before it as babeltrace2 2.0.4 reports them: lost packets from the previous packet's end to
+ * this one's beginning, discarded events from the previous packet's end to this one's end.
+ */
+static int skipped_losses(const struct entry *e, uint64_t k, struct psa_tail_stream *s)
+{
+	int rc = 0;
+
+	for (uint64_t i = 1; !rc && i <= k; i++) {
+		if (e[i].has_seq && e[i].seq > e[i - 1].seq + 1)
+			rc = add_loss(s, e[i - 1].end, e[i].begin, e[i].seq - e[i - 1].seq - 1, 1);
+		if (!rc && e[i].has_discarded && e[i].discarded != e[i - 1].discarded)
+			rc = add_loss(s, e[i - 1].end, e[i].end, e[i].discarded - e[i - 1].discarded, 0);
+	}
+	return rc;
+}
+
 int psa__tail_pick(const char *dir, uint64_t window, struct psa_tail_pick *p, char *err,
 		   size_t errlen)
 {
@@ -179,6 +215,8 @@ int psa__tail_pick(const char *dir, uint64_t window, struct psa_tail_pick *p, ch
 		s->tail_off = l[i].e[k].off;
 		if (s->tail_off <= s->setup_end)
 			s->tail_off = s->setup_end = 0; /* all of it */
+		if (s->tail_off && (rc = skipped_losses(l[i].e, k, s)))
+			break;
 		p->bytes_total += s->size;
 		p->bytes_kept += s->setup_end + (s->size - s->tail_off);
 	}
@@ -190,8 +228,10 @@ int psa__tail_pick(const char *dir, uint64_t window, struct psa_tail_pick *p, ch
 
 void psa__tail_pick_fini(struct psa_tail_pick *p)
 {
-	for (size_t i = 0; i < p->n; i++)
+	for (size_t i = 0; i < p->n; i++) {
 		free(p->s[i].name);
+		free(p->s[i].loss);
+	}
 	free(p->s);
 	memset(p, 0, sizeof(*p));
 }

@@ -12,12 +12,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * A loss in the packets the tail read skips, as babeltrace2 would have reported it reading them
+ * (from the index's cumulative discarded-events counter and packet sequence number): the
+ * reader reports these instead of what babeltrace2 says at the seam, where the skipped packets
+ * look lost.
+ */
+struct psa_tail_loss {
+	uint64_t begin, end; /* clock cycles */
+	uint64_t count;
+	int packets;         /* packets (else events) */
+};
+
 struct psa_tail_stream {
 	char *name;        /* the stream file's name in the trace directory */
 	uint64_t packets;  /* packets its index lists */
 	uint64_t setup_end; /* bytes [0, setup_end) kept: the set-up packet(s) */
 	uint64_t tail_off; /* bytes [tail_off, size) kept: the window (tail_off <= setup_end: all) */
 	uint64_t size;     /* bytes the index spans */
+	struct psa_tail_loss *loss; /* in the packets skipped and the first one after them */
+	size_t loss_n;
 };
 
 struct psa_tail_pick {
