@@ -25,20 +25,11 @@
 
 #include <proxyscope/psa_input.h>
 
-#include "read/ctf/set.h"
+#include "input_int.h"
 #include "read/event_internal.h"
 
 #define TEXT_PROGRESS_EVERY 65536
 
-struct psa_input {
-	bool text;
-	const char *text_path;   /* the text input (`-`: stdin) */
-	size_t traces;           /* found under the paths, path by path */
-	bool in_snapshot;
-	uint64_t cut_ns;         /* the recording's cut marker (psa_cut_read), 0: none */
-	char cut_reason[PSA_CUT_REASON_MAX];
-	struct psa_ctf_set *set; /* CTF */
-};
 
 /* --- classifying the arguments ------------------------------------------------------------- */
 
@@ -52,7 +43,7 @@ static const char *file_kind(mode_t mode)
  * Is @name what LTTng calls a snapshot's directory: "<output name>-YYYYMMDD-HHMMSS-N" under a
  * snapshot session's output, the default output name being "snapshot-<id>"?
  */
-static bool is_snapshot_name(const char *name)
+bool psa__is_snapshot_name(const char *name)
 {
 	unsigned id, n;
 	char date[9], tod[7];
@@ -68,30 +59,13 @@ static bool in_snapshot_dir(const char *path)
 	bool found = false;
 
 	for (const char *p = real; p && (p = strchr(p, '/')) != NULL; p++)
-		found |= is_snapshot_name(p + 1);
+		found |= psa__is_snapshot_name(p + 1);
 	free(real);
 	return found;
 }
 
-/* The snapshot directories right under @dir (a snapshot session's output). */
-static unsigned snapshots_in(const char *dir, char *one, size_t onelen)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	unsigned n = 0;
-
-	while (d && (e = readdir(d)))
-		if (is_snapshot_name(e->d_name)) {
-			snprintf(one, onelen, "%s/%s", dir, e->d_name);
-			n++;
-		}
-	if (d)
-		closedir(d);
-	return n;
-}
-
 /* Does directory @dir hold a regular `metadata` file? A stat: the trace is opened by its check. */
-static bool is_trace_dir(const char *dir)
+bool psa__is_trace_dir(const char *dir)
 {
 	char md[PATH_MAX];
 	struct stat st;
@@ -108,7 +82,6 @@ static bool is_trace_dir(const char *dir)
  */
 static int classify(struct psa_input *in, const char *path, bool *text, char *err, size_t errlen)
 {
-	char one[PATH_MAX + 256];
 	struct stat st;
 	size_t found;
 	int rc;
@@ -123,16 +96,19 @@ static int classify(struct psa_input *in, const char *path, bool *text, char *er
 		return rc;
 	}
 	if (S_ISDIR(st.st_mode)) {
-		if ((rc = psa__ctf_set_add(in->set, path, &found, err, errlen)))
-			return rc == -ENOMEM ? -EINVAL : rc;
-		in->traces += found;
-		/* a trace directory holds no snapshots (the search does not descend into one) */
-		if (!is_trace_dir(path) && snapshots_in(path, one, sizeof(one)) > 1) {
-			/* Read together, their overlapping windows would count events twice. */
-			psa__errf(err, errlen, "'%s' holds several flight-recorder snapshots: read one "
-				  "of them (e.g. '%s')", path, one);
-			return -EINVAL;
+		bool handled;
+		size_t before = in->traces;
+
+		/* several snapshots of one recorder: the last of each (input_snapshots.c) */
+		rc = psa__input_add_dir(in, path, &handled, err, errlen);
+		if (!rc && handled && in->traces == before) {
+			psa__errf(err, errlen, "'%s' is not a trace: no CTF trace under it", path);
+			rc = -EINVAL;
 		}
+		if (!rc && !handled && !(rc = psa__ctf_set_add(in->set, path, &found, err, errlen)))
+			in->traces += found;
+		if (rc)
+			return rc == -ENOMEM ? -EINVAL : rc;
 		*text = false;
 		return 0;
 	}
@@ -172,7 +148,7 @@ int psa_input_open(char *const *paths, size_t n, struct psa_input **out, char *e
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++) {
-		bool text;
+		bool text = false;
 
 		if ((rc = classify(in, paths[i], &text, err, errlen)))
 			goto out_close;
@@ -220,6 +196,20 @@ bool psa_input_is_text(const struct psa_input *in)
 size_t psa_input_traces(const struct psa_input *in)
 {
 	return in->traces;
+}
+
+void psa__input_note_snapshot(struct psa_input *in, const char *dir, const char *last,
+			      unsigned n)
+{
+	size_t used = strlen(in->note);
+
+	snprintf(in->note + used, sizeof(in->note) - used, "%s'%s' holds %u flight-recorder "
+		 "snapshots: the last, '%s', is read", used ? "; " : "", dir, n, last);
+}
+
+const char *psa_input_note(const struct psa_input *in)
+{
+	return in->note[0] ? in->note : NULL;
 }
 
 bool psa_input_in_snapshot(const struct psa_input *in)

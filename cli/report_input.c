@@ -210,6 +210,8 @@ int report_read(struct psa_report *r, char *const *paths, size_t n,
 		return rc; /* opts->reread's exit code, its message printed */
 	if (!rc || rc == -ENODATA)
 		report_warn_text(paths[0], &r->in.rs);
+	if ((!rc || rc == -ENODATA) && r->in.note[0])
+		fprintf(stderr, "note: %s\n", r->in.note);
 	if (rc == -ENODATA && opts->empty_ok)
 		return 0;
 	if (rc) {

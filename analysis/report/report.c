@@ -168,6 +168,7 @@ static int read_input(struct psa_report *r, char *const *paths, size_t n,
 		psa_model_set_snapshot(r->m);
 	r->in.first = paths[0];
 	r->in.paths_n = n;
+	snprintf(r->in.note, sizeof(r->in.note), "%s", psa_input_note(in) ? psa_input_note(in) : "");
 	/* one trace directory is one host: its clock needs no estimate */
 	if (!r->in.text && psa_input_traces(in) < 2) {
 		psa_clock_destroy(r->clock);

@@ -38,8 +38,7 @@ struct psa_input;
  * Classify @paths (@n >= 1) - `-` and regular files are babeltrace2 text, directories (and a
  * trace's `metadata` file) CTF - and find the trace directories under them. Returns 0 with
  * *@out, or a negative errno with the problem as a user would describe it in @err: a missing
- * path, not a trace, several flight-recorder snapshots under one directory, text and CTF
- * mixed, more than one text input; -ENOMEM when out of memory.
+ * path, not a trace, text and CTF mixed, more than one text input; -ENOMEM when out of memory.
  */
 int psa_input_open(char *const *paths, size_t n, struct psa_input **out, char *err,
 		   size_t errlen);
@@ -51,6 +50,9 @@ bool psa_input_is_text(const struct psa_input *in);
 size_t psa_input_traces(const struct psa_input *in);
 /* A path is inside (or is) an LTTng snapshot's directory: a flight-recorder snapshot. */
 bool psa_input_in_snapshot(const struct psa_input *in);
+/* What was chosen for the caller to say, or NULL: a directory holding several flight-recorder
+ * snapshots (their windows overlap) is read by its last one, as `run --snapshot` reads it. */
+const char *psa_input_note(const struct psa_input *in);
 
 struct psa_input_read_opts {
 	const uint32_t *only_vpids; /* keep only these processes' events (none: every process) */

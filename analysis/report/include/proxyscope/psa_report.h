@@ -51,6 +51,7 @@ struct psa_report_input {
 	uint64_t filtered;         /* events of other processes left out (only_vpids) */
 	char desc[160];            /* "1 CTF trace under 'dir'", "babeltrace2 text from '-'" */
 	bool empty;                /* no proxyscope event (nothing was analyzed) */
+	char note[1024];           /* what the input chose, to say (psa_input_note), or "" */
 };
 
 struct psa_report {
