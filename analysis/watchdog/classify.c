@@ -176,6 +176,32 @@ static void classify_network(const struct psa_model *m, const struct psa_task *t
 	}
 }
 
+/*
+ * The ranks of @t's job that never started exec @t->exec_id at all (no network task of it,
+ * live or finished): a barrier waits for them as much as for a live task, and a trace cut
+ * while they were still on an earlier exec holds nothing else that says so.
+ */
+static void wait_on_absent(const struct psa_model *m, const struct psa_task *t,
+			   struct psa_stall *s)
+{
+	size_t n;
+	const struct psa_proc *const *procs = psa_model_procs(m, &n);
+
+	for (size_t i = 0; i < n; i++) {
+		if (procs[i]->job != t->job)
+			continue;
+		for (uint32_t k = 0; k < procs[i]->ranks_n; k++) {
+			uint32_t r = procs[i]->ranks[k];
+			bool finished = false;
+
+			if (r != t->rank && !psa_model_find_network_task(m, t->job, r, t->exec_id,
+									 &finished) &&
+			    !finished)
+				psa__stall_wait_on(s, r);
+		}
+	}
+}
+
 static void classify_barrier(const struct psa_model *m, const struct psa_task *t,
 			     struct psa_stall *s)
 {
@@ -186,6 +212,8 @@ static void classify_barrier(const struct psa_model *m, const struct psa_task *t
 		if (live[i]->job == t->job && live[i]->rank != t->rank &&
 		    live[i]->exec_id <= t->exec_id)
 			psa__stall_wait_on(s, live[i]->rank);
+	if (!s->waiting_on_n)
+		wait_on_absent(m, t, s);
 	s->cause = s->waiting_on_n ? PSA_CAUSE_BARRIER_WAIT : PSA_CAUSE_UNKNOWN;
 	snprintf(s->detail, sizeof(s->detail), "%s",
 		 s->waiting_on_n ? "the barrier waits for ranks that have not arrived"

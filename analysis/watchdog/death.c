@@ -396,15 +396,18 @@ void psa__watchdog_death_adopt(struct psa_watchdog *w, const struct psa_task *t,
 			       struct psa_stall *s)
 {
 	int root = death_of_proc(w, t->proc);
+	/* a barrier of a dead process waited for nobody any more: its process is the cause */
+	bool own = s->root_cause || s->cause == PSA_CAUSE_UNKNOWN ||
+		   s->cause == PSA_CAUSE_BARRIER_WAIT;
 
 	if (root >= 0) {
-		if ((s->root_cause || s->cause == PSA_CAUSE_UNKNOWN) && w->stalls[root].host_wide) {
+		if (own && w->stalls[root].host_wide) {
 			s->cause = PSA_CAUSE_HOST_UNREACHABLE;
 			s->streams_pending = 0;
 			snprintf(s->detail, sizeof(s->detail),
 				 "its host %s was cut off while the task was %s", t->proc->host,
 				 psa_state_str(t->state));
-		} else if (s->root_cause || s->cause == PSA_CAUSE_UNKNOWN) {
+		} else if (own) {
 			s->cause = PSA_CAUSE_PROCESS_DIED;
 			s->streams_pending = 0;
 			snprintf(s->detail, sizeof(s->detail),

@@ -72,8 +72,12 @@ import json, sys
 w = json.load(open(sys.argv[1]))["watchdog"]
 s = w["stalls"]
 others = [x for x in s if x["host"] in ("host0", "host2") and not x["root_cause"]]
-assert others and all(x["root"] is not None and s[x["root"]]["host"] == "host1" and
-                      s[x["root"]]["cause"] == "host_unreachable" for x in others), others
+led = [x for x in others if x["root"] is not None]
+# A barrier whose last messages were to come through host1 only sees the ranks still in it
+# (on a loaded machine, two of host2 waiting on each other): it may stay unattributed, which
+# blames nobody; what is led anywhere must be led to host1.
+assert led and all(s[x["root"]]["host"] == "host1" and
+                   s[x["root"]]["cause"] == "host_unreachable" for x in led), others
 ' "$tmp/out"
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]

@@ -468,6 +468,37 @@ static void test_model__a_trace_read_twice_is_counted_once(void **state_)
 	wdfx_fini(&f);
 }
 
+/* A trace cut while rank 0 had not started exec 1: rank 1's barrier of exec 1 waits on it,
+ * though no task of rank 0 is open (not "no other rank is stuck"). */
+static void test_watchdog__a_barrier_waits_on_a_rank_that_never_started_its_exec(void **state_)
+{
+	const struct psa_stall *s, *b;
+	struct wdfx f;
+	size_t n;
+
+	wdfx_init(&f, 0);
+	for (uint32_t r = 0; r < 2; r++) {
+		net_start(&f, 10 + r, r, 0);
+		net_fire(&f, 10 + r, r, 0);
+		state(&f, 10 + r, r, 0, NET, 1, 3);
+		state(&f, 10 + r, r, 0, NET, 3, 4);
+	}
+	net_start(&f, 20, 1, 1);
+	net_fire(&f, 20, 1, 1);
+	op(&f, 20, 1, 1, 0, 1, 0, false); /* recv from 0, which never posts its send */
+	state(&f, 20, 1, 1, NET, 1, 3);
+	ev(&f, 1, PSA_EV_encproxy_task_enqueue, 1, TASK(21, 1, 1, BAR), NULL);
+	ev(&f, 1, PSA_EV_encproxy_task_drain, 1, TASK(21, 1, 1, BAR), NULL);
+	state(&f, 21, 1, 1, BAR, 0, 3);
+	f.now += 2000 * MS;
+	s = wdfx_analyze(&f, &n);
+	b = find(s, n, 1, BAR);
+	assert_int_equal(b->cause, PSA_CAUSE_BARRIER_WAIT);
+	assert_int_equal(b->waiting_on_n, 1);
+	assert_int_equal(b->waiting_on[0], 0);
+	wdfx_fini(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -485,6 +516,7 @@ int main(void)
 		cmocka_unit_test(test_watchdog__a_lossy_healthy_trace_is_not_a_stall),
 		cmocka_unit_test(test_watchdog__threshold_findings_chain_to_the_late_rank),
 		cmocka_unit_test(test_model__a_trace_read_twice_is_counted_once),
+		cmocka_unit_test(test_watchdog__a_barrier_waits_on_a_rank_that_never_started_its_exec),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
