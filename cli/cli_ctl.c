@@ -5,10 +5,12 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "cli_ctl.h"
 #include "cli_util.h"
 #include "msg.h"
+#include "signals.h"
 
 static void print_msg(enum ctl_msg_kind kind, const char *line)
 {
@@ -21,6 +23,7 @@ static void print_msg(enum ctl_msg_kind kind, const char *line)
 void cli_ctl_init(void)
 {
 	ctl_msg_set_handler(print_msg);
+	ctl_signals_say_to(STDERR_FILENO, isatty(STDERR_FILENO));
 }
 
 int cli_ctl_exit(int rc)

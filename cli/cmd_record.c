@@ -41,20 +41,18 @@ static const struct cli_opt record_opts[] = {
 
 static const char record_usage[] = CLI_HELP_RECORD; /* docs/commands/proxyscope-record.txt */
 
-/* Run CMD and wait; Ctrl-C and SIGTERM reach CMD (same process group) but not us (signals.h). */
-static int run_command(char **argv)
+/* Run CMD and wait; Ctrl-C and SIGTERM reach CMD (same process group) with the dispositions
+ * we had before @sigs, and are only noted here (signals.h). */
+static int run_command(char **argv, const struct ctl_sigcatch *sigs)
 {
-	struct ctl_sigcatch sigs;
 	struct ctl_command cmd;
 	int rc;
 
-	ctl_signals_catch(&sigs, false);
-	rc = ctl_command_start(&cmd, argv, &sigs);
+	rc = ctl_command_start(&cmd, argv, sigs);
 	if (rc)
 		cli_error("cannot start '%s': %s", argv[0], strerror(-rc));
 	else
 		rc = ctl_command_wait(&cmd, false);
-	ctl_signals_restore(&sigs);
 	return rc < 0 ? CLI_EXIT_FAILURE : rc;
 }
 
@@ -85,6 +83,7 @@ int cmd_record(int argc, char **argv)
 {
 	struct ctl_recording_opts ro = { .level = LT_LEVEL_INFO };
 	struct ctl_recording rec;
+	struct ctl_sigcatch sigs;
 	const char *output = NULL, *name, *value;
 	char err[LT_ERR_MAX], defdir[64], buffers[96];
 	struct cli_opts p;
@@ -132,21 +131,27 @@ int cmd_record(int argc, char **argv)
 		strftime(defdir, sizeof(defdir), "proxyscope-trace-%Y%m%d-%H%M%S", localtime(&t));
 		output = defdir;
 	}
-	/* the recording, described; begun; CMD run; ended */
+	/* the recording, described; begun; CMD run; ended - Ctrl-C noted from here to the end
+	 * (not given back: we exit), so that the set-up and the end are never cut in the middle */
 	ro.output = output;
+	ctl_signals_catch(&sigs, false);
 	if (ctl_recording_begin(&rec, &ro, argv[split + 1], err, sizeof(err))) {
 		cli_error("%s", err);
-		return CLI_EXIT_USAGE;
+		return ctl_signals_caught() ? 128 + ctl_signals_caught() : CLI_EXIT_USAGE;
 	}
-	code = run_command(&argv[split + 1]);
+	/* interrupted during the set-up: CMD is not started */
+	code = ctl_signals_caught() ? 128 + ctl_signals_caught() : run_command(&argv[split + 1], &sigs);
 	rc = ctl_recording_stop(&rec, false);
 	ctl_recording_release(&rec);
 	if (ctl_signals_caught())
-		fprintf(stderr, "proxyscope: interrupted; the trace recorded so far is kept\n");
+		fprintf(stderr, "proxyscope: interrupted; the trace recorded so far is kept in %s\n",
+			rec.s.output);
 	printf("trace: %s\n", rec.s.output);
 	lt_buffers_str(&rec.s, buffers, sizeof(buffers));
 	record_tally(&rec.s, argv[split + 1], buffers);
 	fflush(stdout);
+	if (ctl_signals_caught()) /* the one policy: 128+N, whatever CMD made of the signal */
+		return 128 + ctl_signals_caught();
 	if (rc && code == 0)
 		return CLI_EXIT_FAILURE;
 	return code;

@@ -370,6 +370,33 @@ static int run_output(const struct run_cli *c, const struct enc_wl_result *res,
 	return code;
 }
 
+/*
+ * A --hosts run interrupted (Ctrl-C or SIGTERM): mpirun ended the job, the sessions are ended and
+ * the tree marked where it was cut (run_hosts.c). What was done is printed with the report,
+ * unless a second Ctrl-C asked to skip the slow parts; the status is 128+N whatever the job
+ * made of the signal.
+ */
+static int hosts_interrupted(const struct run_cli *c, const struct enc_wl_result *res,
+			     const struct run_procs *rp, struct run_trace *rt)
+{
+	int sig = ctl_signals_caught();
+
+	if (!g_rh.launched) /* nothing ran: no result, no report (run_hosts.c said so) */
+		return 128 + sig;
+	if (rt)
+		fprintf(stderr, "proxyscope: interrupted; the trace recorded so far is kept in %s\n",
+			rt->s.output);
+	if (ctl_signals_hurry()) {
+		if (rt)
+			fprintf(stderr, "proxyscope: the report was skipped (proxyscope report %s "
+				"makes it)\n", rt->s.output);
+	} else {
+		ctl_signals_phase("the report was not finished (proxyscope report makes it)");
+		run_output(c, res, rp, rt, CLI_EXIT_OK);
+	}
+	return 128 + sig;
+}
+
 /* A recorded --hosts run: the tools, and DIR for the relay daemon (hosts_trace.h). */
 static int hosts_trace_prepare(struct run_cli *c, struct run_trace *rt,
 			       const struct ctl_recording_opts *topts)
@@ -389,11 +416,18 @@ static int hosts_trace_prepare(struct run_cli *c, struct run_trace *rt,
 	return 0;
 }
 
+/* A run that records nothing interrupted: nothing to keep, the exit (130) follows. */
+static void no_trace_interrupted(void *arg, int sig)
+{
+	(void)arg, (void)sig;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct run_trace rt, *trace = NULL;
 	struct enc_wl_result res;
 	struct ctl_recording_opts topts;
+	struct ctl_sigwait nt_sigs = { 0 };
 	struct run_procs rp;
 	struct run_cli c;
 	int rc, code;
@@ -410,6 +444,8 @@ int cmd_run(int argc, char **argv)
 		c.args.hosts = c.hosts;
 		c.args.link_cut = run_hosts_link_cut;
 	}
+	if (c.child || c.xchild) /* the job's processes: the command the user runs says it */
+		ctl_signals_say_to(-1, false);
 	if (c.child)
 		return run_child(&c);
 	if (c.xchild)
@@ -427,8 +463,19 @@ int cmd_run(int argc, char **argv)
 		/* Not recorded here, but traced like any application: a session around us
 		 * (proxyscope record -- proxyscope run --no-trace) records the run. */
 		enc_trace_load();
+		/* Ctrl-C by the one policy too (signals.h): the signal thread exits 130. Without
+		 * it the fabric library's own handler, installed when the provider is opened,
+		 * would take it and exit 1 (and crash on a second one). */
+		ctl_signals_ack("proxyscope: interrupted: stopping the job (this run records "
+				"nothing itself)");
+		nt_sigs.on_signal = no_trace_interrupted;
+		if (!c.hosts && ctl_sigwait_start(&nt_sigs))
+			cli_error("cannot start the signal thread; Ctrl-C ends the run abruptly");
 	}
 	rc = run_with_progress(&c, argc, argv, &rp, &res);
+	ctl_sigwait_stop(&nt_sigs);
+	if (c.hosts && ctl_signals_caught()) /* one host's run ends in its signal thread */
+		return hosts_interrupted(&c, &res, &rp, trace);
 	code = trace && run_trace_end(trace) ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
 	if (rc == -EINVAL) {
 		/* The library's own checks (a fault on a rank out of range) come only with the run:

@@ -14,6 +14,7 @@
 
 #include "enc/lock.h"
 #include "progress.h"
+#include "signals.h"
 
 #define TICK_NS 100000000L /* redraw every 100 ms */
 
@@ -54,7 +55,9 @@ static void *progress_main(void *arg)
 	pthread_mutex_lock(&mtx);
 	while (!stop) {
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (elapsed_s(&now) < delay_s) {
+		if (ctl_signals_count()) {
+			shown = false; /* the acknowledgement of a Ctrl-C took the line: leave it */
+		} else if (elapsed_s(&now) < delay_s) {
 			/* not yet: a short call shows nothing */
 		} else if (count) {
 			fprintf(stderr, "\r\033[K%c %s: %.1fs, %llu %s", spinner[tick++ % 4], label,

@@ -20,6 +20,7 @@
 #include "report_json.h"
 #include "run_report.h"
 #include "run_timelines.h"
+#include "signals.h"
 #include "trace_tally.h"
 
 /* The timelines next to the trace (ctl/lttng/run_timelines.h), observing the read. */
@@ -226,6 +227,11 @@ void run_report_interrupted(struct run_trace *rt)
 	struct psa_report c;
 	int rc;
 
+	if (ctl_signals_hurry()) { /* a second Ctrl-C came during the session's end */
+		fprintf(stderr, "proxyscope: the timelines were not written (proxyscope report %s "
+			"makes them)\n", rt->s.output);
+		return;
+	}
 	memset(tf, 0, sizeof(tf));
 	if (report_init(&c, PSA_REPORT_WATCHDOG, NULL, NULL))
 		return;

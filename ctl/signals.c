@@ -51,13 +51,139 @@ void ctl_signals_sweeper(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
-/* --- a caught signal ------------------------------------------------------------------------- */
+/* --- the count of signals -------------------------------------------------------------------- */
 
-static volatile sig_atomic_t g_caught;
+/* Read and written by a handler or by the one signal thread, never both for one signal (the
+ * signal thread's signals are blocked everywhere), so plain sig_atomic_t is enough. */
+static volatile sig_atomic_t g_count, g_hurry, g_say_tty;
+static volatile sig_atomic_t g_caught; /* the last signal (ctl_signals_caught) */
+static volatile sig_atomic_t g_say_fd = -1;
+static const char *volatile g_phase, *volatile g_ack;
+static volatile sig_atomic_t g_owned[CTL_SIGNALS_OWNED_MAX];
+
+void ctl_signals_say_to(int fd, bool tty)
+{
+	g_say_tty = tty;
+	g_say_fd = fd;
+}
+
+void ctl_signals_ack(const char *line)
+{
+	g_ack = line;
+}
+
+static void note_signal(int sig);
+static void forward_signal(int sig);
+
+void ctl_signals_child_forget(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+
+	/* A function of ours run in the child (a host's holder, the keeper) keeps the handlers
+	 * (an exec would reset them): ours go back to the default, or a SIGTERM that ends such
+	 * a child would only be noted (a teardown waited 3 s for each holder so). */
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct sigaction cur;
+
+		if (sigaction(sigs[i], NULL, &cur) == 0 && !(cur.sa_flags & SA_SIGINFO) &&
+		    (cur.sa_handler == note_signal || cur.sa_handler == forward_signal))
+			signal(sigs[i], SIG_DFL);
+	}
+	g_say_fd = -1;
+	g_caught = 0;
+	g_count = 0;
+	g_hurry = 0;
+	for (size_t i = 0; i < CTL_SIGNALS_OWNED_MAX; i++)
+		g_owned[i] = 0;
+}
+
+int ctl_signals_count(void)
+{
+	return g_count;
+}
+
+bool ctl_signals_hurry(void)
+{
+	return g_hurry != 0;
+}
+
+void ctl_signals_phase(const char *incomplete)
+{
+	g_phase = incomplete;
+}
+
+int ctl_signals_own(pid_t pid)
+{
+	for (size_t i = 0; i < CTL_SIGNALS_OWNED_MAX; i++)
+		if (!g_owned[i]) {
+			g_owned[i] = pid;
+			return 0;
+		}
+	return -ENOSPC;
+}
+
+void ctl_signals_disown(pid_t pid)
+{
+	for (size_t i = 0; i < CTL_SIGNALS_OWNED_MAX; i++)
+		if (g_owned[i] == pid)
+			g_owned[i] = 0;
+}
+
+/* @a then @b as one write(2) (one line, not interleaved with another process's on the same
+ * pipe or terminal); async-signal-safe: this runs in a handler. */
+static void say(const char *a, const char *b)
+{
+	char line[512];
+	size_t n = 0;
+	int fd = g_say_fd;
+
+	if (fd < 0)
+		return;
+	for (const char *p = a; p && *p && n < sizeof(line) - 1; p++)
+		line[n++] = *p;
+	for (const char *p = b; p && *p && n < sizeof(line) - 1; p++)
+		line[n++] = *p;
+	line[n++] = '\n';
+	if (write(fd, line, n) < 0)
+		return;
+}
+
+/* The policy of signals.h for one more SIGINT or SIGTERM; async-signal-safe. */
+static void count_signal(int sig)
+{
+	const char *phase;
+	int n = g_count + 1;
+
+	g_count = n;
+	if (n == 1) {
+		const char *ack = g_ack;
+
+		/* "\r\033[K": a half-drawn progress line is cleared, not glued to */
+		say(g_say_tty ? "\r\033[K" : NULL,
+		    ack ? ack : "proxyscope: interrupted: stopping the job and keeping the trace "
+				"(Ctrl-C again skips the slow parts, a third time stops at once)");
+		return;
+	}
+	if (n == 2) {
+		g_hurry = 1;
+		say("proxyscope: skipping the slow parts of the teardown (Ctrl-C again stops at "
+		    "once)", NULL);
+		return;
+	}
+	for (size_t i = 0; i < CTL_SIGNALS_OWNED_MAX; i++)
+		if (g_owned[i] > 0)
+			kill(g_owned[i], SIGTERM);
+	phase = g_phase;
+	say("proxyscope: stopped at once: ", phase ? phase : "the teardown was left where it was");
+	_exit(128 + sig);
+}
+
+/* --- a caught signal ------------------------------------------------------------------------- */
 
 static void note_signal(int sig)
 {
 	g_caught = sig;
+	count_signal(sig);
 }
 
 void ctl_signals_catch(struct ctl_sigcatch *c, bool hup)
@@ -146,9 +272,20 @@ static void forward_signal(int sig)
 	pthread_kill(g_sig_thread, sig);
 }
 
+/* The teardown of the first signal, on a thread of its own so that the signal thread goes on
+ * taking the second and third. */
+static void *teardown_main(void *arg)
+{
+	struct ctl_sigwait *w = arg;
+
+	w->on_signal(w->arg, w->first);
+	_exit(128 + w->first);
+}
+
 static void *sig_main(void *arg)
 {
 	struct ctl_sigwait *w = arg;
+	pthread_t teardown;
 	sigset_t set;
 	int sig = 0;
 
@@ -156,13 +293,22 @@ static void *sig_main(void *arg)
 	for (;;) {
 		if (sigwait(&set, &sig))
 			return NULL;
-		if (sig != SIGUSR2)
-			break;
-		if (w->stopping)
-			return NULL;
+		if (sig == SIGUSR2) {
+			if (w->stopping && !w->first)
+				return NULL;
+			continue;
+		}
+		g_caught = sig;
+		count_signal(sig); /* the third exits */
+		if (w->first)
+			continue;
+		w->first = sig;
+		if (pthread_create(&teardown, NULL, teardown_main, w)) {
+			w->on_signal(w->arg, sig); /* no thread: the later signals wait for it */
+			_exit(128 + sig);
+		}
+		pthread_detach(teardown);
 	}
-	w->on_signal(w->arg, sig);
-	_exit(128 + sig);
 }
 
 int ctl_sigwait_start(struct ctl_sigwait *w)
@@ -172,6 +318,7 @@ int ctl_sigwait_start(struct ctl_sigwait *w)
 	int rc;
 
 	w->stopping = 0;
+	w->first = 0;
 	sigset_wait(&set);
 	pthread_sigmask(SIG_BLOCK, &set, &w->old_mask);
 	rc = pthread_create(&w->thread, NULL, sig_main, w);

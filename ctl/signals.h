@@ -3,10 +3,17 @@
  * The one signal policy of proxyscope's orchestration. Every command that starts something
  * takes SIGINT and SIGTERM (and SIGHUP where a terminal may go) the same way:
  *
- *   first Ctrl-C or SIGTERM   stop cleanly: what runs is asked to end (a command we started
+ *   first Ctrl-C or SIGTERM   acknowledged at once on a line of its own (ctl_signals_say_to),
+ *                             then stop cleanly: what runs is asked to end (a command we started
  *                             gets the same Ctrl-C through its process group, a SIGTERM is
  *                             passed on), sessions are ended, the trace so far is kept, hosts
  *                             are torn down; the exit status is 128+N.
+ *   second                    hurry (ctl_signals_hurry): the waits that are only slow (the
+ *                             consumer's flush, a destruction, a launcher's own teardown, the
+ *                             timelines) end now; the trace stays readable.
+ *   third                     end at once: the daemons we started are sent SIGTERM, the line
+ *                             says what was being done (ctl_signals_phase) and so what is
+ *                             incomplete, and the process exits 128+N.
  *
  * Two shapes, the same policy:
  *   - a caught signal (ctl_signals_catch): a handler that only notes the signal; the caller's
@@ -27,11 +34,16 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <sys/types.h>
 
 /* --- processes we start (between fork and exec) -------------------------------------------- */
 
 /* No signal blocked. */
 void ctl_signals_child_reset(void);
+
+/* Nothing of ours said or done by a signal in the child (every child, first): no
+ * acknowledgement, no count, no daemon of ours stopped by its third Ctrl-C. */
+void ctl_signals_child_forget(void);
 
 /* In a process of ours (a --procs child started by exec): @sig when the parent dies. */
 void ctl_signals_die_with_parent(int sig);
@@ -42,6 +54,27 @@ void ctl_signals_host_helper(void);
 void ctl_signals_sweeper(void);
 /* Back to the default dispositions of SIGINT and SIGQUIT (a host's command, after the helper). */
 void ctl_signals_host_command(void);
+
+/* --- the count of signals: what the second and third do ------------------------------------ */
+
+/* Where the acknowledgements are written (the CLI: stderr), as a terminal line when @tty (a
+ * progress line may be half drawn there). -1, the default: nothing is said. */
+void ctl_signals_say_to(int fd, bool tty);
+/* The first acknowledgement, a static line without its newline (NULL: the default, "stopping
+ * the job and keeping the trace"): a command that records nothing says so. */
+void ctl_signals_ack(const char *line);
+/* How many SIGINT/SIGTERM were taken so far (0: none). */
+int ctl_signals_count(void);
+/* Whether the slow parts of a teardown are to be skipped (a second signal). */
+bool ctl_signals_hurry(void);
+/* What the teardown is doing, said if a third signal ends it: a static sentence of what is
+ * then incomplete ("the session was not ended: its last events may be missing"); NULL: none. */
+void ctl_signals_phase(const char *incomplete);
+/* A daemon we started (not our child) that a third signal must not leave behind; -ENOSPC when
+ * CTL_SIGNALS_OWNED_MAX are held already. */
+#define CTL_SIGNALS_OWNED_MAX 16
+int ctl_signals_own(pid_t pid);
+void ctl_signals_disown(pid_t pid);
 
 /* --- a caught signal ------------------------------------------------------------------------- */
 
@@ -83,6 +116,7 @@ struct ctl_sigwait {
 	pthread_t thread;
 	bool started;
 	volatile sig_atomic_t stopping;
+	int first;                             /* the signal whose teardown runs (0: none yet) */
 	sigset_t old_mask;
 	struct sigaction old_int, old_term;
 };

@@ -49,6 +49,7 @@ static void child_io(const struct ctl_spawn_opts *o)
 
 static void child_run(const struct ctl_spawn_opts *o)
 {
+	ctl_signals_child_forget();
 	if (o->own_session)
 		setsid();
 	else if (o->own_group)

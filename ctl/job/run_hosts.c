@@ -20,6 +20,7 @@
 
 #include <proxyscope/launcher.h>
 #include <proxyscope/log.h>
+#include <proxyscope/psa_model.h>
 #include <proxyscope/trace.h>
 
 #include "msg.h"
@@ -201,7 +202,7 @@ static int launcher_wait(struct hosts *h, struct run_hosts *rh, bool heal, uint6
 {
 	struct timespec tick = { 0, 50 * 1000 * 1000 };
 	uint64_t all_ms = 0, some_ms = 0, stop_ms = 0, gate_ms = 0;
-	bool passed = false, gated = watch != NULL;
+	bool passed = false, hurried = false, gated = watch != NULL;
 	int st;
 
 	for (;; nanosleep(&tick, NULL)) {
@@ -218,8 +219,18 @@ static int launcher_wait(struct hosts *h, struct run_hosts *rh, bool heal, uint6
 		if (w < 0 && errno != EINTR)
 			return -errno;
 		if (ctl_signals_caught() && !passed) { /* mpirun ends its job on SIGINT/SIGTERM */
+			struct timespec now;
+
+			clock_gettime(CLOCK_REALTIME, &now);
+			rh->cut_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
 			kill(pid, ctl_signals_caught() == SIGINT ? SIGINT : SIGTERM);
 			passed = true;
+			ctl_signals_phase("mpirun was ending the job: the hosts' sessions were not "
+					  "ended (the sweeper tears the hosts down)");
+		}
+		if (passed && ctl_signals_hurry() && !hurried) { /* its own teardown is the slow part */
+			kill(pid, SIGKILL); /* the teardown's sweep ends what it leaves */
+			hurried = true;
 		}
 		gone = all_ms ? rh->procs : run_hosts_job_gone(h->dir, rh->procs);
 		if (gone == rh->procs)
@@ -381,9 +392,14 @@ int run_hosts_run(const struct enc_wl_args *args, uint32_t hosts,
 	if (watch && gate_make(h->dir, "gate"))
 		ctl_error("cannot make the job's gate in '%s': %s; the job is not held for the watch",
 			  h->dir, strerror(errno));
+	if (ctl_signals_caught()) { /* interrupted during the set-up: no job */
+		ctl_note("proxyscope: interrupted before the job started");
+		goto out_trace;
+	}
 	v = launcher_argv(h, args, hosts, argc, argv, exe, np, ppr);
 	rc = v ? host_spawn(&h->collector, v, "/dev/null", &pid) : -ENOMEM;
 	free(v);
+	rh->launched = rc == 0;
 	if (rc) {
 		ctl_error("cannot start mpirun: %s", strerror(-rc));
 	} else {
@@ -391,8 +407,18 @@ int run_hosts_run(const struct enc_wl_args *args, uint32_t hosts,
 						    3 * (uint64_t)args->timeout_ms + 10000, pid, watch);
 		results_read(h, rh, res);
 	}
+out_trace:
 	if (trace_end(&t, trace, watch) && !rc)
 		rc = -EIO;
+	/* The trees' cut, at the signal: what was in flight then is not a stall (the model finds
+	 * the file two levels above each host's trace). */
+	if (trace && rh->cut_ns) {
+		int e = psa_cut_write(trace->output, rh->cut_ns, "interrupted");
+
+		if (e)
+			ctl_error("cannot mark where the recording of %s was cut: %s", trace->output,
+				  strerror(-e));
+	}
 	hosts_destroy(h);
 out_signals:
 	ctl_signals_restore(&sigs);

@@ -43,7 +43,10 @@ struct run_hosts {
 	bool seen[ENC_WL_MAX_RANKS];            /* per process */
 	char host[ENC_WL_MAX_RANKS][32];        /* per process: the host it ran on */
 	int launcher_status;                    /* mpirun's exit status (128+N: signal N) */
+	bool launched;                          /* mpirun was started */
 	bool launcher_stopped;                  /* it ran on after the job: we stopped it */
+	uint64_t cut_ns;                        /* interrupted (Ctrl-C, SIGTERM): when, in ns
+						 * since the epoch (0: not) */
 };
 
 /*

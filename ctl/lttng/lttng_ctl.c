@@ -14,6 +14,7 @@
  */
 #include "lttng_ctl.h"
 #include "lttng_ctl_int.h"
+#include "signals.h"
 #include "spawn.h"
 
 #include <dirent.h>
@@ -345,6 +346,8 @@ int lt_sessiond_ensure(struct lt_session *s, char *err, size_t errlen)
 	else
 		snprintf(pidfile, sizeof(pidfile), "%s/.lttng/lttng-sessiond.pid", s->home);
 	s->sessiond_pid = read_pidfile(pidfile);
+	if (s->sessiond_pid > 0)
+		ctl_signals_own(s->sessiond_pid); /* a third Ctrl-C stops it too */
 	if (!lt__sessiond_alive()) {
 		snprintf(err, errlen, "lttng-sessiond started but does not answer");
 		lt_sessiond_release(s);
@@ -353,17 +356,22 @@ int lt_sessiond_ensure(struct lt_session *s, char *err, size_t errlen)
 	return 0;
 }
 
-void lt_sessiond_release(struct lt_session *s)
+static void sessiond_release(struct lt_session *s, bool wait)
 {
-	if (s->sessiond_pid > 0 && kill(s->sessiond_pid, SIGTERM) == 0) {
+	if (wait && s->sessiond_pid > 0 && kill(s->sessiond_pid, SIGTERM) == 0) {
 		struct timespec tick = { 0, 10 * 1000 * 1000 };
 
-		/* Not our child (it daemonized): poll until it is gone, at most 5 s. */
-		for (int i = 0; i < 500 && kill(s->sessiond_pid, 0) == 0; i++)
+		/* Not our child (it daemonized): poll until it is gone, at most 5 s, then kill it;
+		 * after a second Ctrl-C it ends on its own, unwatched. */
+		for (int i = 0; i < 500 && kill(s->sessiond_pid, 0) == 0 && !ctl_signals_hurry(); i++)
 			nanosleep(&tick, NULL);
-		if (kill(s->sessiond_pid, 0) == 0)
+		if (!ctl_signals_hurry() && kill(s->sessiond_pid, 0) == 0)
 			kill(s->sessiond_pid, SIGKILL);
 	}
+	if (!wait && s->sessiond_pid > 0)
+		kill(s->sessiond_pid, SIGTERM);
+	if (s->sessiond_pid > 0)
+		ctl_signals_disown(s->sessiond_pid);
 	s->sessiond_pid = 0;
 	if (s->run_mounted) {
 		/* Its consumer daemons may still close their files: detach, the tmpfs goes with
@@ -375,6 +383,16 @@ void lt_sessiond_release(struct lt_session *s)
 		unsetenv("LTTNG_HOME");
 		remove_home(s);
 	}
+}
+
+void lt_sessiond_release(struct lt_session *s)
+{
+	sessiond_release(s, true);
+}
+
+void lt_sessiond_let_go(struct lt_session *s)
+{
+	sessiond_release(s, false);
 }
 
 int lt_snapshot_latest(const char *dir, char *out, size_t outlen)

@@ -113,6 +113,12 @@ int lt_sessiond_ensure(struct lt_session *s, char *err, size_t errlen);
 
 /* Stop the daemon lt_sessiond_ensure started (if any) and remove its home. */
 void lt_sessiond_release(struct lt_session *s);
+/*
+ * The same without waiting for the daemon to be gone, for a process about to exit: a daemon
+ * with this busy process still registered took 115 s to end after SIGTERM (it ends with its
+ * last application), where an idle one ends in well under a second.
+ */
+void lt_sessiond_let_go(struct lt_session *s);
 
 /*
  * Create the session writing to s->output (or streaming to s->url), enable the project's providers (or only s->event)
@@ -124,7 +130,8 @@ int lt_session_begin(struct lt_session *s, char *err, size_t errlen);
 /*
  * Wait until process @pid is registered with the session daemon (the session daemon
  * lists its tracepoints), at most @timeout_ms. For a process that was already running when the
- * daemon started: its LTTng-UST registers asynchronously. Returns 0 or -ETIMEDOUT.
+ * daemon started: its LTTng-UST registers asynchronously. Returns 0, -ETIMEDOUT, or -EINTR once a
+ * SIGINT or SIGTERM was taken (signals.h).
  */
 int lt_wait_registered(pid_t pid, unsigned timeout_ms);
 

@@ -36,6 +36,8 @@
 
 #include <proxyscope/trace_events.h>
 
+#include "signals.h"
+
 #define CHANNEL "proxyscope"
 #define POLL_MS 10
 /* Bounds on the end of a session: data still pending after STOP_TIMEOUT_MS is reported and the
@@ -43,6 +45,7 @@
  * daemon. Neither ever waits forever (the client's `lttng stop` and `destroy` do). */
 #define STOP_TIMEOUT_MS 60000
 #define DESTROY_TIMEOUT_MS 30000
+#define DESTROY_STEP_MS 100
 
 static const int level_lttng[LT_LEVEL_NR] = { LTTNG_LOGLEVEL_ERR, LTTNG_LOGLEVEL_WARNING,
 					      LTTNG_LOGLEVEL_INFO, LTTNG_LOGLEVEL_DEBUG };
@@ -429,6 +432,11 @@ static int session_stop(struct lt_session *s, char *err, size_t errlen)
 	if (rc < 0 && rc != -LTTNG_ERR_TRACE_ALREADY_STOPPED)
 		return fail(err, errlen, "stop session", s->name, rc);
 	while ((rc = lttng_data_pending(s->name)) > 0) {
+		if (ctl_signals_hurry()) {
+			snprintf(err, errlen, "session '%s': did not wait for its data to be written "
+				 "(a second Ctrl-C): its last packets may be missing", s->name);
+			return -EINTR;
+		}
 		if (now_ms() >= deadline) {
 			snprintf(err, errlen, "session '%s': data still pending %d s after its stop",
 				 s->name, STOP_TIMEOUT_MS / 1000);
@@ -482,8 +490,18 @@ static int session_destroy(struct lt_session *s, char *err, size_t errlen)
 
 	if (code != LTTNG_OK)
 		return fail(err, errlen, "destroy session", s->name, code);
-	st = lttng_destruction_handle_wait_for_completion(h, DESTROY_TIMEOUT_MS);
-	if (st == LTTNG_DESTRUCTION_HANDLE_STATUS_TIMEOUT) {
+	/* In steps, so that a second Ctrl-C leaves the rest to the daemon. */
+	for (int waited = 0;; waited += DESTROY_STEP_MS) {
+		st = lttng_destruction_handle_wait_for_completion(h, DESTROY_STEP_MS);
+		if (st != LTTNG_DESTRUCTION_HANDLE_STATUS_TIMEOUT ||
+		    waited + DESTROY_STEP_MS >= DESTROY_TIMEOUT_MS || ctl_signals_hurry())
+			break;
+	}
+	if (st == LTTNG_DESTRUCTION_HANDLE_STATUS_TIMEOUT && ctl_signals_hurry()) {
+		snprintf(err, errlen, "session '%s': its destruction was left to the session daemon "
+			 "(a second Ctrl-C)", s->name);
+		rc = -EINTR;
+	} else if (st == LTTNG_DESTRUCTION_HANDLE_STATUS_TIMEOUT) {
 		snprintf(err, errlen, "session '%s': its destruction did not complete within %d s",
 			 s->name, DESTROY_TIMEOUT_MS / 1000);
 		rc = -ETIMEDOUT;
@@ -569,6 +587,8 @@ int lt_wait_registered(pid_t pid, unsigned timeout_ms)
 	/* One question per poll, the lock released in between (a Ctrl-C's session end waits for
 	 * it); a daemon not answering yet is asked again like one that has not seen @pid yet. */
 	while (call(NULL, registered_main, &pid, err, sizeof(err))) {
+		if (ctl_signals_count())
+			return -EINTR; /* the caller is interrupted: nothing to wait for */
 		if (now_ms() >= deadline)
 			return -ETIMEDOUT;
 		sleep_ms(POLL_MS);

@@ -52,26 +52,33 @@ static void on_signal(void *arg, int sig)
 	(void)sig;
 	pthread_mutex_lock(&rt->mtx);
 	if (rt->active) {
-		/* A fresh line: the progress line may be on the terminal (its thread is left alone). */
-		ctl_note("%s", "");
+		/* (the acknowledgement, on a line of its own, was said by signals.c already) */
 		clock_gettime(CLOCK_REALTIME, &cut); /* nothing after the stop is recorded */
-		if (rt->s.snapshot && lt_session_snapshot(&rt->s, err, sizeof(err)))
-			ctl_error("%s", err);
-		if (lt_session_end(&rt->s, err, sizeof(err)))
-			ctl_error("%s", err);
-		/* The trace says it was cut, and when: what was in flight then is not a stall. */
+		/* The trace says it was cut, and when, before anything slow: what was in flight
+		 * then is not a stall, even if a third Ctrl-C ends the teardown. */
 		e = psa_cut_write(rt->s.output, (uint64_t)cut.tv_sec * 1000000000u +
 						(uint64_t)cut.tv_nsec, "interrupted");
 		if (e && e != -ENOENT)
 			ctl_error("cannot mark where the recording of %s was cut: %s", rt->s.output,
 				  strerror(-e));
-		lt_sessiond_release(&rt->s);
+		ctl_signals_phase("the session was not ended: the trace may lack its last events");
+		if (rt->s.snapshot && lt_session_snapshot(&rt->s, err, sizeof(err)))
+			ctl_error("%s", err);
+		if (lt_session_end(&rt->s, err, sizeof(err)))
+			ctl_error("%s", err);
+		lt_sessiond_let_go(&rt->s); /* it ends with us */
 		rt->active = false;
 		ctl_note("proxyscope: interrupted; the trace recorded so far is kept in %s",
 			 rt->s.output);
+		ctl_signals_phase("the trace is kept; its timelines were not written "
+				  "(proxyscope report makes them)");
 		if (rt->on_interrupted)
 			rt->on_interrupted(rt);
+		ctl_signals_phase(NULL);
+	} else if (!rt->ended) {
+		ctl_note("proxyscope: interrupted before the recording began: nothing was recorded");
 	}
+	pthread_mutex_unlock(&rt->mtx);
 }
 
 /* DIR, or a fresh ./proxyscope-run-YYYYMMDD-HHMMSS[-N]. */
@@ -156,6 +163,9 @@ int run_trace_begin(struct run_trace *rt, const struct ctl_recording_opts *opts)
 		signals_give_back(rt);
 		return rc;
 	}
+	if (ctl_signals_count()) /* a Ctrl-C during the set-up: its teardown exits the process */
+		for (;;)
+			pause();
 	if (opts->watch) {
 		char url[512], host[256] = "";
 		const char *urls[1] = { url };
@@ -185,6 +195,7 @@ int run_trace_begin(struct run_trace *rt, const struct ctl_recording_opts *opts)
 static int setup_locked(struct run_trace *rt, const struct ctl_recording_opts *opts)
 {
 	char err[LT_ERR_MAX];
+	int rc;
 
 	enc_assert_held(&rt->mtx);
 
@@ -218,6 +229,11 @@ static int setup_locked(struct run_trace *rt, const struct ctl_recording_opts *o
 		live_relayd_stop(&rt->relayd);
 		return -EINVAL;
 	}
+	if (ctl_signals_count()) { /* a Ctrl-C while the daemon started (seconds): no session */
+		lt_sessiond_release(&rt->s);
+		live_relayd_stop(&rt->relayd);
+		return 0;
+	}
 	if (lt_session_begin(&rt->s, err, sizeof(err))) {
 		ctl_error("%s", err);
 		lt_sessiond_release(&rt->s);
@@ -225,7 +241,9 @@ static int setup_locked(struct run_trace *rt, const struct ctl_recording_opts *o
 		return -EINVAL;
 	}
 	rt->active = true;
-	return lt_wait_registered(getpid(), REGISTER_TIMEOUT_MS) ? SETUP_UNREGISTERED : 0;
+	rc = lt_wait_registered(getpid(), REGISTER_TIMEOUT_MS);
+	/* interrupted: the signal thread's teardown ends the session once we let go */
+	return rc && rc != -EINTR ? SETUP_UNREGISTERED : 0;
 }
 
 int run_trace_prepare(struct run_trace *rt, const struct ctl_recording_opts *opts)
@@ -252,6 +270,7 @@ int run_trace_end(struct run_trace *rt)
 	int rc = 0;
 
 	pthread_mutex_lock(&rt->mtx);
+	rt->ended = true;
 	if (rt->active && rt->s.snapshot && lt_session_snapshot(&rt->s, err, sizeof(err))) {
 		ctl_error("%s", err);
 		rc = -EIO;

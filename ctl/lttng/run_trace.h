@@ -34,6 +34,7 @@ struct run_trace {
 	size_t snaps_n;
 	pthread_mutex_t mtx;   /* guards `active` between the main and the signal thread */
 	bool active;           /* mtx: the session is started and not yet ended */
+	bool ended;            /* mtx: run_trace_end began (a signal then interrupts nothing) */
 	struct ctl_sigwait sigwait; /* SIGINT and SIGTERM from run_trace_begin to run_trace_end */
 	void (*on_interrupted)(struct run_trace *rt); /* the recording's opts' */
 	bool timeline_gzip;    /* the recording's opts' */
