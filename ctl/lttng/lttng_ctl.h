@@ -40,7 +40,7 @@ struct lt_session {
 				    "net://HOST:CTRL:DATA" (`lttng create --set-url`) */
 	char *const *wrap;       /* NULL, or the nsenter prefix of a simulated host (hosts.h):
 				    the session's calls are made inside that host's mount
-				    namespace (its own session daemon), see lttng_ctl_session.c */
+				    namespace (its own session daemon), see lttng_ctl_call.c */
 	bool created;            /* the session was created: destroy owed */
 	bool started;            /* the session was started: stop owed */
 	bool trigger;            /* the watchdog snapshot trigger is installed */

@@ -9,11 +9,25 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* 0 when this build can drive sessions, else -ENODEV with the reason. */
 int lt__backend_check(char *err, size_t errlen);
 
 /* Whether a session daemon answers this process (its rundir, or LTTNG_HOME's). */
 bool lt__sessiond_alive(void);
+
+/* --- lttng_ctl_call.c: how lttng_ctl_session.c calls the library ---------------------------- */
+
+struct lt_session;
+typedef int (*lt__call_fn)(struct lt_session *s, void *arg, char *err, size_t errlen);
+
+/* Run @fn(@s, @arg) on a thread of its own, in @s's host's mount namespace (@s NULL: ours),
+ * every signal blocked, the library's lock held; its result. */
+int lt__call(struct lt_session *s, lt__call_fn fn, void *arg, char *err, size_t errlen);
+/* "cannot WHAT 'NAME': <the library's reason>" in @err; @code as a negative errno. */
+int lt__fail(char *err, size_t errlen, const char *what, const char *name, int code);
+void lt__sleep_ms(unsigned ms);
+uint64_t lt__now_ms(void); /* CLOCK_MONOTONIC */
 
 #endif /* PROXYSCOPE_CLI_LTTNG_CTL_INT_H */

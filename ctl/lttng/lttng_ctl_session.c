@@ -4,27 +4,13 @@
  * the watchdog trigger, start; snapshot; stop, trigger removal, destroy; and the wait for a
  * process to register with the session daemon. The library speaks the session daemon's own
  * protocol (the `lttng` client is a thin layer over it) and says what failed with a typed code.
- *
- * Every batch of library calls runs on a short-lived thread of its own. A session of a simulated
- * host (s->wrap, the `nsenter -t HOLDER ... -m` prefix into it, hosts.h) must reach that host's
- * session daemon, whose socket lies in /run/lttng of the host's mount namespace: the thread
- * unshares its filesystem attributes and enters that mount namespace, which a process with other
- * threads cannot do as a whole, and the rest of the process never moves. The thread also has
- * every signal blocked: the library writes to the daemon's socket without MSG_NOSIGNAL, so a
- * daemon that dies mid-command raises SIGPIPE at the thread that wrote, and it vanishes with the
- * thread; and the process's signal policy (run_trace.c's signal thread) is left as it is.
- *
- * Lock: lib_mtx serialises every use of the library, whose connection to the session daemon is
- * process-global. The caller holds it for the thread's whole life; nothing is taken under it.
+ * Every batch of library calls runs through lt__call (lttng_ctl_call.c).
  */
 #include "lttng_ctl.h"
 #include "lttng_ctl_int.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,154 +35,6 @@
 
 static const int level_lttng[LT_LEVEL_NR] = { LTTNG_LOGLEVEL_ERR, LTTNG_LOGLEVEL_WARNING,
 					      LTTNG_LOGLEVEL_INFO, LTTNG_LOGLEVEL_DEBUG };
-
-static pthread_mutex_t lib_mtx = PTHREAD_MUTEX_INITIALIZER;
-
-typedef int (*call_fn)(struct lt_session *s, void *arg, char *err, size_t errlen);
-
-struct call {
-	call_fn fn;
-	struct lt_session *s;
-	void *arg;
-	int ns_fd;       /* -1: stay in this process's mount namespace */
-	char *err;
-	size_t errlen;
-	int rc;
-};
-
-/* A negative LTTng error code as a negative errno, for the callers' return values. */
-static int errno_of(int code)
-{
-	switch (code < 0 ? -code : code) {
-	case LTTNG_ERR_NO_SESSIOND:
-		return -ECONNREFUSED;
-	case LTTNG_ERR_EXIST_SESS:
-		return -EEXIST;
-	case LTTNG_ERR_SESS_NOT_FOUND:
-		return -ENOENT;
-	case LTTNG_ERR_NOMEM:
-		return -ENOMEM;
-	case LTTNG_ERR_EPERM:
-		return -EPERM;
-	default:
-		return -EIO;
-	}
-}
-
-/* "cannot WHAT: <the library's reason>"; the code as a negative errno. */
-static int fail(char *err, size_t errlen, const char *what, const char *name, int code)
-{
-	snprintf(err, errlen, "cannot %s%s%s%s: %s", what, name ? " '" : "", name ? name : "",
-		 name ? "'" : "", lttng_strerror(code < 0 ? code : -code));
-	return errno_of(code);
-}
-
-/*
- * The process whose mount namespace s->wrap enters: 0 without a wrap. The wrap is the nsenter
- * prefix host_nsenter builds; anything else cannot be followed by the library: -EINVAL.
- */
-static int wrap_target(char *const *wrap, pid_t *out)
-{
-	const char *base;
-	bool mnt = false;
-	long pid = 0;
-
-	*out = 0;
-	if (!wrap || !wrap[0])
-		return 0;
-	base = strrchr(wrap[0], '/');
-	if (strcmp(base ? base + 1 : wrap[0], "nsenter"))
-		return -EINVAL;
-	for (size_t i = 1; wrap[i] && strcmp(wrap[i], "--"); i++) {
-		if (!strcmp(wrap[i], "-t") && wrap[i + 1]) {
-			char *end;
-
-			pid = strtol(wrap[++i], &end, 10);
-			if (*end)
-				return -EINVAL;
-		} else if (!strcmp(wrap[i], "-m") || !strcmp(wrap[i], "--mount")) {
-			mnt = true;
-		}
-	}
-	if (pid <= 0 || !mnt)
-		return -EINVAL;
-	*out = (pid_t)pid;
-	return 0;
-}
-
-static void *call_main(void *arg)
-{
-	struct call *c = arg;
-
-	/* Ensure this thread's root and cwd are its own before entering: setns(CLONE_NEWNS)
-	 * refuses a task that shares them (every thread of a process does). */
-	if (c->ns_fd >= 0 && (unshare(CLONE_FS) || setns(c->ns_fd, CLONE_NEWNS))) {
-		c->rc = -errno;
-		snprintf(c->err, c->errlen, "cannot enter the host's mount namespace: %s",
-			 strerror(-c->rc));
-		return NULL;
-	}
-	c->rc = c->fn(c->s, c->arg, c->err, c->errlen);
-	return NULL;
-}
-
-/* Run fn(s, arg) on a thread of its own (see the top of the file); its result. */
-static int call(struct lt_session *s, call_fn fn, void *arg, char *err, size_t errlen)
-{
-	struct call c = { fn, s, arg, -1, err, errlen, 0 };
-	sigset_t all, old;
-	pthread_t thread;
-	pid_t target;
-	int rc;
-
-	if (wrap_target(s ? s->wrap : NULL, &target)) {
-		snprintf(err, errlen, "cannot reach the session daemon of '%s': its command prefix is "
-			 "not an nsenter into a mount namespace", s->wrap[0]);
-		return -EINVAL;
-	}
-	if (target) {
-		char path[64];
-
-		snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)target);
-		c.ns_fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (c.ns_fd < 0) {
-			rc = -errno;
-			snprintf(err, errlen, "cannot open '%s': %s", path, strerror(-rc));
-			return rc;
-		}
-	}
-	sigfillset(&all);
-	pthread_mutex_lock(&lib_mtx);
-	pthread_sigmask(SIG_SETMASK, &all, &old); /* the thread inherits it */
-	rc = -pthread_create(&thread, NULL, call_main, &c);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (!rc) {
-		pthread_join(thread, NULL);
-		rc = c.rc;
-	} else {
-		snprintf(err, errlen, "cannot start a thread: %s", strerror(-rc));
-	}
-	pthread_mutex_unlock(&lib_mtx);
-	if (c.ns_fd >= 0)
-		close(c.ns_fd);
-	return rc;
-}
-
-static void sleep_ms(unsigned ms)
-{
-	struct timespec t = { ms / 1000, (long)(ms % 1000) * 1000000L };
-
-	while (nanosleep(&t, &t) && errno == EINTR)
-		;
-}
-
-static uint64_t now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
-}
 
 /* --- Begin ---------------------------------------------------------------------------------- */
 
@@ -224,7 +62,7 @@ static int session_create(struct lt_session *s, char *err, size_t errlen)
 	}
 	code = lttng_create_session_ext(d);
 	lttng_session_descriptor_destroy(d);
-	return code == LTTNG_OK ? 0 : fail(err, errlen, "create session", s->name, code);
+	return code == LTTNG_OK ? 0 : lt__fail(err, errlen, "create session", s->name, code);
 }
 
 /* Per-user buffers of the sizes lt_buffers_size chose; overwrite mode for a snapshot session. */
@@ -245,7 +83,7 @@ static int channel_enable(struct lttng_handle *h, struct lttng_domain *dom,
 	ch->attr.overwrite = s->snapshot ? 1 : 0;
 	rc = lttng_enable_channel(h, ch);
 	lttng_channel_destroy(ch);
-	return rc < 0 ? fail(err, errlen, "enable channel", CHANNEL, rc) : 0;
+	return rc < 0 ? lt__fail(err, errlen, "enable channel", CHANNEL, rc) : 0;
 }
 
 /* Only the processes of our mount namespace (lt_isolate): the command's tree. The tracer
@@ -284,7 +122,7 @@ static int events_enable(struct lttng_handle *h, const struct lt_session *s, cha
 		rc = lttng_enable_event_with_exclusions(h, ev, CHANNEL, filter[0] ? filter : NULL,
 							0, NULL);
 		if (rc < 0)
-			rc = fail(err, errlen, "enable event", ev->name, rc);
+			rc = lt__fail(err, errlen, "enable event", ev->name, rc);
 	}
 	lttng_event_destroy(ev);
 	return rc;
@@ -306,7 +144,7 @@ static int contexts_add(struct lttng_handle *h, char *err, size_t errlen)
 		ctx.ctx = types[i];
 		rc = lttng_add_context(h, &ctx, NULL, CHANNEL);
 		if (rc < 0)
-			return fail(err, errlen, "add context", names[i], rc);
+			return lt__fail(err, errlen, "add context", names[i], rc);
 	}
 	return 0;
 }
@@ -338,7 +176,7 @@ static int trigger_add(const struct lt_session *s, char *err, size_t errlen)
 	if (!trigger)
 		goto out_undescribed;
 	rc = (int)lttng_register_trigger_with_name(trigger, name);
-	rc = rc == LTTNG_OK ? 0 : fail(err, errlen, "add trigger", name, rc);
+	rc = rc == LTTNG_OK ? 0 : lt__fail(err, errlen, "add trigger", name, rc);
 	goto out;
 
 out_undescribed:
@@ -384,7 +222,7 @@ static int begin_main(struct lt_session *s, void *arg, char *err, size_t errlen)
 	}
 	if (!rc) {
 		rc = lttng_start_tracing(s->name);
-		rc = rc < 0 ? fail(err, errlen, "start session", s->name, rc) : 0;
+		rc = rc < 0 ? lt__fail(err, errlen, "start session", s->name, rc) : 0;
 		s->started = !rc;
 	}
 	return rc;
@@ -398,7 +236,7 @@ int lt_session_begin(struct lt_session *s, char *err, size_t errlen)
 	clock_gettime(CLOCK_REALTIME, &now);
 	snprintf(s->name, sizeof(s->name), "proxyscope-%d-%ld%09ld", (int)getpid(),
 		 (long)now.tv_sec, now.tv_nsec);
-	rc = call(s, begin_main, NULL, err, errlen);
+	rc = lt__call(s, begin_main, NULL, err, errlen);
 	if (rc) {
 		char ignored[LT_ERR_MAX];
 
@@ -415,36 +253,36 @@ static int snapshot_main(struct lt_session *s, void *arg, char *err, size_t errl
 	int rc = lttng_snapshot_record(s->name, NULL, 1);
 
 	(void)arg;
-	return rc < 0 ? fail(err, errlen, "record a snapshot of session", s->name, rc) : 0;
+	return rc < 0 ? lt__fail(err, errlen, "record a snapshot of session", s->name, rc) : 0;
 }
 
 int lt_session_snapshot(struct lt_session *s, char *err, size_t errlen)
 {
-	return call(s, snapshot_main, NULL, err, errlen);
+	return lt__call(s, snapshot_main, NULL, err, errlen);
 }
 
 /* Stop, and wait (bounded) until the consumer daemon has written out or sent what it holds. */
 static int session_stop(struct lt_session *s, char *err, size_t errlen)
 {
-	uint64_t deadline = now_ms() + STOP_TIMEOUT_MS;
+	uint64_t deadline = lt__now_ms() + STOP_TIMEOUT_MS;
 	int rc = lttng_stop_tracing_no_wait(s->name);
 
 	if (rc < 0 && rc != -LTTNG_ERR_TRACE_ALREADY_STOPPED)
-		return fail(err, errlen, "stop session", s->name, rc);
+		return lt__fail(err, errlen, "stop session", s->name, rc);
 	while ((rc = lttng_data_pending(s->name)) > 0) {
 		if (ctl_signals_hurry()) {
 			snprintf(err, errlen, "session '%s': did not wait for its data to be written "
 				 "(a second Ctrl-C): its last packets may be missing", s->name);
 			return -EINTR;
 		}
-		if (now_ms() >= deadline) {
+		if (lt__now_ms() >= deadline) {
 			snprintf(err, errlen, "session '%s': data still pending %d s after its stop",
 				 s->name, STOP_TIMEOUT_MS / 1000);
 			return -ETIMEDOUT;
 		}
-		sleep_ms(POLL_MS);
+		lt__sleep_ms(POLL_MS);
 	}
-	return rc < 0 ? fail(err, errlen, "wait for the data of session", s->name, rc) : 0;
+	return rc < 0 ? lt__fail(err, errlen, "wait for the data of session", s->name, rc) : 0;
 }
 
 /* The trigger by its name and owner, as registered (the library unregisters that object). */
@@ -458,7 +296,7 @@ static int trigger_remove(const struct lt_session *s, char *err, size_t errlen)
 	snprintf(name, sizeof(name), "%s-watchdog", s->name);
 	rc = (int)lttng_list_triggers(&all);
 	if (rc != LTTNG_OK)
-		return fail(err, errlen, "list the triggers for", name, rc);
+		return lt__fail(err, errlen, "list the triggers for", name, rc);
 	rc = -ENOENT;
 	lttng_triggers_get_count(all, &count);
 	for (unsigned i = 0; i < count && rc == -ENOENT; i++) {
@@ -472,7 +310,7 @@ static int trigger_remove(const struct lt_session *s, char *err, size_t errlen)
 		    owner != geteuid())
 			continue;
 		rc = lttng_unregister_trigger(t);
-		rc = rc < 0 ? fail(err, errlen, "remove trigger", name, rc) : 0;
+		rc = rc < 0 ? lt__fail(err, errlen, "remove trigger", name, rc) : 0;
 	}
 	lttng_triggers_destroy(all);
 	if (rc == -ENOENT)
@@ -489,7 +327,7 @@ static int session_destroy(struct lt_session *s, char *err, size_t errlen)
 	int rc = 0;
 
 	if (code != LTTNG_OK)
-		return fail(err, errlen, "destroy session", s->name, code);
+		return lt__fail(err, errlen, "destroy session", s->name, code);
 	/* In steps, so that a second Ctrl-C leaves the rest to the daemon. */
 	for (int waited = 0;; waited += DESTROY_STEP_MS) {
 		st = lttng_destruction_handle_wait_for_completion(h, DESTROY_STEP_MS);
@@ -512,7 +350,7 @@ static int session_destroy(struct lt_session *s, char *err, size_t errlen)
 			 s->name);
 		rc = -EIO;
 	} else if (code != LTTNG_OK) {
-		rc = fail(err, errlen, "destroy session", s->name, code);
+		rc = lt__fail(err, errlen, "destroy session", s->name, code);
 	}
 	lttng_destruction_handle_destroy(h);
 	return rc;
@@ -546,7 +384,7 @@ int lt_session_end(struct lt_session *s, char *err, size_t errlen)
 {
 	if (!s->started && !s->trigger && !s->created)
 		return 0;
-	return call(s, end_main, NULL, err, errlen);
+	return lt__call(s, end_main, NULL, err, errlen);
 }
 
 /* --- The session daemon's applications ------------------------------------------------------ */
@@ -573,7 +411,7 @@ static int registered_main(struct lt_session *s, void *arg, char *err, size_t er
 		if (ev[i].pid == pid)
 			rc = 0;
 	if (n < 0)
-		rc = fail(err, errlen, "list the registered applications", NULL, n);
+		rc = lt__fail(err, errlen, "list the registered applications", NULL, n);
 	free(ev);
 	lttng_destroy_handle(h);
 	return rc;
@@ -581,17 +419,17 @@ static int registered_main(struct lt_session *s, void *arg, char *err, size_t er
 
 int lt_wait_registered(pid_t pid, unsigned timeout_ms)
 {
-	uint64_t deadline = now_ms() + timeout_ms;
+	uint64_t deadline = lt__now_ms() + timeout_ms;
 	char err[LT_ERR_MAX];
 
 	/* One question per poll, the lock released in between (a Ctrl-C's session end waits for
 	 * it); a daemon not answering yet is asked again like one that has not seen @pid yet. */
-	while (call(NULL, registered_main, &pid, err, sizeof(err))) {
+	while (lt__call(NULL, registered_main, &pid, err, sizeof(err))) {
 		if (ctl_signals_count())
 			return -EINTR; /* the caller is interrupted: nothing to wait for */
-		if (now_ms() >= deadline)
+		if (lt__now_ms() >= deadline)
 			return -ETIMEDOUT;
-		sleep_ms(POLL_MS);
+		lt__sleep_ms(POLL_MS);
 	}
 	return 0;
 }
@@ -606,7 +444,7 @@ bool lt__sessiond_alive(void)
 {
 	char err[LT_ERR_MAX];
 
-	return call(NULL, alive_main, NULL, err, sizeof(err)) == 0;
+	return lt__call(NULL, alive_main, NULL, err, sizeof(err)) == 0;
 }
 
 int lt__backend_check(char *err, size_t errlen)
