@@ -83,15 +83,11 @@ static void end_session(void *arg)
 	ctl_recording_stop(c->rec, c->stream_lost);
 }
 
-/* CMD keeps the default dispositions: Ctrl-C ends it, not us (signals.h). */
-static int start_command(struct child *c, char **argv)
+/* CMD gets the dispositions we had before @sigs: Ctrl-C ends it, and is only noted here
+ * (signals.h). */
+static int start_command(struct child *c, char **argv, const struct ctl_sigcatch *sigs)
 {
-	struct ctl_sigcatch sigs;
-	int rc = ctl_command_start(&c->cmd, argv, NULL);
-
-	if (!rc)
-		ctl_signals_catch(&sigs, false); /* not given back: we exit after CMD */
-	return rc;
+	return ctl_command_start(&c->cmd, argv, sigs);
 }
 
 struct watch_args {
@@ -141,6 +137,7 @@ static int watch_command(const struct watch_args *a)
 					 .live_timer_us = (unsigned)(a->timer_ns / 1000),
 					 .buffer_size = a->buffer_size };
 	struct ctl_recording rec;
+	struct ctl_sigcatch sigs;
 	struct child c = { .rec = &rec };
 	struct live_watch_opts o;
 	struct live_watch_result res;
@@ -155,17 +152,24 @@ static int watch_command(const struct watch_args *a)
 		strftime(defdir, sizeof(defdir), "proxyscope-watch-%Y%m%d-%H%M%S", localtime(&t));
 		ro.output = defdir;
 	}
-	/* the recording, described; begun; CMD run and watched; ended */
+	/* the recording, described; begun; CMD run and watched; ended - Ctrl-C noted from here to
+	 * the end (not given back: we exit), as record does */
+	ctl_signals_catch(&sigs, false);
 	if (ctl_recording_begin(&rec, &ro, a->cmd[0], err, sizeof(err))) {
 		cli_error("%s", err);
-		return CLI_EXIT_USAGE;
+		return ctl_signals_caught() ? 128 + ctl_signals_caught() : CLI_EXIT_USAGE;
+	}
+	if (ctl_signals_caught()) { /* interrupted during the set-up: CMD is not started */
+		end_session(&c);
+		ctl_recording_release(&rec);
+		return 128 + ctl_signals_caught();
 	}
 	opts_common(&o, a, urls, 1, &wp, "CMD ended");
 	o.should_stop = child_done;
 	o.on_stop = end_session;
 	o.arg = &c;
 
-	rc = start_command(&c, a->cmd);
+	rc = start_command(&c, a->cmd, &sigs);
 	live_boost(0); /* the reader's thread inherits it; CMD keeps its own priority */
 	if (rc) {
 		cli_error("cannot start '%s': %s", a->cmd[0], strerror(-rc));
@@ -200,15 +204,16 @@ static int watch_command(const struct watch_args *a)
 	ctl_recording_release(&rec);
 	summary(&res);
 	if (ctl_signals_caught())
-		fprintf(stderr, "proxyscope: interrupted; the trace recorded so far is kept\n");
+		fprintf(stderr, "proxyscope: interrupted; the trace recorded so far is kept in %s\n",
+			rec.s.output);
 	/* --json: stdout holds JSON Lines only (a consumer parses each line), so the trace's
 	 * place is said with the other human lines, on stderr. */
 	fprintf(a->json ? stderr : stdout, "trace: %s\n", rec.s.output);
 	fflush(stdout);
+	if (ctl_signals_caught()) /* the one policy: 128+N, whatever CMD made of the signal */
+		return 128 + ctl_signals_caught();
 	if (res.rc)
 		return CLI_EXIT_FAILURE;
-	if (!c.cmd.exited)
-		return 128 + (int)ctl_signals_caught();
 	return ctl_command_code(&c.cmd);
 }
 

@@ -13,6 +13,7 @@
 #include "cli_help.h"
 #include "cli_util.h"
 #include "cmd.h"
+#include "signals.h"
 #include "suggest.h"
 
 #ifndef PROXYSCOPE_VERSION
@@ -121,6 +122,7 @@ int main(int argc, char **argv)
 	const struct cmd *c;
 	const char *arg;
 
+	ctl_signals_take_back();
 	if (argc < 2) {
 		fputs(usage_line, stderr);
 		fputs("See 'proxyscope --help'.\n", stderr);

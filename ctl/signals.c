@@ -17,6 +17,20 @@
 
 #include "signals.h"
 
+void ctl_signals_take_back(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGSEGV };
+
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct sigaction cur;
+
+		if (sigaction(sigs[i], NULL, &cur) == 0 &&
+		    ((cur.sa_flags & SA_SIGINFO) ||
+		     (cur.sa_handler != SIG_DFL && cur.sa_handler != SIG_IGN)))
+			signal(sigs[i], SIG_DFL);
+	}
+}
+
 void ctl_signals_child_reset(void)
 {
 	sigset_t none;

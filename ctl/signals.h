@@ -36,6 +36,12 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+/* At the start of main: SIGINT, SIGTERM and SIGSEGV back to their default where a library's
+ * constructor set a handler (libinfinipath, pulled in by libfabric, exits 1 on SIGINT and
+ * crashes on a second one), so a Ctrl-C before a command takes its signals ends it as a signal
+ * does (status 130 in a shell). An inherited SIG_IGN stays. */
+void ctl_signals_take_back(void);
+
 /* --- processes we start (between fork and exec) -------------------------------------------- */
 
 /* No signal blocked. */

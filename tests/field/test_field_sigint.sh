@@ -1,9 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # The one signal policy (issue 21, point 4), as a user at a terminal meets it: `run`,
-# `run --procs 2`, `run --hosts 2` (as root, with mpirun) and `record -- CMD` interrupted during
-# the set-up and mid-run, once, twice and three times; the hosts' mid-run case is repeated
-# ($SIGINT_HOSTS_REPEAT times, default 3) to catch a hang.
+# `run --procs 2`, `run --hosts 2` (as root, with mpirun), `record -- CMD` and `watch -- CMD`
+# interrupted during the set-up and mid-run, once, twice and three times; the hosts' mid-run
+# case is repeated ($SIGINT_HOSTS_REPEAT times, default 3) to catch a hang.
 #   - the first Ctrl-C is acknowledged on a line of its own within 1 s, the exit is 130 within
 #     5 s (both plus the machine's own stall, measured meanwhile by sigint.py);
 #   - the trace then knows it was cut: `watchdog` exits 0 or 3 and names no root cause;
@@ -58,7 +58,7 @@ watchdog_cut() {
 }
 
 work="--ranks 4 --ops 100000000"
-shapes=${SIGINT_SHAPES:-run procs record hosts}
+shapes=${SIGINT_SHAPES:-run procs record watch hosts}
 if [ "$(id -u)" -ne 0 ] || ! command -v mpirun >/dev/null || ! command -v lttng-relayd >/dev/null
 then
 	echo "the hosts cases need root, mpirun and lttng-relayd: left out"
@@ -79,6 +79,7 @@ for shape in $shapes; do
 		run) set -- run -q $work -o "$tmp/$name" ;;
 		procs) set -- run -q --procs 2 --backend ofi --provider tcp $work -o "$tmp/$name" ;;
 		record) set -- record -o "$tmp/$name" -- "$bin" run --no-trace -q $work ;;
+		watch) set -- watch -o "$tmp/$name" -- "$bin" run --no-trace -q $work ;;
 		hosts) set -- run -q --hosts 2 --procs 2 --backend ofi --provider tcp $work \
 			-o "$tmp/$name" ;;
 		esac
