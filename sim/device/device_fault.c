@@ -63,7 +63,9 @@ void enc__dev_plan_resolve_locked(const struct enc_dev *dev, const struct enc_de
 	for (i = 0; i < dev->faults_n; i++) {
 		const struct enc_dev_fault *f = &dev->faults[i];
 
-		if (f->exec_id != ENC_DEV_ANY_EXEC && f->exec_id != ex->exec_id)
+		if (f->exec_id != ENC_DEV_ANY_EXEC &&
+		    (ex->exec_id < f->exec_id ||
+		     ex->exec_id > (f->exec_to > f->exec_id ? f->exec_to : f->exec_id)))
 			continue;
 		switch (f->kind) {
 		case ENC_DEV_FAULT_NEVER_TRIGGER:

@@ -22,6 +22,8 @@ enum key {
 	KEY_STREAM,
 	KEY_MS,
 	KEY_US,
+	KEY_FROM,
+	KEY_TO,
 	KEY_NR
 };
 
@@ -39,6 +41,8 @@ static const struct key_desc key_descs[KEY_NR] = {
 	[KEY_STREAM] = { "stream", ENC_MAX_STREAMS - 1 },
 	[KEY_MS] = { "ms", UINT32_MAX },
 	[KEY_US] = { "us", UINT32_MAX },
+	[KEY_FROM] = { "from", UINT64_MAX - 1 },
+	[KEY_TO] = { "to", UINT64_MAX - 1 },
 };
 
 struct kind_desc {
@@ -52,8 +56,9 @@ struct kind_desc {
 static const struct kind_desc kind_descs[] = {
 	{ "device-stall", ENC_WL_FAULT_DEV, ENC_DEV_FAULT_NEVER_TRIGGER,
 	  KEY_BIT(KEY_RANK) | KEY_BIT(KEY_EXEC), KEY_BIT(KEY_STREAM) },
-	{ "device-delay", ENC_WL_FAULT_DEV, ENC_DEV_FAULT_LATE,
-	  KEY_BIT(KEY_RANK) | KEY_BIT(KEY_EXEC) | KEY_BIT(KEY_MS), 0 },
+	/* one exec (exec=E) or a stretch of them (from=E1,to=E2): range_check */
+	{ "device-delay", ENC_WL_FAULT_DEV, ENC_DEV_FAULT_LATE, KEY_BIT(KEY_RANK) | KEY_BIT(KEY_MS),
+	  KEY_BIT(KEY_EXEC) | KEY_BIT(KEY_FROM) | KEY_BIT(KEY_TO) },
 	{ "net-drop", ENC_WL_FAULT_NET, ENC_NET_LOOP_FAULT_DROP,
 	  KEY_BIT(KEY_RANK) | KEY_BIT(KEY_EXEC), 0 },
 	{ "slow-progress", ENC_WL_FAULT_NET, ENC_NET_LOOP_FAULT_SLOW,
@@ -160,6 +165,26 @@ static int pairs_parse(const struct kind_desc *kd, const char *p, uint64_t vals[
 	return 0;
 }
 
+/* A kind that takes its execs either as exec=E or as from=E1,to=E2 (E1 < E2): exactly one. */
+static int range_check(const struct kind_desc *kd, const uint64_t vals[KEY_NR], unsigned seen,
+		       char *err, size_t errlen)
+{
+	bool exec = seen & KEY_BIT(KEY_EXEC), from = seen & KEY_BIT(KEY_FROM),
+	     to = seen & KEY_BIT(KEY_TO);
+
+	if (!(kd->optional & KEY_BIT(KEY_FROM)))
+		return 0;
+	if (exec && (from || to))
+		return reject(err, errlen, "%s: give exec=E or from=E1,to=E2, not both", kd->name);
+	if (!exec && !(from && to))
+		return reject(err, errlen, "%s: missing key '%s'", kd->name,
+			      from ? "to" : to ? "from" : "exec");
+	if (from && vals[KEY_FROM] >= vals[KEY_TO])
+		return reject(err, errlen, "%s: from=%" PRIu64 " must be below to=%" PRIu64,
+			      kd->name, vals[KEY_FROM], vals[KEY_TO]);
+	return 0;
+}
+
 int enc_wl_fault_parse(const char *spec, struct enc_wl_fault *out, char *err, size_t errlen)
 {
 	uint64_t vals[KEY_NR] = { 0 };
@@ -184,12 +209,17 @@ int enc_wl_fault_parse(const char *spec, struct enc_wl_fault *out, char *err, si
 		return reject(err, errlen, "%s: missing key '%s'", kd->name,
 			      key_descs[__builtin_ctz(missing)].name);
 
+	rc = range_check(kd, vals, seen, err, errlen);
+	if (rc)
+		return rc;
+
 	memset(out, 0, sizeof(*out));
 	out->target = kd->target;
 	if (kd->target == ENC_WL_FAULT_DEV) {
 		out->dev.rank = (uint32_t)vals[KEY_RANK];
 		out->dev.f.kind = kd->kind;
-		out->dev.f.exec_id = vals[KEY_EXEC];
+		out->dev.f.exec_id = (seen & KEY_BIT(KEY_FROM)) ? vals[KEY_FROM] : vals[KEY_EXEC];
+		out->dev.f.exec_to = (seen & KEY_BIT(KEY_TO)) ? vals[KEY_TO] : 0;
 		out->dev.f.stream = (seen & KEY_BIT(KEY_STREAM)) ? (uint32_t)vals[KEY_STREAM]
 								 : ENC_DEV_ALL_STREAMS;
 		out->dev.f.arg = (uint32_t)vals[KEY_MS];
@@ -255,7 +285,11 @@ static bool key_value(const struct enc_wl_fault *f, int k, uint64_t *v)
 		return true;
 	case KEY_EXEC:
 		*v = dev ? f->dev.f.exec_id : f->net.exec_id;
-		return *v != UINT64_MAX;
+		return *v != UINT64_MAX && !(dev && f->dev.f.exec_to > f->dev.f.exec_id);
+	case KEY_FROM:
+	case KEY_TO:
+		*v = k == KEY_FROM ? f->dev.f.exec_id : f->dev.f.exec_to;
+		return dev && f->dev.f.exec_to > f->dev.f.exec_id;
 	case KEY_STREAM:
 		*v = f->dev.f.stream;
 		return dev && *v != ENC_DEV_ALL_STREAMS;

@@ -62,6 +62,12 @@ static void test_workload__fault_parse_accepts_every_kind(void **state)
 	assert_int_equal(f.dev.f.exec_id, 4);
 	assert_int_equal(f.dev.f.arg, 250);
 
+	parse_ok("device-delay:rank=3,from=20,to=59,ms=5", &f);
+	assert_int_equal(f.dev.f.kind, ENC_DEV_FAULT_LATE);
+	assert_int_equal(f.dev.f.exec_id, 20);
+	assert_int_equal(f.dev.f.exec_to, 59);
+	assert_int_equal(f.dev.f.arg, 5);
+
 	parse_ok("net-drop:rank=2,exec=9", &f);
 	assert_int_equal(f.target, ENC_WL_FAULT_NET);
 	assert_int_equal(f.net.kind, ENC_NET_LOOP_FAULT_DROP);
@@ -124,6 +130,11 @@ static void test_workload__fault_parse_rejects_with_reason(void **state)
 		{ "device-stall", "rank" },                        /* missing keys */
 		{ "device-stall:rank=1", "exec" },
 		{ "device-delay:rank=1,exec=2", "ms" },
+		{ "device-delay:rank=1,ms=2", "exec" },
+		{ "device-delay:rank=1,from=2,ms=2", "'to'" },
+		{ "device-delay:rank=1,exec=1,from=2,to=3,ms=2", "not both" },
+		{ "device-delay:rank=1,from=3,to=3,ms=2", "below" },
+		{ "device-stall:rank=1,from=2,to=3", "'from'" },
 		{ "slow-progress:us=5", "rank" },
 		{ "device-stall:rank=x,exec=2", "'x'" },           /* malformed values */
 		{ "device-stall:rank=-1,exec=2", "'-1'" },
@@ -167,6 +178,7 @@ static void test_workload__fault_format_round_trips(void **state)
 		"device-stall:rank=1,exec=2",
 		"device-stall:rank=1,exec=2,stream=3",
 		"device-delay:rank=3,exec=4,ms=250",
+		"device-delay:rank=3,ms=5,from=20,to=59",
 		"net-drop:rank=2,exec=9",
 		"slow-progress:rank=5,us=100",
 		"kill:rank=3,exec=5",

@@ -40,6 +40,66 @@ static void spec_keys(struct buf *o, const char *spec)
 	}
 }
 
+/* Whether the comma-separated @list (@n bytes) holds the key @k (@kn bytes). */
+static bool list_has(const char *list, size_t n, const char *k, size_t kn)
+{
+	for (size_t i = 0; i < n;) {
+		size_t e = i;
+
+		while (e < n && list[e] != ',')
+			e++;
+		if (e - i == kn && !memcmp(list + i, k, kn))
+			return true;
+		i = e + 1;
+	}
+	return false;
+}
+
+/*
+ * Add @spec's "KIND:KEY,KEY" to the space-separated @vals; a KIND already there (device-delay's
+ * exec=E and from=E1,to=E2 forms) gets the keys it lacks instead of a second entry, which the
+ * completion would offer twice.
+ */
+static void spec_add(struct buf *vals, const char *spec)
+{
+	struct buf one = { 0 }, out = { 0 };
+	const char *keys, *v = vals->s ? vals->s : "";
+	size_t kind_len;
+	bool merged = false;
+
+	spec_keys(&one, spec);
+	keys = strchr(one.s, ':') + 1;
+	kind_len = (size_t)(keys - one.s);
+	for (const char *t = v; *t;) {
+		size_t n = strcspn(t, " ");
+
+		if (out.len)
+			buf_puts(&out, " ");
+		buf_add(&out, t, n);
+		if (n >= kind_len && !memcmp(t, one.s, kind_len)) {
+			for (const char *k = keys; *k;) {
+				size_t kn = strcspn(k, ",");
+
+				if (!list_has(t + kind_len, n - kind_len, k, kn)) {
+					buf_puts(&out, ",");
+					buf_add(&out, k, kn);
+				}
+				k += kn + (k[kn] == ',');
+			}
+			merged = true;
+		}
+		t += n + (t[n] == ' ');
+	}
+	if (!merged) {
+		if (out.len)
+			buf_puts(&out, " ");
+		buf_puts(&out, one.s);
+	}
+	buf_fini(vals);
+	*vals = out;
+	buf_fini(&one);
+}
+
 /* The value of @term's option when the term spells it "a|b": "a b". */
 static bool term_alternatives(const char *term, struct buf *vals)
 {
@@ -68,11 +128,8 @@ static void option_case(struct buf *o, const struct doc *d, const struct section
 	/* the item's text runs to the next item, group or end of list */
 	for (size_t j = i + 1; j < s->n && s->b[j].kind != BK_ITEM && s->b[j].kind != BK_GROUP &&
 			       s->b[j].kind != BK_END; j++) {
-		if (s->b[j].kind != BK_SPEC)
-			continue;
-		if (vals.len)
-			buf_puts(&vals, " ");
-		spec_keys(&vals, s->b[j].text);
+		if (s->b[j].kind == BK_SPEC)
+			spec_add(&vals, s->b[j].text);
 	}
 	if (vals.len) {
 		how = "spec";

@@ -57,6 +57,8 @@ struct enc_dev_fault {
 	uint32_t stream;  /* NEVER_TRIGGER only: one stream, or ENC_DEV_ALL_STREAMS */
 	uint64_t exec_id; /* the exec it hits (every kind), or ENC_DEV_ANY_EXEC (reserved id) */
 	uint32_t arg;     /* ms for LATE, us for SLOW */
+	uint64_t exec_to; /* > exec_id: every exec from exec_id to exec_to (inclusive) is hit (a
+			   * straggler over a stretch of the run); else exec_id only */
 };
 
 /* Create the device of @rank and start its thread. */

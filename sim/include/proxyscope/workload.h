@@ -168,6 +168,7 @@ ENC_API void enc_wl_args_default(struct enc_wl_args *args);
  * Parse one CLI fault spec into @out:
  *	device-stall:rank=R,exec=E[,stream=S]   the device of R never triggers (stream S, or all)
  *	device-delay:rank=R,exec=E,ms=M         the device of R triggers exec E M ms late
+ *	device-delay:rank=R,from=E1,to=E2,ms=M  ... every exec from E1 to E2 (a straggler)
  *	net-drop:rank=R,exec=E                  the sends of R in exec E are lost
  *	slow-progress:rank=R,us=U               every progress call of R takes U us longer
  *	kill:rank=R,exec=E                      the process holding R dies (SIGKILL) as R starts E
