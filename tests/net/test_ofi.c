@@ -37,6 +37,10 @@
 #else
 #define TIMEOUT_MS 3000
 #endif
+/* A healthy exchange's timeout only guards against a hang (nothing here measures it): beside
+ * `stress-ng --cpu 4` on 2 CPUs one exec of 1 process x 3 ranks over shm was once starved past
+ * 3 s and timed out (status -110). */
+#define HEALTHY_TIMEOUT_MS 60000
 
 /* Child exit codes */
 enum { CHILD_OK = 0, CHILD_FAILED = 1, CHILD_WRONG = 2 };
@@ -199,6 +203,7 @@ static void exchange(uint32_t procs, uint32_t ranks, const char *provider,
 
 	job_name(job, sizeof(job), provider);
 	args_base(&a, job, procs, ranks, provider, pattern);
+	a.timeout_ms = HEALTHY_TIMEOUT_MS;
 	run_procs(&a, NULL, status);
 	for (uint32_t p = 0; p < procs; p++) {
 		if (!WIFEXITED(status[p]) || WEXITSTATUS(status[p]) != CHILD_OK)
