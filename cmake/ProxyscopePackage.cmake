@@ -10,8 +10,11 @@
 #
 # The run-time dependencies: the shared libraries are found by dpkg-shlibdeps (from dpkg-dev)
 # in every ELF file of the package (the CLI, libproxyscope.so, the probe library): LTTng-UST,
-# lttng-ctl, babeltrace2, libfabric, PMIx, zlib, with the versions their symbols need. Without
-# dpkg-shlibdeps, the Debian 12 names are declared by hand. The programs the CLI runs are
+# lttng-ctl, babeltrace2, PMIx, zlib, with the versions their symbols need. Without
+# dpkg-shlibdeps, the Debian 12 names are declared by hand. libfabric is declared by hand in
+# both cases: the ofi backend loads it at run time (lib/net/ofi/ofi_dl.c), so no ELF file of the
+# package needs it and dpkg-shlibdeps cannot see it; the version is the one built against, as
+# libfabric1's shlibs file says for a linked binary (>= 1.17.0 on Debian 12). The programs the CLI runs are
 # declared too: lttng-tools (lttng, lttng-sessiond, lttng-relayd) always; iproute2 (ip, for
 # `proxyscope hosts`) and openmpi-bin (mpirun, for `run --hosts`) recommended.
 set(CPACK_GENERATOR DEB)
@@ -47,7 +50,10 @@ if(PROXYSCOPE_DPKG_SHLIBDEPS AND PROXYSCOPE_FILE)
 else()
   message(STATUS "proxyscope package: no dpkg-shlibdeps or file (apt-get install dpkg-dev "
                  "file), the library dependencies are declared by hand")
-  list(APPEND _deps liblttng-ust1 liblttng-ctl0 libbabeltrace2-0 libfabric1 libpmix2 zlib1g)
+  list(APPEND _deps liblttng-ust1 liblttng-ctl0 libbabeltrace2-0 libpmix2 zlib1g)
+endif()
+if(WITH_OFI)
+  list(APPEND _deps "libfabric1 (>= ${LIBFABRIC_VERSION})")
 endif()
 list(JOIN _deps ", " CPACK_DEBIAN_PACKAGE_DEPENDS)
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "iproute2, openmpi-bin")

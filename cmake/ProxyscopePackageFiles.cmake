@@ -29,10 +29,7 @@ function(proxyscope_install_package_files)
   #   LIBDIR/pkgconfig (three for lib/x86_64-linux-gnu/pkgconfig, two for lib/pkgconfig), so the
   #   prefix can be moved as a whole.
   # An absolute LIBDIR or INCLUDEDIR cannot move: then both are written as they are.
-  set(PROXYSCOPE_PC_LIBS_PRIVATE "")
-  if(WITH_OFI)
-    set(PROXYSCOPE_PC_LIBS_PRIVATE "-lfabric")
-  endif()
+  # Nothing but libdl and threads for a static link: libfabric is loaded at run time.
   set(_pc_dir "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
   cmake_path(NORMAL_PATH _pc_dir)
   if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}" OR IS_ABSOLUTE "${CMAKE_INSTALL_INCLUDEDIR}")

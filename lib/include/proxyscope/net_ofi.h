@@ -14,6 +14,12 @@
  * ask for the same one and resolve it to the same stack; a provider that does not exist, or a
  * mismatch, fails the setup in every process with a message naming it.
  *
+ * libfabric is loaded at run time, by the first open (or enc_net_check) of this backend: a
+ * process that never uses it never loads libfabric, nor what libfabric loads (libinfinipath's
+ * constructor costs 0.2 s and installs signal handlers; the dispositions from before the load
+ * are put back). Without libfabric, open and enc_net_check return -ENODEV and the dlopen error
+ * is logged (and given as enc_net_check's reason).
+ *
  * Limits: an op's tag fits in 40 bits; at most 65536 ranks; a provider that needs local memory
  * registration (FI_MR_LOCAL) is not supported.
  *

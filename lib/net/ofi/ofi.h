@@ -36,11 +36,43 @@
 #include <stdint.h>
 
 #include <rdma/fabric.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_eq.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_tagged.h>
 
 #include <proxyscope/net.h>
 #include <proxyscope/net_ofi.h>
 
 struct bp_bus;
+
+/* ---- ofi_dl.c: libfabric, loaded at run time ---- */
+
+/*
+ * Load libfabric the first time it is needed (thread-safe; later calls return the first
+ * outcome). Returns 0, or -ENODEV with the dlopen error logged and in @err (may be NULL).
+ * Everything below that reaches libfabric runs after a successful load: enc_net_ofi_ops.open
+ * and enc__ofi_provider_check call it first.
+ */
+int enc__fi_load(char *err, size_t errlen);
+
+/* libfabric's exported functions, through the loaded library (same arguments and results). */
+int enc__fi_getinfo(uint32_t version, const char *node, const char *service, uint64_t flags,
+		    const struct fi_info *hints, struct fi_info **info);
+void enc__fi_freeinfo(struct fi_info *info);
+struct fi_info *enc__fi_dupinfo(const struct fi_info *info);
+int enc__fi_fabric(struct fi_fabric_attr *attr, struct fid_fabric **fabric, void *context);
+const char *enc__fi_strerror(int errnum);
+uint32_t enc__fi_version(void);
+
+/*
+ * Not linked: a direct call to an exported function (or to fi_allocinfo, an inline calling
+ * fi_dupinfo) would leave an undefined symbol in libproxyscope.so. Call enc__fi_* instead.
+ * Every libfabric header this backend uses is included above, before the poison.
+ */
+#pragma GCC poison fi_getinfo fi_freeinfo fi_dupinfo fi_allocinfo fi_fabric fi_strerror fi_version
 
 /* ---- tags ---- */
 

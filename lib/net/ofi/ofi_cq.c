@@ -14,10 +14,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <rdma/fi_eq.h>
-#include <rdma/fi_errno.h>
-#include <rdma/fi_tagged.h>
-
 #include "common/log.h"
 #include "common/trace.h"
 
@@ -45,8 +41,8 @@ int enc__ofi_post(struct enc_net_comm *nc, struct ofi_xfer *x, bool send, uint32
 		return -EAGAIN;
 	if (rc) {
 		enc_err("ofi: rank %u: %s rank %u failed: %s", nc->rank,
-			send ? "fi_tsend to" : "fi_trecv from", peer, fi_strerror((int)-rc));
-		enc_tp(encnet, error, nc->rank, peer, (int)rc, 0, fi_strerror((int)-rc));
+			send ? "fi_tsend to" : "fi_trecv from", peer, enc__fi_strerror((int)-rc));
+		enc_tp(encnet, error, nc->rank, peer, (int)rc, 0, enc__fi_strerror((int)-rc));
 		return (int)rc;
 	}
 	x->state = OFI_XFER_POSTED;
@@ -92,7 +88,7 @@ static int read_error(struct enc_net_comm *nc)
 	snprintf(text, sizeof(text), "%s",
 		 fi_cq_strerror(nc->ep->cq, ee.prov_errno, ee.err_data, NULL, 0));
 	enc_err("ofi: rank %u: %s with rank %u failed: %s (provider error %d: %s)", nc->rank,
-		x && x->data ? "an op" : "a control message", x ? x->peer : 0, fi_strerror(err),
+		x && x->data ? "an op" : "a control message", x ? x->peer : 0, enc__fi_strerror(err),
 		ee.prov_errno, text);
 	enc_tp(encnet, error, nc->rank, x ? x->peer : UINT32_MAX, -err, ee.prov_errno, text);
 	if (x)
@@ -126,7 +122,7 @@ int enc__ofi_cq_drain(struct enc_net_comm *nc)
 			total++;
 			continue;
 		}
-		enc_err("ofi: rank %u: fi_cq_read failed: %s", nc->rank, fi_strerror((int)-n));
+		enc_err("ofi: rank %u: fi_cq_read failed: %s", nc->rank, enc__fi_strerror((int)-n));
 		return (int)n;
 	}
 }

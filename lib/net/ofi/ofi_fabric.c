@@ -7,6 +7,9 @@
  * vector table (fi_addr = insertion index = rank). Memory registration modes: only those that
  * matter for RMA are declared, so a provider that needs local registration of message buffers
  * (FI_MR_LOCAL: verbs, efa) is not selected; tcp, net, shm and udp do not need it.
+ *
+ * libfabric's exported functions are called through ofi_dl.c (enc__fi_*: the library is loaded
+ * at run time); fi_allocinfo is enc__fi_dupinfo(NULL), as in libfabric's header.
  */
 #include "net/ofi/ofi.h"
 
@@ -19,12 +22,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <rdma/fi_cm.h>
-#include <rdma/fi_domain.h>
-#include <rdma/fi_endpoint.h>
-#include <rdma/fi_errno.h>
-#include <rdma/fi_tagged.h>
-
 #include "common/log.h"
 #include "common/trace.h"
 
@@ -33,7 +30,7 @@
 
 static struct fi_info *hints_build(const char *provider, bool loopback)
 {
-	struct fi_info *h = fi_allocinfo();
+	struct fi_info *h = enc__fi_dupinfo(NULL);
 
 	if (!h)
 		return NULL;
@@ -47,7 +44,7 @@ static struct fi_info *hints_build(const char *provider, bool loopback)
 	h->domain_attr->av_type = FI_AV_TABLE;
 	h->fabric_attr->prov_name = strdup(provider);
 	if (!h->fabric_attr->prov_name) {
-		fi_freeinfo(h);
+		enc__fi_freeinfo(h);
 		return NULL;
 	}
 	/* tcp and net take an IP address: on one host, the loopback one; across hosts an IPv4
@@ -73,10 +70,10 @@ static int pick_routable(struct fi_info **list)
 			continue;
 		if (i == *list)
 			return 0;
-		dup = fi_dupinfo(i);
+		dup = enc__fi_dupinfo(i);
 		if (!dup)
 			return -FI_ENOMEM;
-		fi_freeinfo(*list);
+		enc__fi_freeinfo(*list);
 		*list = dup;
 		return 0;
 	}
@@ -129,8 +126,8 @@ static int ep_getinfo(struct ofi_ep *e, const struct ofi_ep_args *a, char *err, 
 		node = "127.0.0.1";
 		flags = FI_SOURCE;
 	}
-	rc = fi_getinfo(OFI_API_VERSION, node, NULL, flags, h, &e->info);
-	fi_freeinfo(h);
+	rc = enc__fi_getinfo(OFI_API_VERSION, node, NULL, flags, h, &e->info);
+	enc__fi_freeinfo(h);
 	if (rc == 0 && !a->loopback)
 		rc = pick_routable(&e->info);
 	if (rc == -FI_ENODATA)
@@ -148,7 +145,7 @@ static int ep_objects(struct ofi_ep *e, uint32_t nranks, const char **what)
 	int rc;
 
 	*what = "fi_fabric";
-	if ((rc = fi_fabric(e->info->fabric_attr, &e->fabric, NULL)))
+	if ((rc = enc__fi_fabric(e->info->fabric_attr, &e->fabric, NULL)))
 		return rc;
 	*what = "fi_domain";
 	if ((rc = fi_domain(e->fabric, e->info, &e->domain, NULL)))
@@ -221,7 +218,7 @@ int enc__ofi_ep_open(struct ofi_ep *e, const struct ofi_ep_args *a, char *err, s
 	if (rc) {
 		if (!err[0])
 			snprintf(err, errlen, "%s on provider '%s': %s", what, a->provider,
-				 fi_strerror(-rc));
+				 enc__fi_strerror(-rc));
 		enc__ofi_ep_close(e);
 		return fi_err(rc);
 	}
@@ -233,22 +230,26 @@ int enc__ofi_ep_open(struct ofi_ep *e, const struct ofi_ep_args *a, char *err, s
 int enc__ofi_provider_check(const char *provider, char *err, size_t errlen)
 {
 	const char *prov = provider && *provider ? provider : OFI_DEFAULT_PROVIDER;
-	struct fi_info *h = hints_build(prov, false), *info = NULL;
+	struct fi_info *h, *info = NULL;
 	int rc;
 
+	rc = enc__fi_load(err, errlen);
+	if (rc)
+		return rc;
+	h = hints_build(prov, false);
 	if (!h)
 		return -ENOMEM;
-	rc = fi_getinfo(OFI_API_VERSION, NULL, NULL, 0, h, &info);
-	fi_freeinfo(h);
+	rc = enc__fi_getinfo(OFI_API_VERSION, NULL, NULL, 0, h, &info);
+	enc__fi_freeinfo(h);
 	if (info)
-		fi_freeinfo(info);
+		enc__fi_freeinfo(info);
 	if (rc == -FI_ENODATA) {
 		snprintf(err, errlen, "libfabric has no provider '%s' for RDM tagged messages with "
 			 "manual progress (fi_info -l lists the providers)", prov);
 		return -ENODATA;
 	}
 	if (rc)
-		snprintf(err, errlen, "fi_getinfo on provider '%s': %s", prov, fi_strerror(-rc));
+		snprintf(err, errlen, "fi_getinfo on provider '%s': %s", prov, enc__fi_strerror(-rc));
 	return rc;
 }
 
@@ -264,7 +265,7 @@ int enc__ofi_ep_insert(struct ofi_ep *e, const uint8_t *const *names, char *err,
 
 		if (n != 1) {
 			snprintf(err, errlen, "fi_av_insert of rank %u's address: %s", q,
-				 fi_strerror(n < 0 ? -n : FI_EINVAL));
+				 enc__fi_strerror(n < 0 ? -n : FI_EINVAL));
 			return n < 0 ? n : -EINVAL;
 		}
 		enc_tp(encnet, av_insert, e->rank, q, (uint64_t)e->addrs[q]);
@@ -286,7 +287,7 @@ void enc__ofi_ep_close(struct ofi_ep *e)
 	if (e->fabric)
 		fi_close(&e->fabric->fid);
 	if (e->info)
-		fi_freeinfo(e->info);
+		enc__fi_freeinfo(e->info);
 	free(e->addrs);
 	memset(e, 0, sizeof(*e));
 }

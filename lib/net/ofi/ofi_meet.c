@@ -37,7 +37,7 @@
 
 struct hello {
 	uint32_t magic;
-	uint32_t fi_version;
+	uint32_t api; /* the process's libfabric version (fi_version) */
 	int32_t pid;
 	uint32_t nranks;
 	uint32_t held;
@@ -74,11 +74,10 @@ static int hello_check(struct ofi_job *job, const uint8_t *all, uint32_t procs, 
 				job->name, p);
 			return -EPROTO;
 		}
-		if (FI_MAJOR(h->fi_version) != FI_MAJOR(me->fi_version) ||
-		    FI_MINOR(h->fi_version) != FI_MINOR(me->fi_version)) {
+		if (FI_MAJOR(h->api) != FI_MAJOR(me->api) || FI_MINOR(h->api) != FI_MINOR(me->api)) {
 			enc_err("ofi: job %s: process %d runs libfabric %u.%u, this one %u.%u",
-				job->name, h->pid, FI_MAJOR(h->fi_version), FI_MINOR(h->fi_version),
-				FI_MAJOR(me->fi_version), FI_MINOR(me->fi_version));
+				job->name, h->pid, FI_MAJOR(h->api), FI_MINOR(h->api),
+				FI_MAJOR(me->api), FI_MINOR(me->api));
 			return -EPROTO;
 		}
 		if (h->nranks != me->nranks) {
@@ -130,7 +129,7 @@ static int round_hello(struct ofi_job *job, uint8_t *all)
 	h = calloc(1, rsz);
 	if (!h)
 		return -ENOMEM;
-	*h = (struct hello){ .magic = OFI_MAGIC_HELLO, .fi_version = fi_version(),
+	*h = (struct hello){ .magic = OFI_MAGIC_HELLO, .api = enc__fi_version(),
 			     .pid = (int32_t)getpid(), .nranks = job->nranks,
 			     .held = job->expected };
 	snprintf(h->provider, sizeof(h->provider), "%s", job->provider);

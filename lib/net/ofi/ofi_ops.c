@@ -90,6 +90,9 @@ static int ofi_open(const struct enc_net_open_args *args, struct enc_net_comm **
 	if (!args || !out || !args->job || args->nranks < 1 || args->rank >= args->nranks ||
 	    args->nranks > OFI_MAX_RANKS)
 		return -EINVAL;
+	rc = enc__fi_load(NULL, 0);
+	if (rc)
+		return rc;
 	nc = calloc(1, sizeof(*nc));
 	if (!nc)
 		return -ENOMEM;
