@@ -3,7 +3,8 @@
 # The driver library is the driver: libproxyscope.so exports no simulator symbol (enc_dev_*,
 # enc_wl_*), and the simulator archive calls into the driver only through its public API and
 # its test hook - no library-internal enc__ symbol except the simulator's own (enc__dev_,
-# enc__wl_).  usage: lib_symbols.sh LIBPROXYSCOPE_SO LIBPROXYSCOPE_SIM_A
+# enc__wl_); and libfabric is not linked.
+# usage: lib_symbols.sh LIBPROXYSCOPE_SO LIBPROXYSCOPE_SIM_A
 set -eu
 so=$1
 sim=$2
@@ -20,5 +21,13 @@ if [ -n "$internal" ]; then
 	echo "FAIL: $sim uses driver internals:" $internal
 	status=1
 fi
-[ "$status" = 0 ] && echo "ok: no simulator symbol in $so, no driver internal in $sim"
+# libfabric is loaded by the ofi backend when it opens (lib/net/ofi/ofi_dl.c), never linked:
+# nothing of it in DT_NEEDED, and no fi_* function left undefined for the loader to bind.
+fabric=$( (readelf -d "$so" | grep 'NEEDED.*libfabric'; nm -D --undefined-only "$so" |
+	awk '{print $2}' | grep -E '^fi_') || true)
+if [ -n "$fabric" ]; then
+	echo "FAIL: $so links libfabric:" $fabric
+	status=1
+fi
+[ "$status" = 0 ] && echo "ok: no simulator symbol in $so, no driver internal in $sim, no libfabric"
 exit $status
