@@ -55,7 +55,11 @@ static const struct fi_table *g_table; /* A: release in load(), acquire in table
 static int g_status = -ENODEV;
 static char g_reason[256];
 
-/* Every catchable signal's disposition, to put back what the load changed. */
+/*
+ * Every catchable signal's disposition, to put back what the load changed. A disposition that
+ * another thread of the application sets during the load (a few ms) would be undone too: the
+ * opens come before the application's handlers in our CLI, and rarely beside them elsewhere.
+ */
 struct sig_saved {
 	struct sigaction act[NSIG];
 	bool have[NSIG];
