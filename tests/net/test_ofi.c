@@ -8,7 +8,8 @@
  *     peer, well within the watchdog timeout, and exit (no hang);
  *   - a provider that does not exist, and processes that ask for different providers: a clear
  *     error in every process;
- *   - B1's checks (a tag above 40 bits).
+ *   - B1's checks (a tag above 40 bits);
+ *   - libfabric loaded only by the backend's first use, the process's signal dispositions kept.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -22,12 +23,14 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <dirent.h>
+#include <dlfcn.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include <proxyscope/log.h>
+#include <proxyscope/net.h>
 #include <proxyscope/net_ofi.h>
 #include <proxyscope/workload.h>
 
@@ -333,9 +336,62 @@ static void test_ofi__start_rejects_a_tag_above_40_bits(void **state)
 	enc_net_ofi_ops.close(nc);
 }
 
+static void on_signal(int sig)
+{
+	(void)sig;
+}
+
+/* In a child, so that this process never initializes libfabric (the exchanges fork). */
+static int load_check_child(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGSEGV, SIGBUS, SIGILL, SIGABRT };
+	struct sigaction ours = { .sa_handler = on_signal }, now;
+	char err[256];
+
+	if (dlopen("libfabric.so.1", RTLD_LAZY | RTLD_NOLOAD))
+		return 10; /* loaded before any use */
+	for (size_t i = 0; i < 6; i++)
+		if (sigaction(sigs[i], &ours, NULL))
+			return 11;
+	if (enc_net_check("ofi", "tcp", err, sizeof(err))) {
+		fprintf(stderr, "enc_net_check: %s\n", err);
+		return 12;
+	}
+	if (!dlopen("libfabric.so.1", RTLD_LAZY | RTLD_NOLOAD))
+		return 13; /* not loaded by the check */
+	for (size_t i = 0; i < 6; i++)
+		if (sigaction(sigs[i], NULL, &now) || now.sa_handler != on_signal ||
+		    (now.sa_flags & SA_SIGINFO))
+			return 20 + (int)i; /* the load replaced our handler of sigs[i] */
+	return 0;
+}
+
+/*
+ * Nothing in this process has used the backend: libfabric is not loaded until a first use, and
+ * libinfinipath's constructor (loaded with it) sets handlers for these six signals, which the
+ * load must leave as the process had them.
+ */
+static void test_ofi__libfabric_is_loaded_by_the_first_use_and_keeps_our_handlers(void **state)
+{
+	pid_t pid;
+	int st;
+
+	(void)state;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(load_check_child());
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	if (WEXITSTATUS(st))
+		fail_msg("the load check failed with %d (10: loaded at start, 13: not by the first "
+			 "use, 20+i: signal i of the six replaced)", WEXITSTATUS(st));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ofi__libfabric_is_loaded_by_the_first_use_and_keeps_our_handlers),
 		cmocka_unit_test(test_ofi__ring_and_alltoall_over_tcp_in_1_2_and_4_processes),
 		cmocka_unit_test(test_ofi__ring_and_alltoall_over_shm_in_1_2_and_4_processes),
 		cmocka_unit_test(test_ofi__a_killed_process_fails_the_others_with_esrch_in_time),
