@@ -14,9 +14,9 @@
 # dpkg-shlibdeps, the Debian 12 names are declared by hand. libfabric is declared by hand in
 # both cases: the ofi backend loads it at run time (lib/net/ofi/ofi_dl.c), so no ELF file of the
 # package needs it and dpkg-shlibdeps cannot see it; the version is the one built against, as
-# libfabric1's shlibs file says for a linked binary (>= 1.17.0 on Debian 12). The programs the CLI runs are
-# declared too: lttng-tools (lttng, lttng-sessiond, lttng-relayd) always; iproute2 (ip, for
-# `proxyscope hosts`) and openmpi-bin (mpirun, for `run --hosts`) recommended.
+# libfabric1's shlibs file says for a linked binary (>= 1.17.0 on Debian 12). The programs the
+# CLI runs are declared too: lttng-tools (lttng, lttng-sessiond, lttng-relayd) always; iproute2
+# (ip, for `proxyscope hosts`) and openmpi-bin (mpirun, for `run --hosts`) recommended.
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME proxyscope)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})

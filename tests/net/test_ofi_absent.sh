@@ -36,10 +36,11 @@ in_ns run --no-trace -q --ops 20
 [ "$status" = 0 ] || fail "run (loop backend) without libfabric: exit $status"
 
 for p in tcp shm; do
+	what="run --backend ofi --provider $p without libfabric"
 	in_ns run --no-trace -q --backend ofi --procs 2 --provider $p --ops 20
-	[ "$status" = 2 ] || fail "run --backend ofi --provider $p without libfabric: exit $status, expected 2"
+	[ "$status" = 2 ] || fail "$what: exit $status, expected 2"
 	grep -q "cannot load libfabric: .*libfabric.so.1" "$err" ||
-		fail "run --backend ofi --provider $p without libfabric: no line naming the dlopen error"
-	[ "$(wc -l <"$err")" -le 2 ] || fail "run --backend ofi without libfabric: more than the error and its hint"
+		fail "$what: no line naming the dlopen error"
+	[ "$(wc -l <"$err")" -le 2 ] || fail "$what: more than the error and its hint"
 done
 harness_finish ofi_absent
