@@ -22,9 +22,9 @@
 #define sim_warn(...) enc_hook_log(ENC_LOG_WARN, __VA_ARGS__)
 
 /*
- * The stack of a rank thread and of a device thread: their deepest path is a log line or a
- * tracepoint under a few frames, far below glibc's default of 8 MiB (the stack rlimit), which
- * would reserve 64 GiB of address space and 8192 mappings for 4096 ranks.
+ * The stack of a rank thread: its deepest path is a log line or a tracepoint under a few frames,
+ * far below glibc's default of 8 MiB (the stack rlimit), which would reserve 32 GiB of address
+ * space for 4096 ranks. (The device threads keep the default: see thread_start in device.c.)
  */
 #define SIM_THREAD_STACK (256u * 1024u)
 

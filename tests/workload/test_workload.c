@@ -429,20 +429,23 @@ static void test_workload__a_process_stall_stops_every_rank(void **state)
 	struct enc_wl_args args;
 	struct enc_wl_result res;
 	char err[ENC_WL_ERR_MAX];
+	bool one_reached = false;
 
 	(void)state;
 	enc_wl_args_default(&args);
 	args.ranks = 6;
-	args.ops = 5;
+	args.ops = 4;
 	args.bytes = 4096;
-	args.timeout_ms = 300;
-	assert_int_equal(enc_wl_args_add_fault(&args, "device-stall:proc=0,exec=2", err,
+	args.timeout_ms = 2000; /* ends the stalled exec; the ones before have it to finish */
+	assert_int_equal(enc_wl_args_add_fault(&args, "device-stall:proc=0,exec=1", err,
 					       sizeof(err)), 0);
 	assert_int_equal(enc_wl_run(&args, &res), 0);
 	assert_int_equal(res.failures, args.ranks);
-	for (uint32_t r = 0; r < args.ranks; r++)
-		assert_int_equal(res.execs_completed[r], 2);
-	assert_int_equal(res.execs_completed_total, 2ull * args.ranks);
+	for (uint32_t r = 0; r < args.ranks; r++) {
+		assert_true(res.execs_completed[r] <= 1);
+		one_reached |= res.execs_completed[r] == 1;
+	}
+	assert_true(one_reached); /* exec 0 passed: it is exec 1 that stopped them */
 	enc_wl_result_fini(&res);
 }
 
