@@ -133,14 +133,14 @@ static int opt_value(struct run_cli *c, int id, const char *opt, const char *v)
 
 	switch (id) {
 	case OPT_RANKS:
-		return u32_value(opt, v, 1, ENC_WL_MAX_RANKS, &c->args.ranks);
+		return u32_value(opt, v, 1, UINT32_MAX, &c->args.ranks); /* no bound but memory's */
 	case OPT_WATCH_THRESHOLD:
 		if (cli_parse_duration(v, 1000, 1000000, 3600ull * 1000000000ull,
 				       &c->watch_threshold_ns, err, sizeof(err)))
 			return run_value_error(opt, err);
 		return 0;
 	case OPT_RANKS_PER_PROXY:
-		return u32_value(opt, v, 1, ENC_WL_MAX_RANKS, &c->args.ranks_per_proxy);
+		return u32_value(opt, v, 1, UINT32_MAX, &c->args.ranks_per_proxy);
 	case OPT_STREAMS:
 		return u32_value(opt, v, 1, ENC_MAX_STREAMS, &c->args.streams);
 	case OPT_BLOCKS:

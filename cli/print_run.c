@@ -113,7 +113,7 @@ void print_hosts(const struct run_hosts *rh, FILE *out)
 			i * per, (i + 1) * per - 1);
 	fputs("), started by mpirun\n", out);
 	for (uint32_t p = 0; p < rh->procs; p++)
-		if (!rh->seen[p])
+		if (!rh->proc || !rh->proc[p].seen)
 			fprintf(out, "process %" PRIu32 " (host%" PRIu32 "): left no result\n", p,
 				p / per);
 	if (rh->launcher_stopped)

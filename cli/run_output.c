@@ -192,7 +192,7 @@ static void json_result(struct jw *j, const struct enc_wl_args *a,
 	json_u64_member(j, "execs_completed", r->execs_completed_total);
 	jw_key(j, "execs_completed_per_rank");
 	jw_begin_array(j);
-	for (uint32_t i = 0; i < r->ranks && i < ENC_WL_MAX_RANKS; i++)
+	for (uint32_t i = 0; r->execs_completed && i < r->ranks; i++)
 		jw_u64(j, r->execs_completed[i]);
 	jw_end_array(j);
 	json_u64_members(j, counts, sizeof(counts) / sizeof(counts[0]));

@@ -55,8 +55,11 @@ void psa_model_destroy(struct psa_model *m)
 		return;
 	for (size_t i = 0; psa_hashmap_next(&m->tasks, &i, &k, &v);)
 		psa__task_free(v);
-	for (size_t i = 0; i < m->proc_list.n; i++)
+	for (size_t i = 0; i < m->proc_list.n; i++) {
+		free(m->proc_list.v[i]->ranks);
+		free(m->proc_list.v[i]->rank_gid);
 		free(m->proc_list.v[i]);
+	}
 	for (size_t i = 0; i < m->worker_list.n; i++)
 		free(m->worker_list.v[i]);
 	for (size_t i = 0; i < m->group_list.n; i++)
@@ -157,19 +160,57 @@ static struct psa_proc *proc_get(struct psa_model *m, const struct psa_event *ev
 	return p;
 }
 
-bool psa_proc_has_rank(const struct psa_proc *p, uint32_t rank, uint32_t *gid)
+/* Where @rank is in @p's ascending ranks, or would go. */
+static uint32_t rank_at(const struct psa_proc *p, uint32_t rank)
 {
-	for (uint32_t i = 0; i < p->ranks_n; i++) {
-		if (p->ranks[i] == rank) {
-			if (gid)
-				*gid = p->rank_gid[i];
-			return true;
-		}
+	uint32_t lo = 0, hi = p->ranks_n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (p->ranks[mid] < rank)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return false;
+	return lo;
 }
 
-/* What a task or device event says about its process: a rank (and gid) it runs, its job. */
+bool psa_proc_has_rank(const struct psa_proc *p, uint32_t rank, uint32_t *gid)
+{
+	uint32_t i = rank_at(p, rank);
+
+	if (i == p->ranks_n || p->ranks[i] != rank)
+		return false;
+	if (gid)
+		*gid = p->rank_gid[i];
+	return true;
+}
+
+/* Room for one more rank in @p; false when memory ran out (the rank is then not noted). */
+static bool ranks_reserve(struct psa_proc *p)
+{
+	uint32_t cap = p->ranks_cap ? 2 * p->ranks_cap : 32;
+	uint32_t *r, *g;
+
+	if (p->ranks_n < p->ranks_cap)
+		return true;
+	r = realloc(p->ranks, cap * sizeof(*r));
+	if (r)
+		p->ranks = r;
+	g = r ? realloc(p->rank_gid, cap * sizeof(*g)) : NULL;
+	if (!g)
+		return false;
+	p->rank_gid = g;
+	p->ranks_cap = cap;
+	return true;
+}
+
+/*
+ * What a task or device event says about its process: a rank (and gid) it runs, its job. Every
+ * event of a rank comes here, so the rank is found by bisection: a process of 4096 ranks would
+ * otherwise scan thousands of entries per event.
+ */
 static void proc_note_rank(struct psa_proc *p, const struct psa_event *ev)
 {
 	uint32_t rank = (uint32_t)ev->f[PSA_F_rank], i;
@@ -178,16 +219,13 @@ static void proc_note_rank(struct psa_proc *p, const struct psa_event *ev)
 		p->exec_max = (uint64_t)ev->f[PSA_F_exec_id];
 	if (!p->job && psa_ev_has(ev, PSA_F_job))
 		p->job = (uint32_t)ev->f[PSA_F_job];
-	for (i = 0; i < p->ranks_n; i++) {
-		if (p->ranks[i] == rank) {
-			if (psa_ev_has(ev, PSA_F_gid))
-				p->rank_gid[i] = (uint32_t)ev->f[PSA_F_gid];
-			return;
-		}
-		if (p->ranks[i] > rank)
-			break;
+	i = rank_at(p, rank);
+	if (i < p->ranks_n && p->ranks[i] == rank) {
+		if (psa_ev_has(ev, PSA_F_gid))
+			p->rank_gid[i] = (uint32_t)ev->f[PSA_F_gid];
+		return;
 	}
-	if (p->ranks_n == PSA_PROC_RANKS_MAX)
+	if (!ranks_reserve(p))
 		return;
 	memmove(&p->ranks[i + 1], &p->ranks[i], (p->ranks_n - i) * sizeof(p->ranks[0]));
 	memmove(&p->rank_gid[i + 1], &p->rank_gid[i], (p->ranks_n - i) * sizeof(p->rank_gid[0]));

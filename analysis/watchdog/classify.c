@@ -202,6 +202,19 @@ static void wait_on_absent(const struct psa_model *m, const struct psa_task *t,
 	}
 }
 
+/* A barrier task of @t's exec on another rank that has sent, i.e. that rank has arrived. */
+static bool has_arrived(const struct psa_task *o, const struct psa_task *t)
+{
+	return o->kind == PSA_KIND_BARRIER && o->exec_id == t->exec_id &&
+	       o->state != PSA_STATE_INIT;
+}
+
+/*
+ * The ranks a barrier waits for: those with a live task of its exec or an earlier one, but for
+ * the ones whose barrier of the exec has sent (they arrived and wait too). The list holds
+ * PSA_WAITING_MAX ranks: with thousands of ranks arrived, listing them would fill it with
+ * ranks that lead back to this barrier and leave out the one still behind.
+ */
 static void classify_barrier(const struct psa_model *m, const struct psa_task *t,
 			     struct psa_stall *s)
 {
@@ -210,7 +223,7 @@ static void classify_barrier(const struct psa_model *m, const struct psa_task *t
 
 	for (size_t i = 0; i < n; i++)
 		if (live[i]->job == t->job && live[i]->rank != t->rank &&
-		    live[i]->exec_id <= t->exec_id)
+		    live[i]->exec_id <= t->exec_id && !has_arrived(live[i], t))
 			psa__stall_wait_on(s, live[i]->rank);
 	if (!s->waiting_on_n)
 		wait_on_absent(m, t, s);

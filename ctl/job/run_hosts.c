@@ -30,12 +30,12 @@
 #include "live_relayd.h"
 #include "run_watch.h"
 
-/* What a process leaves in the results directory: who it was, then its result. */
+/* What a process leaves in the results directory: who it was, then its result
+ * (enc_wl_result_write). */
 struct xchild_result {
 	uint32_t magic;
 	uint32_t proc;
-	char host[32];
-	struct enc_wl_result res;
+	char host[RUN_HOSTS_NAME_MAX];
 };
 
 #define XCHILD_MAGIC 0x78726573u /* "xres" */
@@ -116,6 +116,7 @@ static void gate_wait(const char *dir)
 int run_hosts_child(struct enc_wl_args *args, const char *dir, bool traced)
 {
 	struct xchild_result r = { .magic = XCHILD_MAGIC };
+	struct enc_wl_result res;
 	char path[PATH_MAX], tmp[PATH_MAX + 8];
 	struct enc_launcher l;
 	struct utsname u;
@@ -140,18 +141,23 @@ int run_hosts_child(struct enc_wl_args *args, const char *dir, bool traced)
 		child_trace(l.rank);
 	gate_wait(dir);
 	enc_log_set_hook(enc_log_stderr, NULL, ENC_LOG_WARN);
-	rc = enc_wl_run(args, &r.res);
+	rc = enc_wl_run(args, &res);
 	if (rc)
 		ctl_error("process %" PRIu32 ": cannot run the workload: %s", args->proc,
-			  r.res.err[0] ? r.res.err : strerror(-rc));
+			  res.err[0] ? res.err : strerror(-rc));
 	r.proc = l.rank;
 	snprintf(r.host, sizeof(r.host), "%.31s", u.nodename);
 	snprintf(path, sizeof(path), "%s/result.%" PRIu32, dir, l.rank);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0 || write(fd, &r, sizeof(r)) != (ssize_t)sizeof(r) || close(fd) < 0 ||
-	    rename(tmp, path) < 0) {
+	rc = fd < 0 ? -errno : write(fd, &r, sizeof(r)) != (ssize_t)sizeof(r) ? -EIO
+							: enc_wl_result_write(fd, &res);
+	enc_wl_result_fini(&res);
+	if (fd >= 0 && close(fd) < 0 && !rc)
 		rc = -errno;
+	if (!rc && rename(tmp, path) < 0)
+		rc = -errno;
+	if (rc) {
 		ctl_error("cannot write '%s': %s", path, strerror(-rc));
 		return rc;
 	}
@@ -258,9 +264,10 @@ static int launcher_wait(struct hosts *h, struct run_hosts *rh, bool heal, uint6
 static void results_read(const struct hosts *h, struct run_hosts *rh, struct enc_wl_result *res)
 {
 	struct xchild_result r;
+	struct enc_wl_result pr;
 	char path[128];
 
-	for (uint32_t p = 0; p < rh->procs; p++) {
+	for (uint32_t p = 0; p < rh->procs && rh->proc; p++) {
 		int fd;
 
 		snprintf(path, sizeof(path), "%s/result.%" PRIu32, h->dir, p);
@@ -268,10 +275,12 @@ static void results_read(const struct hosts *h, struct run_hosts *rh, struct enc
 		if (fd < 0)
 			continue;
 		if (read(fd, &r, sizeof(r)) == (ssize_t)sizeof(r) && r.magic == XCHILD_MAGIC &&
-		    r.proc == p) {
-			enc_wl_result_merge(res, &r.res);
-			rh->seen[p] = true;
-			snprintf(rh->host[p], sizeof(rh->host[p]), "%s", r.host);
+		    r.proc == p && !enc_wl_result_read(fd, &pr)) {
+			enc_wl_result_merge(res, &pr);
+			enc_wl_result_fini(&pr);
+			rh->proc[p].seen = true;
+			snprintf(rh->proc[p].host, sizeof(rh->proc[p].host), "%.*s",
+				 (int)sizeof(r.host) - 1, r.host);
 			rh->reported++;
 		}
 		close(fd);
@@ -347,6 +356,12 @@ static int trace_end(struct hosts_trace *t, const struct ctl_recording_opts *tra
 	return rc;
 }
 
+void run_hosts_fini(struct run_hosts *rh)
+{
+	free(rh->proc);
+	rh->proc = NULL;
+}
+
 int run_hosts_run(const struct enc_wl_args *args, uint32_t hosts,
 		  const struct ctl_recording_opts *trace, int argc, char **argv,
 		  struct run_hosts *rh, struct enc_wl_result *res)
@@ -366,6 +381,9 @@ int run_hosts_run(const struct enc_wl_args *args, uint32_t hosts,
 	memset(res, 0, sizeof(*res));
 	rh->hosts = hosts;
 	rh->procs = args->procs;
+	rh->proc = calloc(args->procs, sizeof(*rh->proc));
+	if (!rh->proc)
+		return -ENOMEM;
 	res->ranks = args->ranks;
 	snprintf(res->job, sizeof(res->job), "%s", args->job);
 	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);

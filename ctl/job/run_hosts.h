@@ -35,13 +35,19 @@
 #include "recording.h"
 
 #define RUN_XCHILD_OPT "_xchild"
+#define RUN_HOSTS_NAME_MAX 32
+
+/* One process of the job, as its result told. */
+struct run_hosts_proc {
+	bool seen;                     /* its result arrived */
+	char host[RUN_HOSTS_NAME_MAX]; /* the host it ran on */
+};
 
 struct run_hosts {
 	uint32_t hosts;
 	uint32_t procs;
 	uint32_t reported;                      /* processes whose result arrived */
-	bool seen[ENC_WL_MAX_RANKS];            /* per process */
-	char host[ENC_WL_MAX_RANKS][32];        /* per process: the host it ran on */
+	struct run_hosts_proc *proc;            /* procs entries (run_hosts_fini frees them) */
 	int launcher_status;                    /* mpirun's exit status (128+N: signal N) */
 	bool launched;                          /* mpirun was started */
 	bool launcher_stopped;                  /* it ran on after the job: we stopped it */
@@ -58,6 +64,9 @@ struct run_hosts {
 int run_hosts_run(const struct enc_wl_args *args, uint32_t hosts,
 		  const struct ctl_recording_opts *trace, int argc, char **argv,
 		  struct run_hosts *rh, struct enc_wl_result *res);
+
+/* Free what run_hosts_run left in @rh (run_hosts_run zeroes @rh first: fini it before reuse). */
+void run_hosts_fini(struct run_hosts *rh);
 
 /* In a process started by mpirun: run this process's ranks (recorded by its host's session
  * when @traced), leave the result in @dir. 0 (whatever the run's result), or -EINVAL when not

@@ -59,18 +59,7 @@ static int child_start(int argc, char **argv, uint32_t i, bool traced, pid_t *pi
 /* Read one child's result (the pipe closes when it exits). */
 static bool result_read(int fd, struct enc_wl_result *r)
 {
-	size_t got = 0;
-
-	while (got < sizeof(*r)) {
-		ssize_t n = read(fd, (char *)r + got, sizeof(*r) - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return false;
-		got += (size_t)n;
-	}
-	return true;
+	return enc_wl_result_read(fd, r) == 0;
 }
 
 /* How long the others may run on once one process died by a signal. */
@@ -156,10 +145,13 @@ int run_procs_run(const struct enc_wl_args *args, bool traced, int argc, char **
 	for (uint32_t i = 0; i < started; i++) {
 		struct enc_wl_result r;
 
-		/* the child wrote its result before exiting; the pipe holds it (it is small) */
+		/* the child wrote its result before exiting; the pipe holds it (the struct and
+		 * 8 bytes for each of its ranks: within the pipe's 64 KiB up to ~8000 ranks a
+		 * child) */
 		if (!rc && result_read(fds[i], &r)) {
 			rp->reported[i] = true;
 			enc_wl_result_merge(res, &r);
+			enc_wl_result_fini(&r);
 		}
 		close(fds[i]);
 	}
@@ -196,17 +188,8 @@ void run_child_guard(void)
 
 int run_child_report(int fd, const struct enc_wl_result *res)
 {
-	size_t put = 0;
+	int rc = enc_wl_result_write(fd, res);
 
-	while (put < sizeof(*res)) {
-		ssize_t n = write(fd, (const char *)res + put, sizeof(*res) - put);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -errno;
-		put += (size_t)n;
-	}
 	close(fd);
-	return 0;
+	return rc;
 }

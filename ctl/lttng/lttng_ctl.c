@@ -56,11 +56,15 @@ const char *lt_level_str(enum lt_level level)
 /*
  * Tracer buffer bytes per CPU for each rank thread at each level. The loss in discard mode is
  * the consumer daemon falling behind while the run's threads share the CPUs with it, so the
- * room needed grows with the threads and with the level's event rate (DEBUG: every poll).
+ * room needed grows with the event rate: with the threads and with the level (DEBUG: every
+ * poll) - but only until they fill the CPUs: an event costs its thread CPU time, so past
+ * BUFFER_RANKS_PER_CPU ranks a CPU the rate is the CPUs', not the ranks' (why: see
+ * docs/ARCHITECTURE.md, Decisions measured: a recording's buffers grow with its ranks).
  */
 static const uint64_t buffer_per_rank[LT_LEVEL_NR] = {
 	UINT64_C(1) << 20, UINT64_C(1) << 20, UINT64_C(64) << 20, UINT64_C(128) << 20,
 };
+#define BUFFER_RANKS_PER_CPU 2
 #define BUFFER_FLOOR (UINT64_C(8) << 20)   /* per CPU, whatever the run */
 /*
  * Per CPU when the ranks are unknown (`record`, `watch`): by level only (why: see
@@ -89,6 +93,8 @@ void lt_buffers_size(struct lt_session *s, enum lt_level level, unsigned ranks, 
 
 		unsigned l = (unsigned)level < LT_LEVEL_NR ? level : LT_LEVEL_INFO;
 
+		if (ranks > BUFFER_RANKS_PER_CPU * cpus)
+			ranks = BUFFER_RANKS_PER_CPU * cpus;
 		want = ranks ? buffer_per_rank[l] * ranks / cpus : buffer_unknown_ranks[l];
 		if (want < BUFFER_FLOOR)
 			want = BUFFER_FLOOR;

@@ -19,6 +19,9 @@
 
 #define ENC_DEV_CACHE_LINE 64
 
+/* The devices of this process now (created, not yet destroyed). */
+uint32_t enc__dev_live(void);
+
 /* The stream argument of the sema_wait tracepoint spots when the semaphore is the barrier's. */
 #define ENC_DEV_BARRIER_STREAM UINT32_MAX
 

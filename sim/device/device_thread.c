@@ -34,7 +34,9 @@
  * interrupt and two switches per poll and sees the count late. Yielding first hands the CPU to
  * the worker that will bump the count (why: see docs/ARCHITECTURE.md, Decisions measured: the
  * simulated device yields before its polls sleep); the sleeps
- * still bound what a long wait (a late network) costs the host.
+ * still bound what a long wait (a late network) costs the host. With more devices than a few a
+ * CPU, the sleep grows with the wait (a quarter of it so far) up to sim_poll_max_us, so that a
+ * thousand devices waiting for a slow barrier do not keep the CPUs busy with their wake-ups.
  */
 #define ENC_DEV_POLL_YIELD_US 50
 #define ENC_DEV_TIMER_SLACK_NS 1000UL
@@ -69,6 +71,21 @@ static bool dev_sleep(struct enc_dev *dev, uint64_t us)
 	return !stopped;
 }
 
+/* Sleep between two polls: @base_us, or a quarter of the wait since @t0 up to @max_us. */
+static void poll_sleep(uint64_t base_us, uint64_t max_us, uint64_t t0)
+{
+	uint64_t us = base_us;
+	struct timespec ts;
+
+	if (max_us > base_us) {
+		us = (enc_now_ns() - t0) / 4000u;
+		us = us < base_us ? base_us : us > max_us ? max_us : us;
+	}
+	ts.tv_sec = (time_t)(us / 1000000u);
+	ts.tv_nsec = (long)(us % 1000000u) * 1000;
+	nanosleep(&ts, NULL);
+}
+
 /*
  * Wait until *@sema reaches @target. Returns false when the device was stopped first.
  * @stream is only for the tracepoints (ENC_DEV_BARRIER_STREAM for the barrier).
@@ -76,8 +93,8 @@ static bool dev_sleep(struct enc_dev *dev, uint64_t us)
 static bool dev_sema_wait(struct enc_dev *dev, const struct dev_job *job, uint32_t stream,
 			  const uint64_t *sema, uint64_t target)
 {
-	const struct timespec pause = { .tv_nsec = ENC_DEV_POLL_SLEEP_US * 1000 };
-	uint64_t yield_until = 0;
+	uint64_t max_us = sim_poll_max_us(ENC_DEV_POLL_SLEEP_US, enc__dev_live());
+	uint64_t yield_until = 0, t0 = 0;
 	unsigned int polls;
 	bool reached = false;
 
@@ -97,12 +114,14 @@ static bool dev_sema_wait(struct enc_dev *dev, const struct dev_job *job, uint32
 			enc_cpu_relax();
 			continue;
 		}
-		if (polls == ENC_DEV_POLL_SPINS)
-			yield_until = enc_now_ns() + ENC_DEV_POLL_YIELD_US * 1000ull;
+		if (polls == ENC_DEV_POLL_SPINS) {
+			t0 = enc_now_ns();
+			yield_until = t0 + ENC_DEV_POLL_YIELD_US * 1000ull;
+		}
 		if (enc_now_ns() < yield_until)
 			sched_yield();
 		else
-			nanosleep(&pause, NULL);
+			poll_sleep(ENC_DEV_POLL_SLEEP_US, max_us, t0);
 	}
 	dev_trace_sema_wait_end(dev, job->ex.exec_id, stream, target, reached);
 	return reached;

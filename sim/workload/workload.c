@@ -22,11 +22,8 @@
 #include <proxyscope/net_loop.h>
 
 #include "enc/time.h"
+#include "sim.h"
 #include "workload_int.h"
-
-/* Every counter of struct enc_proxy_stats, for the run's difference and the processes' sum. */
-#define ENC_WL_STATS_FIELDS(X) X(workers_started) X(tasks_enqueued) X(tasks_recycled) \
-	X(steps) X(seam_start) X(seam_progress) X(seam_stop) X(trigger_reads) X(watchdog_timeouts)
 
 void enc_wl_args_default(struct enc_wl_args *args)
 {
@@ -55,27 +52,6 @@ void enc_wl_proc_ranks(const struct enc_wl_args *a, uint32_t proc, uint32_t *fir
 
 	*first = (uint32_t)((uint64_t)proc * a->ranks / p);
 	*count = (uint32_t)((uint64_t)(proc + 1) * a->ranks / p) - *first;
-}
-
-void enc_wl_result_merge(struct enc_wl_result *dst, const struct enc_wl_result *src)
-{
-	for (uint32_t i = 0; i < ENC_WL_MAX_RANKS; i++)
-		dst->execs_completed[i] += src->execs_completed[i];
-	dst->ranks_run += src->ranks_run;
-#define STAT_ADD(f) dst->stats.f += src->stats.f;
-	ENC_WL_STATS_FIELDS(STAT_ADD)
-#undef STAT_ADD
-	dst->execs_completed_total += src->execs_completed_total;
-	dst->bytes_verified += src->bytes_verified;
-	dst->mismatches += src->mismatches;
-	dst->failures += src->failures;
-	dst->timeouts += src->timeouts;
-	if (src->has_failure && !dst->has_failure) {
-		dst->has_failure = true;
-		dst->first_failure = src->first_failure;
-	}
-	if (src->wall_ns > dst->wall_ns)
-		dst->wall_ns = src->wall_ns;
 }
 
 static const char *const pattern_names[ENC_WL_PATTERN_NR] = {
@@ -138,8 +114,11 @@ static int fault_check(const struct enc_wl_args *a, const struct enc_wl_fault *f
 	uint32_t rank;
 
 	enc_wl_fault_format(f, spec, sizeof(spec));
+	if (f->target == ENC_WL_FAULT_DEV && f->dev.whole_proc && f->dev.proc >= a->procs)
+		return invalid(res, "fault '%s': process %" PRIu32 " out of range (procs=%" PRIu32
+			       ")", spec, f->dev.proc, a->procs);
 	if (f->target == ENC_WL_FAULT_DEV)
-		rank = f->dev.rank;
+		rank = f->dev.whole_proc ? 0 : f->dev.rank;
 	else if (f->target == ENC_WL_FAULT_NET)
 		rank = f->net.rank;
 	else if (f->target == ENC_WL_FAULT_KILL)
@@ -172,11 +151,13 @@ static int procs_check(const struct enc_wl_args *a, struct enc_wl_result *res)
 		return invalid(res, "pattern=%" PRIu32 " is not a pattern", a->pattern);
 	if (!enc_net_ops_find(backend_of(a)))
 		return invalid(res, "backend '%s' does not exist (loop, ofi)", backend_of(a));
-	if (a->procs < 1 || a->procs > (a->local_procs ? ENC_WL_MAX_RANKS : BP_MAX_LOCAL) ||
-	    a->procs > a->ranks)
-		return invalid(res, "procs=%" PRIu32 " out of range (1..%d, at most ranks=%" PRIu32
-			       ")", a->procs, a->local_procs ? ENC_WL_MAX_RANKS : BP_MAX_LOCAL,
-			       a->ranks);
+	/* on one host the bus bounds the processes; across hosts only the ranks do */
+	if (a->procs < 1 || a->procs > a->ranks)
+		return invalid(res, "procs=%" PRIu32 " out of range (1..ranks=%" PRIu32 ")",
+			       a->procs, a->ranks);
+	if (!a->local_procs && a->procs > BP_MAX_LOCAL)
+		return invalid(res, "procs=%" PRIu32 " out of range (1..%d on one host)", a->procs,
+			       BP_MAX_LOCAL);
 	if (a->local_procs > BP_MAX_LOCAL || a->local_procs > a->procs ||
 	    (a->local_procs && a->local_proc >= a->local_procs))
 		return invalid(res, "local_proc=%" PRIu32 " of local_procs=%" PRIu32 " out of range "
@@ -205,9 +186,8 @@ static int procs_check(const struct enc_wl_args *a, struct enc_wl_result *res)
 
 static int args_check(const struct enc_wl_args *a, struct enc_wl_result *res)
 {
-	if (a->ranks < 1 || a->ranks > ENC_WL_MAX_RANKS)
-		return invalid(res, "ranks=%" PRIu32 " out of range (1..%d)", a->ranks,
-			       ENC_WL_MAX_RANKS);
+	if (a->ranks < 1)
+		return invalid(res, "ranks=0 must be at least 1");
 	if (a->ranks_per_proxy < 1)
 		return invalid(res, "ranks-per-proxy=%" PRIu32 " must be at least 1",
 			       a->ranks_per_proxy);
@@ -267,9 +247,23 @@ static void job_name(const struct enc_wl_args *a, char *buf, size_t len)
 			 __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED));
 }
 
-static void config_build(const struct enc_wl_args *a, struct enc_config *cfg)
+/*
+ * The consumers: the driver's defaults while this process's ranks are few. When they crowd the
+ * CPUs, a consumer waits longer between two status reads (sim_poll_max_us) and does not yield
+ * first: it is woken when its task is done, so the bound only sets how often a waiting one
+ * wakes for nothing, and a thousand of them waking every 10 us, or yielding to each other, keep
+ * 2 CPUs busy switching.
+ */
+static void config_build(const struct enc_wl_args *a, uint32_t ranks_here,
+			 struct enc_config *cfg)
 {
 	enc_config_default(cfg);
+	if (sim_crowded(ranks_here)) {
+		uint64_t us = sim_poll_max_us(cfg->consume_poll_us, ranks_here);
+
+		cfg->consume_poll_us = us < UINT32_MAX ? (uint32_t)us : UINT32_MAX;
+		cfg->consume_yield_us = 0;
+	}
 	cfg->ranks_per_network_proxy = a->ranks_per_proxy;
 	cfg->one_thread_per_core = a->one_thread_per_core;
 	cfg->proxy_timeout_ms = a->timeout_ms;
@@ -312,15 +306,22 @@ static int ranks_prepare(struct enc__wl_run *run)
 	}
 	for (size_t i = 0; i < a->faults_n; i++) {
 		const struct enc_wl_fault *f = &a->faults[i];
+		uint32_t first = f->dev.rank, count = 1;
 
-		if (f->target != ENC_WL_FAULT_DEV || !enc__wl_rank_is_mine(run, f->dev.rank))
+		if (f->target != ENC_WL_FAULT_DEV)
 			continue;
-		rc = enc_dev_inject(run->ranks[f->dev.rank].dev, &f->dev.f);
-		if (rc) {
-			snprintf(run->res->err, sizeof(run->res->err),
-				 "cannot arm a fault on the device of rank %" PRIu32 ": error %d",
-				 f->dev.rank, rc);
-			return rc;
+		if (f->dev.whole_proc)
+			enc_wl_proc_ranks(a, f->dev.proc, &first, &count);
+		for (uint32_t r = first; r < first + count; r++) {
+			if (!enc__wl_rank_is_mine(run, r))
+				continue;
+			rc = enc_dev_inject(run->ranks[r].dev, &f->dev.f);
+			if (rc) {
+				snprintf(run->res->err, sizeof(run->res->err),
+					 "cannot arm a fault on the device of rank %" PRIu32
+					 ": error %d", r, rc);
+				return rc;
+			}
 		}
 	}
 	return 0;
@@ -362,6 +363,7 @@ static int net_faults_arm(struct enc__wl_run *run)
 static int ranks_run(struct enc__wl_run *run)
 {
 	uint32_t n = run->count, started = 0;
+	pthread_attr_t attr;
 	pthread_t *threads;
 	uint64_t t0;
 	int rc = 0;
@@ -369,9 +371,16 @@ static int ranks_run(struct enc__wl_run *run)
 	threads = calloc(n, sizeof(*threads));
 	if (!threads)
 		return -ENOMEM;
+	rc = -pthread_attr_init(&attr);
+	if (!rc)
+		rc = -pthread_attr_setstacksize(&attr, SIM_THREAD_STACK);
+	if (rc) {
+		free(threads);
+		return rc;
+	}
 	t0 = enc_now_ns();
 	for (; started < n; started++) {
-		rc = -pthread_create(&threads[started], NULL, enc__wl_rank_main,
+		rc = -pthread_create(&threads[started], &attr, enc__wl_rank_main,
 				     &run->ranks[run->first + started]);
 		if (rc) {
 			snprintf(run->res->err, sizeof(run->res->err),
@@ -384,6 +393,7 @@ static int ranks_run(struct enc__wl_run *run)
 	for (uint32_t i = 0; i < started; i++)
 		pthread_join(threads[i], NULL);
 	run->res->wall_ns = enc_now_ns() - t0;
+	pthread_attr_destroy(&attr);
 	free(threads);
 
 	/* only now: tasks that timed out stay in the queues until their gid's last comm goes */
@@ -400,6 +410,7 @@ static void result_collect(struct enc__wl_run *run)
 	struct enc_wl_result *res = run->res;
 
 	res->ranks_run = run->count;
+	res->first_rank = run->first;
 	for (uint32_t i = run->first; i < run->first + run->count; i++) {
 		const struct enc__wl_rank *r = &run->ranks[i];
 
@@ -428,15 +439,16 @@ int enc_wl_run(const struct enc_wl_args *args, struct enc_wl_result *res)
 	run.job = res->job;
 	run.res = res;
 	enc_wl_proc_ranks(args, args->proc, &run.first, &run.count);
-	config_build(args, &run.cfg);
+	config_build(args, run.count, &run.cfg);
 	pthread_mutex_init(&run.gate_mtx, NULL);
 	pthread_cond_init(&run.gate_cv, NULL);
 	pthread_mutex_init(&run.fail_mtx, NULL);
 	pthread_mutex_init(&run.cut_mtx, NULL);
 	run.ranks = calloc(args->ranks, sizeof(*run.ranks));
-	if (!run.ranks) {
+	res->execs_completed = calloc(args->ranks, sizeof(*res->execs_completed));
+	if (!run.ranks || !res->execs_completed) {
 		rc = -ENOMEM;
-		goto out_destroy_locks;
+		goto out_free_ranks;
 	}
 
 	rc = ranks_prepare(&run);
@@ -456,8 +468,10 @@ out_clear_faults:
 	enc_net_loop_clear_faults(run.job);
 out_release_ranks:
 	ranks_release(&run);
+out_free_ranks:
 	free(run.ranks);
-out_destroy_locks:
+	if (rc)
+		enc_wl_result_fini(res);
 	pthread_mutex_destroy(&run.cut_mtx);
 	pthread_mutex_destroy(&run.fail_mtx);
 	pthread_cond_destroy(&run.gate_cv);

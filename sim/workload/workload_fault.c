@@ -18,6 +18,7 @@
 enum key {
 	KEY_RANK = 0,
 	KEY_HOST,
+	KEY_PROC,
 	KEY_EXEC,
 	KEY_STREAM,
 	KEY_MS,
@@ -35,14 +36,16 @@ struct key_desc {
 };
 
 static const struct key_desc key_descs[KEY_NR] = {
-	[KEY_RANK] = { "rank", ENC_WL_MAX_RANKS - 1 },
-	[KEY_HOST] = { "host", ENC_WL_MAX_RANKS - 1 }, /* a host holds at least one rank */
+	/* ranks, hosts and processes are checked against the run's counts by enc_wl_run */
+	[KEY_RANK] = { "rank", UINT32_MAX - 1 },
+	[KEY_HOST] = { "host", UINT32_MAX - 1 },
 	[KEY_EXEC] = { "exec", UINT64_MAX - 1 }, /* UINT64_MAX means "any exec" to the backends */
 	[KEY_STREAM] = { "stream", ENC_MAX_STREAMS - 1 },
 	[KEY_MS] = { "ms", UINT32_MAX },
 	[KEY_US] = { "us", UINT32_MAX },
 	[KEY_FROM] = { "from", UINT64_MAX - 1 },
 	[KEY_TO] = { "to", UINT64_MAX - 1 },
+	[KEY_PROC] = { "proc", UINT32_MAX - 1 },
 };
 
 struct kind_desc {
@@ -53,12 +56,14 @@ struct kind_desc {
 	unsigned optional;
 };
 
+/* A device fault names one rank (rank=R) or every rank of one process (proc=P): who_check. */
 static const struct kind_desc kind_descs[] = {
-	{ "device-stall", ENC_WL_FAULT_DEV, ENC_DEV_FAULT_NEVER_TRIGGER,
-	  KEY_BIT(KEY_RANK) | KEY_BIT(KEY_EXEC), KEY_BIT(KEY_STREAM) },
+	{ "device-stall", ENC_WL_FAULT_DEV, ENC_DEV_FAULT_NEVER_TRIGGER, KEY_BIT(KEY_EXEC),
+	  KEY_BIT(KEY_RANK) | KEY_BIT(KEY_PROC) | KEY_BIT(KEY_STREAM) },
 	/* one exec (exec=E) or a stretch of them (from=E1,to=E2): range_check */
-	{ "device-delay", ENC_WL_FAULT_DEV, ENC_DEV_FAULT_LATE, KEY_BIT(KEY_RANK) | KEY_BIT(KEY_MS),
-	  KEY_BIT(KEY_EXEC) | KEY_BIT(KEY_FROM) | KEY_BIT(KEY_TO) },
+	{ "device-delay", ENC_WL_FAULT_DEV, ENC_DEV_FAULT_LATE, KEY_BIT(KEY_MS),
+	  KEY_BIT(KEY_RANK) | KEY_BIT(KEY_PROC) | KEY_BIT(KEY_EXEC) | KEY_BIT(KEY_FROM) |
+	  KEY_BIT(KEY_TO) },
 	{ "net-drop", ENC_WL_FAULT_NET, ENC_NET_LOOP_FAULT_DROP,
 	  KEY_BIT(KEY_RANK) | KEY_BIT(KEY_EXEC), 0 },
 	{ "slow-progress", ENC_WL_FAULT_NET, ENC_NET_LOOP_FAULT_SLOW,
@@ -185,6 +190,20 @@ static int range_check(const struct kind_desc *kd, const uint64_t vals[KEY_NR], 
 	return 0;
 }
 
+/* A device fault's devices: rank=R or proc=P, exactly one. */
+static int who_check(const struct kind_desc *kd, unsigned seen, char *err, size_t errlen)
+{
+	bool rank = seen & KEY_BIT(KEY_RANK), proc = seen & KEY_BIT(KEY_PROC);
+
+	if (kd->target != ENC_WL_FAULT_DEV)
+		return 0;
+	if (rank && proc)
+		return reject(err, errlen, "%s: give rank=R or proc=P, not both", kd->name);
+	if (!rank && !proc)
+		return reject(err, errlen, "%s: missing key 'rank'", kd->name);
+	return 0;
+}
+
 int enc_wl_fault_parse(const char *spec, struct enc_wl_fault *out, char *err, size_t errlen)
 {
 	uint64_t vals[KEY_NR] = { 0 };
@@ -204,11 +223,13 @@ int enc_wl_fault_parse(const char *spec, struct enc_wl_fault *out, char *err, si
 	rc = pairs_parse(kd, spec[kind_len] ? spec + kind_len + 1 : "", vals, &seen, err, errlen);
 	if (rc)
 		return rc;
+	rc = who_check(kd, seen, err, errlen);
+	if (rc)
+		return rc;
 	missing = kd->required & ~seen;
 	if (missing)
 		return reject(err, errlen, "%s: missing key '%s'", kd->name,
 			      key_descs[__builtin_ctz(missing)].name);
-
 	rc = range_check(kd, vals, seen, err, errlen);
 	if (rc)
 		return rc;
@@ -217,6 +238,8 @@ int enc_wl_fault_parse(const char *spec, struct enc_wl_fault *out, char *err, si
 	out->target = kd->target;
 	if (kd->target == ENC_WL_FAULT_DEV) {
 		out->dev.rank = (uint32_t)vals[KEY_RANK];
+		out->dev.whole_proc = seen & KEY_BIT(KEY_PROC);
+		out->dev.proc = (uint32_t)vals[KEY_PROC];
 		out->dev.f.kind = kd->kind;
 		out->dev.f.exec_id = (seen & KEY_BIT(KEY_FROM)) ? vals[KEY_FROM] : vals[KEY_EXEC];
 		out->dev.f.exec_to = (seen & KEY_BIT(KEY_TO)) ? vals[KEY_TO] : 0;
@@ -282,7 +305,10 @@ static bool key_value(const struct enc_wl_fault *f, int k, uint64_t *v)
 	switch (k) {
 	case KEY_RANK:
 		*v = dev ? f->dev.rank : f->net.rank;
-		return true;
+		return !dev || !f->dev.whole_proc;
+	case KEY_PROC:
+		*v = f->dev.proc;
+		return dev && f->dev.whole_proc;
 	case KEY_EXEC:
 		*v = dev ? f->dev.f.exec_id : f->net.exec_id;
 		return *v != UINT64_MAX && !(dev && f->dev.f.exec_to > f->dev.f.exec_id);

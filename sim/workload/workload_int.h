@@ -13,6 +13,10 @@
 #include <proxyscope/proxy.h>
 #include <proxyscope/workload.h>
 
+/* Every counter of struct enc_proxy_stats, for the run's difference and the processes' sum. */
+#define ENC_WL_STATS_FIELDS(X) X(workers_started) X(tasks_enqueued) X(tasks_recycled) \
+	X(steps) X(seam_start) X(seam_progress) X(seam_stop) X(trigger_reads) X(watchdog_timeouts)
+
 /*
  * One rank's exec state: the context and everything it points to. A rank reuses it exec after
  * exec while execs succeed; after a failure the driver's queue (and the device) may still point

@@ -89,9 +89,10 @@ expect "--inject kinds" 'device-delay:|device-stall:|kill:|net-drop:|partition:|
 comp 'proxyscope run --inject dev' proxyscope run --inject dev
 expect "--inject dev" 'device-delay:|device-stall:|'
 comp 'proxyscope run --inject device-stall:' proxyscope run --inject device-stall :
-expect "--inject keys" 'exec=|rank=|stream=|'
+expect "--inject keys" 'exec=|proc=|rank=|stream=|'
 comp 'proxyscope run --inject device-stall:rank=1,' proxyscope run --inject device-stall : rank = 1,
-expect "--inject keys not given yet" '1,exec=|1,stream=|'
+# proc= too: the completion does not know that rank= and proc= exclude each other (the parser does)
+expect "--inject keys not given yet" '1,exec=|1,proc=|1,stream=|'
 comp 'proxyscope run --inject partition:h' proxyscope run --inject partition : h
 expect "--inject partition's keys" 'host=|'
 comp 'proxyscope run --inject=kill:rank=2,e' proxyscope run --inject = kill : rank = 2,e

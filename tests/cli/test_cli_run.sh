@@ -55,7 +55,7 @@ fi
 usage_error "unknown command 'frobnicate'" frobnicate
 usage_error "unknown option '--frobnicate'" run --frobnicate
 usage_error "unknown option '--bogus'" --bogus
-usage_error "'0' is not in 1..128" run --ranks 0
+usage_error "'0' is not in 1..4294967295" run --ranks 0
 usage_error "--ranks" run --ranks 0
 usage_error "'12XB'" run --bytes 12XB
 usage_error "'forever'" run --timeout forever

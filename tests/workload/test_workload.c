@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The ring-exchange workload: its fault-spec parser, its payload pattern, and runs against the
- * real driver, devices and loop backend: a healthy ring moves every byte intact, and a stalled
- * device ends the run with a reported timeout instead of a hang.
+ * real driver, devices and loop backend: a healthy ring moves every byte intact, at hundreds of
+ * ranks too, and a stalled device (or every device of a process) ends the run with a reported
+ * timeout instead of a hang.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -90,6 +91,16 @@ static void test_workload__fault_parse_accepts_every_kind(void **state)
 	assert_int_equal(f.target, ENC_WL_FAULT_PARTITION);
 	assert_int_equal(f.partition.host, 2);
 	assert_int_equal(f.partition.exec_id, 6);
+
+	/* every rank of one process; a rank far past the old 128-rank bound */
+	parse_ok("device-stall:exec=3,proc=1", &f);
+	assert_int_equal(f.target, ENC_WL_FAULT_DEV);
+	assert_true(f.dev.whole_proc);
+	assert_int_equal(f.dev.proc, 1);
+	assert_int_equal(f.dev.f.exec_id, 3);
+	parse_ok("device-stall:rank=4095,exec=1", &f);
+	assert_false(f.dev.whole_proc);
+	assert_int_equal(f.dev.rank, 4095);
 }
 
 static int cut_never(void *arg)
@@ -143,7 +154,10 @@ static void test_workload__fault_parse_rejects_with_reason(void **state)
 		{ "net-drop:rank=1,exec=99999999999999999999", "99999999999999999999" },
 		{ "device-stall:rank=1,exec=2,stream=4", "stream=4" }, /* out of range */
 		{ "device-delay:rank=1,exec=2,ms=4294967296", "4294967296" },
-		{ "net-drop:rank=1000,exec=1", "rank=1000" },
+		{ "net-drop:rank=4294967295,exec=1", "rank=4294967295" },
+		{ "device-stall:rank=1,proc=0,exec=2", "not both" },
+		{ "device-stall:proc=x,exec=2", "'x'" },
+		{ "net-drop:proc=0,exec=2", "'proc'" },
 		{ "net-drop:rank=1,exec=2,color=3", "'color'" },   /* unknown / misplaced keys */
 		{ "slow-progress:rank=1,us=2,exec=3", "'exec'" },
 		{ "device-stall:rank=1,rank=2,exec=2", "'rank'" }, /* duplicate */
@@ -183,6 +197,8 @@ static void test_workload__fault_format_round_trips(void **state)
 		"slow-progress:rank=5,us=100",
 		"kill:rank=3,exec=5",
 		"partition:host=1,exec=4",
+		"device-stall:proc=1,exec=3",
+		"device-delay:proc=0,exec=2,ms=5",
 	};
 
 	(void)state;
@@ -263,6 +279,13 @@ static void test_workload__run_rejects_bad_args(void **state)
 	args.bytes = 3;
 	assert_int_equal(enc_wl_run(&args, &res), -EINVAL);
 	assert_non_null(strstr(res.err, "bytes=3"));
+
+	enc_wl_args_default(&args);
+	assert_int_equal(enc_wl_args_add_fault(&args, "device-stall:proc=1,exec=2", err,
+					       sizeof(err)), 0);
+	assert_int_equal(enc_wl_run(&args, &res), -EINVAL); /* one process only */
+	assert_non_null(strstr(res.err, "process 1 out of range"));
+	assert_null(res.execs_completed);
 }
 
 static void run_ok(struct enc_wl_args *args, struct enc_wl_result *res)
@@ -280,9 +303,11 @@ static void run_ok(struct enc_wl_args *args, struct enc_wl_result *res)
 	assert_true(enc_wl_result_is_ok(args, res));
 	for (uint32_t r = 0; r < args->ranks; r++)
 		assert_int_equal(res->execs_completed[r], args->ops);
-	assert_int_equal(res->bytes_verified, (uint64_t)args->ranks * args->ops * args->bytes);
+	assert_int_equal(res->bytes_verified,
+			 (uint64_t)args->ranks * args->ops * args->bytes * enc__wl_peers(args));
 	assert_int_equal(res->stats.tasks_enqueued, 2ull * args->ranks * args->ops);
 	assert_int_equal(res->stats.watchdog_timeouts, 0);
+	enc_wl_result_fini(res);
 }
 
 static void test_workload__healthy_ring_moves_every_byte(void **state)
@@ -299,6 +324,32 @@ static void test_workload__healthy_ring_moves_every_byte(void **state)
 	run_ok(&args, &res);
 	assert_int_equal(res.stats.workers_started, 4); /* one per gid, not one per comm */
 	assert_non_null(strstr(res.job, "wl-"));
+}
+
+/* No fixed rank bound: 4 times the old limit of 128 in a ring, past it all-to-all. */
+static void test_workload__hundreds_of_ranks_run_in_one_process(void **state)
+{
+	struct enc_wl_args args;
+	struct enc_wl_result res;
+
+	(void)state;
+	enc_wl_args_default(&args);
+	args.ranks = 512;
+	args.ranks_per_proxy = 16;
+	args.ops = 3;
+	args.bytes = 1024;
+	args.timeout_ms = 60000; /* bounds a hang only: 1024 threads on a busy machine */
+	run_ok(&args, &res);
+	assert_int_equal(res.stats.workers_started, 32);
+
+	enc_wl_args_default(&args);
+	args.ranks = 160;
+	args.ranks_per_proxy = 16;
+	args.ops = 2;
+	args.bytes = 64;
+	args.pattern = ENC_WL_ALLTOALL;
+	args.timeout_ms = 60000;
+	run_ok(&args, &res);
 }
 
 static void test_workload__streams_and_blocks_split_the_bytes(void **state)
@@ -369,6 +420,33 @@ static void run_stalled(const char *spec, uint32_t faulty_rank, uint64_t faulty_
 	assert_int_equal(res.execs_completed[faulty_rank], faulty_exec);
 	assert_true(res.first_failure.exec_id >= faulty_exec);
 	assert_int_equal(res.first_failure.status, -ETIMEDOUT);
+	enc_wl_result_fini(&res);
+}
+
+/* proc=0 of a one-process run: every rank's device stalls at the exec, none gets past it. */
+static void test_workload__a_process_stall_stops_every_rank(void **state)
+{
+	struct enc_wl_args args;
+	struct enc_wl_result res;
+	char err[ENC_WL_ERR_MAX];
+	bool one_reached = false;
+
+	(void)state;
+	enc_wl_args_default(&args);
+	args.ranks = 6;
+	args.ops = 4;
+	args.bytes = 4096;
+	args.timeout_ms = 2000; /* ends the stalled exec; the ones before have it to finish */
+	assert_int_equal(enc_wl_args_add_fault(&args, "device-stall:proc=0,exec=1", err,
+					       sizeof(err)), 0);
+	assert_int_equal(enc_wl_run(&args, &res), 0);
+	assert_int_equal(res.failures, args.ranks);
+	for (uint32_t r = 0; r < args.ranks; r++) {
+		assert_true(res.execs_completed[r] <= 1);
+		one_reached |= res.execs_completed[r] == 1;
+	}
+	assert_true(one_reached); /* exec 0 passed: it is exec 1 that stopped them */
+	enc_wl_result_fini(&res);
 }
 
 static void test_workload__device_stall_ends_with_a_timeout(void **state)
@@ -395,10 +473,12 @@ int main(void)
 		cmocka_unit_test(test_workload__pattern_depends_on_rank_exec_and_offset),
 		cmocka_unit_test(test_workload__run_rejects_bad_args),
 		cmocka_unit_test(test_workload__healthy_ring_moves_every_byte),
+		cmocka_unit_test(test_workload__hundreds_of_ranks_run_in_one_process),
 		cmocka_unit_test(test_workload__streams_and_blocks_split_the_bytes),
 		cmocka_unit_test(test_workload__late_trigger_and_slow_progress_still_complete),
 		cmocka_unit_test(test_workload__device_stall_ends_with_a_timeout),
 		cmocka_unit_test(test_workload__net_drop_ends_with_a_timeout),
+		cmocka_unit_test(test_workload__a_process_stall_stops_every_rank),
 	};
 
 	if (getenv("PROXYSCOPE_TEST_VERBOSE"))

@@ -43,8 +43,6 @@ enum psa_seam {
 };
 const char *psa_seam_str(enum psa_seam s);
 
-#define PSA_PROC_RANKS_MAX 32
-
 /* One traced process: (host, vpid). */
 struct psa_proc {
 	unsigned id;                  /* 0, 1, ... in order of first appearance */
@@ -55,9 +53,10 @@ struct psa_proc {
 	bool torn_down;               /* a worker_end or registry_destroy of it was seen */
 	uint32_t job;                 /* the job of its first task (0: no task seen) */
 	uint64_t exec_max;            /* the highest exec_id its tasks and device reached */
-	uint32_t ranks_n;             /* the ranks its tasks and device ran, ascending (the first */
-	uint32_t ranks[PSA_PROC_RANKS_MAX]; /* PSA_PROC_RANKS_MAX), and the gid of each */
-	uint32_t rank_gid[PSA_PROC_RANKS_MAX];
+	uint32_t ranks_n;             /* the ranks its tasks and device ran, ascending, */
+	uint32_t *ranks;              /* and the gid of each: as many as it ran (a process of */
+	uint32_t *rank_gid;           /* 4096 ranks holds 4096; NULL while none) */
+	uint32_t ranks_cap;
 };
 
 /* Whether @rank ran in @p (its tasks or device); *gid, when not NULL, is its gid. */

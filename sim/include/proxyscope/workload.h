@@ -40,7 +40,6 @@
 extern "C" {
 #endif
 
-#define ENC_WL_MAX_RANKS 128
 #define ENC_WL_MAX_BLOCKS 64
 #define ENC_WL_MAX_FAULTS 16
 #define ENC_WL_JOB_MAX 64
@@ -55,9 +54,12 @@ enum enc_wl_fault_target {
 	ENC_WL_FAULT_TARGET_NR
 };
 
-/* A device fault and the rank whose device it is armed on. */
+/* A device fault and the rank whose device it is armed on, or every rank of one process. */
 struct enc_wl_dev_fault {
-	uint32_t rank;
+	uint32_t rank;     /* unless whole_proc */
+	uint32_t proc;     /* whole_proc: the devices of every rank of this process of the run
+			    * (enc_wl_proc_ranks; process 0 of a one-process run: every rank) */
+	bool whole_proc;
 	struct enc_dev_fault f;
 };
 
@@ -93,7 +95,8 @@ enum enc_wl_pattern {
 };
 
 struct enc_wl_args {
-	uint32_t ranks;           /* R: rank threads (1..ENC_WL_MAX_RANKS), default 4 */
+	uint32_t ranks;           /* R: rank threads (>= 1; no fixed bound: each rank is a thread
+				   * and a device thread, see enc_wl_run), default 4 */
 	uint32_t ranks_per_proxy; /* K: ranks_per_network_proxy (>= 1), default 2 */
 	uint64_t ops;             /* M: execs per rank, default 100 */
 	uint64_t bytes;           /* B: bytes each rank sends per exec, default 64 KiB */
@@ -149,7 +152,11 @@ struct enc_wl_result {
 	char err[ENC_WL_ERR_MAX]; /* one-line reason when enc_wl_run returned an error, else "" */
 	uint32_t ranks;
 	uint32_t ranks_run; /* of those, the ranks this result covers (this process's, or merged) */
-	uint64_t execs_completed[ENC_WL_MAX_RANKS]; /* per rank: execs that passed every stage */
+	uint32_t first_rank; /* one process's result: the first of its ranks_run ranks */
+	uint64_t *execs_completed; /* per rank (ranks entries; those of ranks this result does not
+				    * cover are 0): execs that passed every stage. Allocated by
+				    * enc_wl_run and enc_wl_result_merge, freed by
+				    * enc_wl_result_fini; NULL when the run failed before it */
 	uint64_t execs_completed_total;
 	uint64_t bytes_verified; /* received bytes compared with the sender's pattern */
 	uint64_t mismatches;     /* of those, bytes that differed: 0 on a correct driver */
@@ -167,6 +174,7 @@ ENC_API void enc_wl_args_default(struct enc_wl_args *args);
 /*
  * Parse one CLI fault spec into @out:
  *	device-stall:rank=R,exec=E[,stream=S]   the device of R never triggers (stream S, or all)
+ *	device-stall:proc=P,exec=E[,stream=S]   ... the devices of every rank of process P
  *	device-delay:rank=R,exec=E,ms=M         the device of R triggers exec E M ms late
  *	device-delay:rank=R,from=E1,to=E2,ms=M  ... every exec from E1 to E2 (a straggler)
  *	net-drop:rank=R,exec=E                  the sends of R in exec E are lost
@@ -201,8 +209,24 @@ ENC_API int enc_wl_run(const struct enc_wl_args *args, struct enc_wl_result *res
 ENC_API void enc_wl_proc_ranks(const struct enc_wl_args *args, uint32_t proc, uint32_t *first,
 			       uint32_t *count);
 
-/* Add the result of another process of the same run into @dst (its ranks, counts, failures). */
-ENC_API void enc_wl_result_merge(struct enc_wl_result *dst, const struct enc_wl_result *src);
+/*
+ * Add the result of another process of the same run into @dst (its ranks, counts, failures);
+ * @dst's per-rank array is allocated for dst->ranks (or src->ranks) ranks on the first merge.
+ * Returns 0, or -ENOMEM when that array cannot be allocated (the totals are merged anyway).
+ */
+ENC_API int enc_wl_result_merge(struct enc_wl_result *dst, const struct enc_wl_result *src);
+
+/* Free what @res holds (its per-rank array); @res may then be reused. */
+ENC_API void enc_wl_result_fini(struct enc_wl_result *res);
+
+/*
+ * One process's result across processes (a pipe, a file): write @res to @fd (the struct, then
+ * the counts of its own ranks, 8 bytes each), and read one so written into @res (which then
+ * holds an array of its own for every rank; free it with enc_wl_result_fini). Both return 0 or
+ * -errno (-EPROTO: short or inconsistent data, -ENOMEM).
+ */
+ENC_API int enc_wl_result_write(int fd, const struct enc_wl_result *res);
+ENC_API int enc_wl_result_read(int fd, struct enc_wl_result *res);
 
 ENC_API const char *enc_wl_pattern_str(enum enc_wl_pattern pattern);
 /* Parse "ring" or "alltoall"; returns 0 or -EINVAL. */
