@@ -359,8 +359,15 @@ static int run_output(const struct run_cli *c, const struct enc_wl_result *res,
 						 .vpids = rp->vpids, .vpids_n = rp->n,
 						 .every_proc = c->hosts != 0 };
 
+		int report;
+
 		fflush(stdout);
-		if (run_report_print(rt, &ropts) != CLI_EXIT_OK)
+		report = run_report_print(rt, &ropts);
+		/* A host's recording lost mid-run (a daemon died): the job's result stands, but the
+		 * verdict cannot be complete, whatever the readable hosts show short of a stall. */
+		if (c->hosts && g_rh.lost && code == CLI_EXIT_OK && report != CLI_EXIT_FAILURE)
+			code = CLI_EXIT_INCONCLUSIVE;
+		else if (report != CLI_EXIT_OK)
 			code = CLI_EXIT_FAILURE;
 	}
 	if (c->json) {
