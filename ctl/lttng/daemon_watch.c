@@ -8,6 +8,7 @@
  */
 #include "daemon_watch.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,18 +86,18 @@ int daemon_watch_add(struct daemon_watch *w, pid_t pid, int owner, const char *w
 	return 0;
 }
 
-size_t daemon_watch_add_children(struct daemon_watch *w, pid_t parent, const char *comm,
-				 int owner)
+/* The children of thread @tid of @parent named @comm, added. */
+static size_t add_children_of(struct daemon_watch *w, pid_t parent, const char *tid,
+			      const char *comm, int owner)
 {
-	char path[64], name[64];
+	char path[320], name[64];
 	unsigned long long start;
 	size_t added = 0;
 	char state;
 	FILE *f;
 	int pid;
 
-	/* the children of its main thread: a daemon forks its helpers from it */
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)parent, (int)parent);
+	snprintf(path, sizeof(path), "/proc/%d/task/%s/children", (int)parent, tid);
 	f = fopen(path, "re");
 	if (!f)
 		return 0;
@@ -105,6 +106,25 @@ size_t daemon_watch_add_children(struct daemon_watch *w, pid_t parent, const cha
 		    !strcmp(name, comm) && !daemon_watch_add(w, pid, owner, comm))
 			added++;
 	fclose(f);
+	return added;
+}
+
+size_t daemon_watch_add_children(struct daemon_watch *w, pid_t parent, const char *comm,
+				 int owner)
+{
+	char path[64];
+	struct dirent *e;
+	size_t added = 0;
+	DIR *d;
+
+	/* each thread's children: a session daemon forks its consumers from a thread of its own */
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)parent);
+	d = opendir(path);
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.')
+			added += add_children_of(w, parent, e->d_name, comm, owner);
+	if (d)
+		closedir(d);
 	return added;
 }
 
