@@ -170,8 +170,9 @@ int psa__input_lost_hosts(struct psa_input *in, char *const *paths, size_t n, ch
 	struct stat st;
 	int rc = 0;
 
+	/* a tree's host directories (a trace directory itself is read once, by its check) */
 	for (size_t i = 0; i < n && !rc; i++)
-		if (!stat(paths[i], &st) && S_ISDIR(st.st_mode))
+		if (!stat(paths[i], &st) && S_ISDIR(st.st_mode) && !psa__is_trace_dir(paths[i]))
 			rc = hosts_cut(in, paths[i]);
 	if (rc) {
 		psa__errf(err, errlen, "out of memory");

@@ -28,12 +28,17 @@ unset ENC_TRACE
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# Both hosts' traces in the relay daemon's tree $1 hold their metadata and events: what a
-# daemon's death must not take away.
+# Both hosts' traces in the relay daemon's tree $1 hold events (flowing), and their metadata
+# (described): what a daemon's death must not take away.
 flowing() {
 	for h in host0 host1; do
-		[ -n "$(find "$1/$h" -path '*/ust/uid/*/64-bit/metadata' -size +0 2>/dev/null)" ] &&
 		[ -n "$(find "$1/$h" -path '*/ust/uid/*/64-bit/*_[0-9]*' -size +0 2>/dev/null)" ] ||
+			return 1
+	done
+}
+described() {
+	for h in host0 host1; do
+		[ -n "$(find "$1/$h" -path '*/ust/uid/*/64-bit/metadata' -size +0 2>/dev/null)" ] ||
 			return 1
 	done
 }
@@ -108,6 +113,9 @@ for what in relayd sessiond consumerd; do
 		echo "FAIL: $what: no event reached the trace in 120 s"
 		failed=$((failed + 1))
 	fi
+	# the sessions flush their metadata each second: mid-run, not only at their stop
+	check "$what: both hosts' metadata reach the relay daemon mid-run" \
+		wait_for 30 described "$trace"
 	v=
 	wait_for 30 sh -c "[ -n \"\$(cat /proc/$pid/task/*/children 2>/dev/null)\" ]"
 	for _ in 1 2 3 4 5 6 7 8 9 10; do
