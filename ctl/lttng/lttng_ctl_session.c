@@ -77,10 +77,11 @@ static int session_create(struct lt_session *s, char *err, size_t errlen)
 
 /*
  * A session streaming to a relay daemon (a host of run --hosts, not live: the live timer flushes
- * those) sends its metadata only when the session stops, and a data packet only once its
- * sub-buffer is full: a relay, session or consumer daemon dying mid-run then left every host's
- * trace without metadata (0 bytes, unreadable). Both channels get a switch timer, so what
- * reached the relay daemon before a death is a readable trace cut near the death.
+ * those) sends its metadata only when the session stops: a relay, session or consumer daemon
+ * dying mid-run then left every host's trace without metadata (0 bytes, unreadable). The
+ * metadata channel gets a switch timer, so the full packets that reached the relay daemon
+ * before a death are a readable trace. Not the data channel: its timer's empty packets reach
+ * the trace before the job's first event (a Ctrl-C then found "no proxyscope events").
  */
 #define STREAM_SWITCH_US 1000000u
 #define METADATA_CHANNEL "metadata" /* the session's metadata channel, by its reserved name */
@@ -123,7 +124,6 @@ static int channel_enable(struct lttng_handle *h, struct lttng_domain *dom,
 		if (rc)
 			return rc;
 		ch->enabled = 1;
-		ch->attr.switch_timer_interval = STREAM_SWITCH_US;
 	}
 	snprintf(ch->name, sizeof(ch->name), "%s", CHANNEL);
 	ch->attr.subbuf_size = lt_subbuf_of(s);
