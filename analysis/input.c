@@ -11,6 +11,8 @@
  * integrity report all use it, so each trace directory is walked and checked once. CTF
  * directories are muxed by time in one reader call; text input is one stream (babeltrace2
  * already merged its traces), so the two are never mixed.
+ * A tree of several traces (one per host) where one cannot be read is read without it, and
+ * the host named (input_lost.c).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -167,6 +169,8 @@ int psa_input_open(char *const *paths, size_t n, struct psa_input **out, char *e
 	}
 	in->text = texts != 0;
 	in->text_path = paths[0];
+	if (!texts && (rc = psa__input_lost_hosts(in, paths, n, err, errlen)))
+		goto out_close;
 	for (size_t i = 0; i < n && !texts; i++)
 		in->in_snapshot |= in_snapshot_dir(paths[i]);
 	for (size_t i = 0; i < n && !texts && !in->cut_ns; i++)
@@ -185,6 +189,7 @@ void psa_input_close(struct psa_input *in)
 	if (!in)
 		return;
 	psa__ctf_set_destroy(in->set);
+	free(in->lost);
 	free(in);
 }
 
@@ -219,8 +224,24 @@ bool psa_input_in_snapshot(const struct psa_input *in)
 
 int psa_input_integrity(struct psa_input *in, struct psa_integrity *out)
 {
+	struct psa_integrity_issue *v;
+	int rc;
+
 	memset(out, 0, sizeof(*out));
-	return in->text ? 0 : psa__integrity_of_set(in->set, out);
+	if (in->text)
+		return 0;
+	rc = psa__integrity_of_set(in->set, out);
+	if (rc || !in->lost_n)
+		return rc;
+	/* the lost hosts make every conclusion uncertain, as a damaged stream does */
+	v = realloc(out->v, (out->n + in->lost_n) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	memcpy(v + out->n, in->lost, in->lost_n * sizeof(*v));
+	out->v = v;
+	out->n += in->lost_n;
+	out->damaged += in->lost_n;
+	return 0;
 }
 
 FILE *psa_input_open_text(const char *path, char *err, size_t errlen)

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include <proxyscope/psa_input.h>
+#include <proxyscope/psa_integrity.h>
 #include <proxyscope/psa_model.h>
 
 #include "read/ctf/set.h"
@@ -24,6 +25,9 @@ struct psa_input {
 	char cut_reason[PSA_CUT_REASON_MAX];
 	struct psa_ctf_set *set; /* CTF */
 	char note[PATH_MAX + 256]; /* what was chosen for the caller to say (psa_input_note) */
+	struct psa_integrity_issue *lost; /* hosts' traces unreadable or cut by a daemon's death
+					     (PSA_TRACE_LOST), added to psa_input_integrity's */
+	size_t lost_n;
 };
 
 /* input.c */
@@ -40,5 +44,14 @@ void psa__input_note_snapshot(struct psa_input *in, const char *dir, const char 
  */
 int psa__input_add_dir(struct psa_input *in, const char *dir, bool *handled, char *err,
 		       size_t errlen);
+
+/*
+ * input_lost.c: several CTF traces in @in->set: name in @in->lost every host whose trace cannot
+ * be read (and keep the others in the set) or was cut by a daemon's death (DIR/<host>/'s cut
+ * marker). 0, or a negative errno with the reason in @err (the check's own when no trace can
+ * be read).
+ */
+int psa__input_lost_hosts(struct psa_input *in, char *const *paths, size_t n, char *err,
+			  size_t errlen);
 
 #endif /* PROXYSCOPE_ANALYSIS_INPUT_INT_H */

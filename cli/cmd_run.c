@@ -355,12 +355,21 @@ static int run_output(const struct run_cli *c, const struct enc_wl_result *res,
 	}
 	print_result(c, res, rp, &j);
 	if (rt) {
+		bool unread = false;
 		struct run_report_opts ropts = { .json = c->json, .quiet = c->quiet, .j = &j,
 						 .vpids = rp->vpids, .vpids_n = rp->n,
-						 .every_proc = c->hosts != 0 };
+						 .every_proc = c->hosts != 0, .unread = &unread };
+		int report;
 
 		fflush(stdout);
-		if (run_report_print(rt, &ropts) != CLI_EXIT_OK)
+		report = run_report_print(rt, &ropts);
+		/* A host's recording lost mid-run (a daemon died): the job's result stands, but the
+		 * verdict cannot be complete, whatever the readable hosts show short of a stall
+		 * (nothing at all when the daemon took every host's trace with it). */
+		if (c->hosts && g_rh.lost && code == CLI_EXIT_OK &&
+		    (report != CLI_EXIT_FAILURE || unread))
+			code = CLI_EXIT_INCONCLUSIVE;
+		else if (report != CLI_EXIT_OK)
 			code = CLI_EXIT_FAILURE;
 	}
 	if (c->json) {

@@ -116,6 +116,8 @@ void print_hosts(const struct run_hosts *rh, FILE *out)
 		if (!rh->proc || !rh->proc[p].seen)
 			fprintf(out, "process %" PRIu32 " (host%" PRIu32 "): left no result\n", p,
 				p / per);
+	for (unsigned i = 0; i < rh->lost; i++) /* a daemon of the recording died mid-run */
+		fprintf(out, "trace lost:  %s\n", rh->lost_line[i]);
 	if (rh->launcher_stopped)
 		fprintf(out, "mpirun ran on after the job's processes were gone, or with some of "
 			"them stuck: stopped\n");

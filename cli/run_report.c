@@ -181,6 +181,8 @@ int run_report_print(struct run_trace *rt, const struct run_report_opts *opts)
 		rc = CLI_EXIT_FAILURE;
 	}
 	run_timelines_finish(tf, c.m, c.wd, rc == 0, false);
+	if (rc && opts->unread)
+		*opts->unread = true;
 	if (rc) {
 		/* The run happened; its trace could not be read: a runtime failure, not usage. */
 		rc = CLI_EXIT_FAILURE;

@@ -23,6 +23,8 @@ struct run_report_opts {
 	size_t vpids_n;
 	bool every_proc;       /* every process's events count (sessions that recorded only
 				  the job: the hosts' daemons of a --hosts run) */
+	bool *unread;          /* not NULL: set when the trace could not be read or held no
+				  event of the run (CLI_EXIT_FAILURE, but no stall shown) */
 };
 
 /*

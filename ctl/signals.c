@@ -74,6 +74,7 @@ static volatile sig_atomic_t g_caught; /* the last signal (ctl_signals_caught) *
 static volatile sig_atomic_t g_say_fd = -1;
 static const char *volatile g_phase, *volatile g_ack;
 static volatile sig_atomic_t g_owned[CTL_SIGNALS_OWNED_MAX];
+static const char *volatile g_owned_dir; /* ctl_signals_own_dir's */
 
 void ctl_signals_say_to(int fd, bool tty)
 {
@@ -109,6 +110,7 @@ void ctl_signals_child_forget(void)
 	g_hurry = 0;
 	for (size_t i = 0; i < CTL_SIGNALS_OWNED_MAX; i++)
 		g_owned[i] = 0;
+	g_owned_dir = NULL;
 }
 
 int ctl_signals_count(void)
@@ -141,6 +143,17 @@ void ctl_signals_disown(pid_t pid)
 	for (size_t i = 0; i < CTL_SIGNALS_OWNED_MAX; i++)
 		if (g_owned[i] == pid)
 			g_owned[i] = 0;
+}
+
+void ctl_signals_own_dir(const char *path)
+{
+	g_owned_dir = path;
+}
+
+void ctl_signals_disown_dir(const char *path)
+{
+	if (g_owned_dir == path)
+		g_owned_dir = NULL;
 }
 
 /* @a then @b as one write(2) (one line, not interleaved with another process's on the same
@@ -187,6 +200,8 @@ static void count_signal(int sig)
 	for (size_t i = 0; i < CTL_SIGNALS_OWNED_MAX; i++)
 		if (g_owned[i] > 0)
 			kill(g_owned[i], SIGTERM);
+	if (g_owned_dir) /* a daemon's home: rmdir removes it only when it is empty */
+		rmdir(g_owned_dir);
 	phase = g_phase;
 	say("proxyscope: stopped at once: ", phase ? phase : "the teardown was left where it was");
 	_exit(128 + sig);

@@ -81,6 +81,10 @@ void ctl_signals_phase(const char *incomplete);
 #define CTL_SIGNALS_OWNED_MAX 16
 int ctl_signals_own(pid_t pid);
 void ctl_signals_disown(pid_t pid);
+/* An empty directory of ours (a private daemon's home under TMPDIR) that a third signal removes
+ * (rmdir: only if still empty); @path must stay valid until disowned. One at a time. */
+void ctl_signals_own_dir(const char *path);
+void ctl_signals_disown_dir(const char *path);
 
 /* --- a caught signal ------------------------------------------------------------------------- */
 

@@ -103,7 +103,7 @@ static void stall_json(struct jw *j, const struct psa_stall *st, const struct ps
 static void integrity_json(struct jw *j, const struct psa_integrity *in)
 {
 	static const char *const kinds[] = { "stream_missing", "stream_empty", "stream_short",
-					     "duplicate_trace" };
+					     "duplicate_trace", "trace_lost" };
 
 	jw_key(j, "integrity");
 	jw_begin_array(j);
@@ -113,7 +113,8 @@ static void integrity_json(struct jw *j, const struct psa_integrity *in)
 		jw_begin_object(j);
 		jw_key_string(j, "kind", kinds[v->kind]);
 		jw_key_string(j, "trace", v->trace);
-		jw_key_string(j, v->kind == PSA_TRACE_DUPLICATE ? "same_as" : "stream", v->stream);
+		jw_key_string(j, v->kind == PSA_TRACE_DUPLICATE ? "same_as" :
+				 v->kind == PSA_TRACE_LOST ? "reason" : "stream", v->stream);
 		jw_key_u64(j, "packets", v->packets);
 		jw_key_u64(j, "bytes_expected", v->bytes_expected);
 		jw_key_u64(j, "bytes_found", v->bytes_found);

@@ -221,6 +221,15 @@ void psa__print_evidence(const struct psa_stall *s, const struct psa_watchdog *w
 		fprintf(out, "      uncertain: %s\n", unsure_text(s->unsure));
 }
 
+/* Whether a host's trace is lost (unreadable, or cut by a daemon's death: PSA_TRACE_LOST). */
+static bool host_lost(const struct psa_integrity *in)
+{
+	for (size_t i = 0; in && i < in->n; i++)
+		if (in->v[i].kind == PSA_TRACE_LOST)
+			return true;
+	return false;
+}
+
 /* Damaged streams and copied traces, found on disk. */
 static void print_integrity(const struct psa_watchdog *w, FILE *out)
 {
@@ -229,10 +238,13 @@ static void print_integrity(const struct psa_watchdog *w, FILE *out)
 
 	for (size_t i = 0; in && i < in->n; i++) {
 		psa_integrity_issue_str(&in->v[i], line, sizeof(line));
-		fprintf(out, "%s %s\n", in->v[i].kind == PSA_TRACE_DUPLICATE ? "duplicate:" : "damaged:",
-			line);
+		fprintf(out, "%s %s\n", in->v[i].kind == PSA_TRACE_DUPLICATE ? "duplicate:" :
+			in->v[i].kind == PSA_TRACE_LOST ? "lost:" : "damaged:", line);
 	}
-	if (in && in->damaged)
+	if (host_lost(in))
+		fprintf(out, "lost: no conclusion below is certain: what a lost host's ranks did can "
+			     "make any task look stuck, or explain a stall\n");
+	else if (in && in->damaged)
 		fprintf(out, "damaged: no conclusion below is certain: the events of a missing stream "
 			     "(one CPU's) can make any task look stuck\n");
 }
@@ -265,6 +277,11 @@ static void print_no_stall(const struct psa_watchdog *w, FILE *out)
 	if (w->level == PSA_LEVEL_WARNING_ONLY) {
 		fprintf(out, "watchdog: no stall: no consumer's watchdog fired and no task failed%s\n",
 			w->unknown ? " in the events recorded" : "");
+		return;
+	}
+	if (host_lost(w->integrity)) {
+		fprintf(out, "watchdog: inconclusive: nothing that was recorded shows a stall (no "
+			     "consumer's watchdog fired, no task failed), but a host's trace is lost\n");
 		return;
 	}
 	if (w->integrity && w->integrity->damaged) {

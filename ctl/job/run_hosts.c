@@ -204,7 +204,7 @@ static char **launcher_argv(const struct hosts *h, const struct enc_wl_args *arg
  * launcher is stopped with it.
  */
 static int launcher_wait(struct hosts *h, struct run_hosts *rh, bool heal, uint64_t stuck_ms,
-			 pid_t pid, struct run_watch *watch)
+			 pid_t pid, struct run_watch *watch, struct hosts_trace *t)
 {
 	struct timespec tick = { 0, 50 * 1000 * 1000 };
 	uint64_t all_ms = 0, some_ms = 0, stop_ms = 0, gate_ms = 0;
@@ -217,6 +217,8 @@ static int launcher_wait(struct hosts *h, struct run_hosts *rh, bool heal, uint6
 
 		if (w == pid)
 			break;
+		if (t) /* a daemon of the recording that died loses its host's trace, not the job */
+			hosts_trace_watch(t, h);
 		if (gated && (run_watch_settled(watch) || gate_ms >= GATE_MS || ctl_signals_caught())) {
 			gate_open(h->dir, watch);
 			gated = false;
@@ -286,6 +288,49 @@ static void results_read(const struct hosts *h, struct run_hosts *rh, struct enc
 		close(fd);
 		unlink(path);
 	}
+}
+
+/* The hosts that lost their recording mid-run, for the report (run_hosts.h). */
+static void lost_note(const struct hosts_trace *t, const struct hosts *h, struct run_hosts *rh)
+{
+	rh->lost = 0;
+	for (unsigned i = 0; i < t->hosts && rh->lost < RUN_HOSTS_LOST_MAX; i++) {
+		time_t sec = (time_t)(t->lost_ns[i] / 1000000000u);
+		char when[32] = "?";
+		struct tm tm;
+
+		if (!t->lost_ns[i])
+			continue;
+		if (gmtime_r(&sec, &tm))
+			strftime(when, sizeof(when), "%H:%M:%S", &tm);
+		snprintf(rh->lost_line[rh->lost++], sizeof(rh->lost_line[0]),
+			 "%s: %s at %s.%03u UTC: its trace ends there, what its ranks did after is "
+			 "unknown", h->host[i].name, t->lost_why[i], when,
+			 (unsigned)(t->lost_ns[i] % 1000000000u / 1000000u));
+	}
+}
+
+/*
+ * The tree's cut markers: each lost host's in DIR/<host>/ (hosts_trace_mark_lost), and the
+ * tree's own at the earliest of the signal and the losses - what was in flight then is not a
+ * stall (the model finds the file two levels above each host's trace).
+ */
+static void cut_mark(const struct hosts_trace *t, const struct hosts *h, const char *output,
+		     const struct run_hosts *rh)
+{
+	char why[PSA_CUT_REASON_MAX] = "interrupted";
+	uint64_t cut = rh->cut_ns, lost_ns;
+	char lost_why[PSA_CUT_REASON_MAX];
+	int e = hosts_trace_mark_lost(t, h, output, &lost_ns, lost_why, sizeof(lost_why));
+
+	if (e)
+		ctl_error("cannot mark where the recording of %s was cut: %s", output, strerror(-e));
+	if (lost_ns && (!cut || lost_ns < cut)) {
+		cut = lost_ns;
+		snprintf(why, sizeof(why), "%s", lost_why);
+	}
+	if (cut && (e = psa_cut_write(output, cut, why)))
+		ctl_error("cannot mark where the recording of %s was cut: %s", output, strerror(-e));
 }
 
 /* Recording: the relay daemon and the hosts' sessions, and the watch; 0, or -errno after an
@@ -422,21 +467,17 @@ int run_hosts_run(const struct enc_wl_args *args, uint32_t hosts,
 		ctl_error("cannot start mpirun: %s", strerror(-rc));
 	} else {
 		rh->launcher_status = launcher_wait(h, rh, run_hosts_partitions(args),
-						    3 * (uint64_t)args->timeout_ms + 10000, pid, watch);
+						    3 * (uint64_t)args->timeout_ms + 10000, pid, watch,
+						    trace ? &t : NULL);
 		results_read(h, rh, res);
 	}
 out_trace:
+	if (trace)
+		lost_note(&t, h, rh);
 	if (trace_end(&t, trace, watch) && !rc)
 		rc = -EIO;
-	/* The trees' cut, at the signal: what was in flight then is not a stall (the model finds
-	 * the file two levels above each host's trace). */
-	if (trace && rh->cut_ns) {
-		int e = psa_cut_write(trace->output, rh->cut_ns, "interrupted");
-
-		if (e)
-			ctl_error("cannot mark where the recording of %s was cut: %s", trace->output,
-				  strerror(-e));
-	}
+	if (trace)
+		cut_mark(&t, h, trace->output, rh);
 	hosts_destroy(h);
 out_signals:
 	ctl_signals_restore(&sigs);

@@ -42,6 +42,7 @@ struct run_hosts_proc {
 	bool seen;                     /* its result arrived */
 	char host[RUN_HOSTS_NAME_MAX]; /* the host it ran on */
 };
+#define RUN_HOSTS_LOST_MAX 64 /* HOSTS_MAX */
 
 struct run_hosts {
 	uint32_t hosts;
@@ -53,6 +54,10 @@ struct run_hosts {
 	bool launcher_stopped;                  /* it ran on after the job: we stopped it */
 	uint64_t cut_ns;                        /* interrupted (Ctrl-C, SIGTERM): when, in ns
 						 * since the epoch (0: not) */
+	unsigned lost;                          /* hosts whose recording was lost mid-run: a
+						 * daemon it rests on died (hosts_trace.h) */
+	char lost_line[RUN_HOSTS_LOST_MAX][160]; /* one each: "host1: its lttng-sessiond died at
+						 * 03:13:44.111 UTC: ..." */
 };
 
 /*

@@ -8,6 +8,12 @@
  * process group of its own: Ctrl-C reaches mpirun and us but not it; the sessions must end,
  * and their data reach it, before it stops). Its readiness is read from its own network
  * namespace's table: nothing in this process's namespace could connect to it.
+ *
+ * A daemon that dies mid-run (daemon_watch.h) loses what it held, and only that: the relay
+ * daemon every host's recording from then on, a host's session or consumer daemon that host's.
+ * The job goes on; the sessions stream their metadata and packets on a timer
+ * (lttng_ctl_session.c), so what reached the relay daemon before is a readable trace, and the
+ * lost hosts are marked (a cut marker in DIR/<host>/) for the report and any later one.
  */
 #include "hosts_trace.h"
 
@@ -15,6 +21,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#include <proxyscope/psa_model.h>
+
+#include "msg.h"
 
 int hosts_trace_check(char *err, size_t errlen)
 {
@@ -88,6 +99,12 @@ int hosts_trace_begin(struct hosts_trace *t, struct hosts *h, const struct ctl_r
 			goto fail;
 		}
 	}
+	t->hosts = t->n;
+	daemon_watch_add(&t->dw, t->relayd.pid, -1, "lttng-relayd");
+	for (unsigned i = 0; i < t->hosts; i++)
+		if (!daemon_watch_add(&t->dw, h->host[i].sessiond, (int)i, "lttng-sessiond"))
+			daemon_watch_add_children(&t->dw, h->host[i].sessiond, "lttng-consumerd",
+						  (int)i);
 	return 0;
 
 fail:
@@ -107,11 +124,106 @@ int hosts_trace_snapshot(struct hosts_trace *t, char *err, size_t errlen)
 	int first = 0;
 
 	for (unsigned i = 0; i < t->n; i++)
-		if (t->s[i].started && lt_session_snapshot(&t->s[i], reason, sizeof(reason)) &&
+		if (t->s[i].started && !t->lost_ns[i] && lt_session_snapshot(&t->s[i], reason, sizeof(reason)) &&
 		    !first) {
 			snprintf(err, errlen, "%s", reason);
 			first = -EIO;
 		}
+	return first;
+}
+
+/* --- daemons that die ------------------------------------------------------------------------ */
+
+struct death {
+	struct hosts_trace *t;
+	struct hosts *h;
+	unsigned lost;
+};
+
+static void host_lost(struct death *d, unsigned i, uint64_t when, const char *why)
+{
+	if (i >= d->t->hosts || d->t->lost_ns[i])
+		return;
+	d->t->lost_ns[i] = when;
+	snprintf(d->t->lost_why[i], sizeof(d->t->lost_why[i]), "%s", why);
+	d->t->s[i].lost = true;
+	d->lost++;
+}
+
+static void on_death(void *arg, const struct daemon_watched *dw)
+{
+	struct death *d = arg;
+	char why[HOSTS_LOST_WHY_MAX];
+
+	if (dw->owner < 0) { /* the relay daemon: every host's data goes nowhere from now on */
+		ctl_note("proxyscope: the relay daemon (lttng-relayd, pid %d, on '%s') died mid-run: "
+			 "every host's trace ends there; the job goes on", (int)dw->pid,
+			 d->h->collector.name);
+		for (unsigned i = 0; i < d->t->hosts; i++)
+			host_lost(d, i, dw->dead_ns, "the relay daemon died");
+		return;
+	}
+	if ((unsigned)dw->owner >= d->t->hosts || d->t->lost_ns[dw->owner])
+		return;
+	ctl_note("proxyscope: %s's %s (pid %d) died mid-run: %s's trace ends there; the job goes on",
+		 d->h->host[dw->owner].name, dw->what, (int)dw->pid, d->h->host[dw->owner].name);
+	snprintf(why, sizeof(why), "its %s died", dw->what);
+	host_lost(d, (unsigned)dw->owner, dw->dead_ns, why);
+}
+
+unsigned hosts_trace_watch(struct hosts_trace *t, struct hosts *h)
+{
+	struct death d = { t, h, 0 };
+
+	/* a session daemon starts its consumer when a session needs one: maybe after our look */
+	for (unsigned i = 0; i < t->hosts; i++)
+		if (!t->lost_ns[i] && !daemon_watch_has(&t->dw, (int)i, "lttng-consumerd") &&
+		    h->host[i].sessiond > 0)
+			daemon_watch_add_children(&t->dw, h->host[i].sessiond, "lttng-consumerd",
+						  (int)i);
+	daemon_watch_poll(&t->dw, on_death, &d);
+	return d.lost;
+}
+
+unsigned hosts_trace_lost(const struct hosts_trace *t)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < t->hosts; i++)
+		n += t->lost_ns[i] != 0;
+	return n;
+}
+
+int hosts_trace_mark_lost(const struct hosts_trace *t, const struct hosts *h, const char *output,
+			  uint64_t *cut_ns, char *why, size_t whylen)
+{
+	char dir[PATH_MAX];
+	int first = 0;
+
+	*cut_ns = 0;
+	for (unsigned i = 0; i < t->hosts; i++) {
+		int e;
+
+		if (!t->lost_ns[i])
+			continue;
+		if (!*cut_ns || t->lost_ns[i] < *cut_ns) {
+			*cut_ns = t->lost_ns[i];
+			/* "the relay daemon died", or "host1's lttng-sessiond died" */
+			if (!strncmp(t->lost_why[i], "its ", 4))
+				snprintf(why, whylen, "%s's %s", h->host[i].name, t->lost_why[i] + 4);
+			else
+				snprintf(why, whylen, "%s", t->lost_why[i]);
+		}
+		/* the relay daemon names a host's directory by its hostname; it may have made
+		 * none (nothing of the host reached it) */
+		snprintf(dir, sizeof(dir), "%.*s/%s", PATH_MAX - 40, output, h->host[i].name);
+		if (mkdir(dir, 0755) && errno != EEXIST)
+			e = -errno;
+		else
+			e = psa_cut_write(dir, t->lost_ns[i], t->lost_why[i]);
+		if (e && !first)
+			first = e;
+	}
 	return first;
 }
 
@@ -121,7 +233,9 @@ int hosts_trace_end_sessions(struct hosts_trace *t, char *err, size_t errlen)
 	int first = 0;
 
 	for (unsigned i = 0; i < t->n; i++)
-		if (lt_session_end(&t->s[i], reason, sizeof(reason)) && !first) {
+		/* a lost host's session cannot end well: its loss was said already */
+		if (lt_session_end(&t->s[i], reason, sizeof(reason)) && !first &&
+		    !t->lost_ns[i]) {
 			snprintf(err, errlen, "%s", reason);
 			first = -EIO;
 		}

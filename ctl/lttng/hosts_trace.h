@@ -30,6 +30,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "daemon_watch.h"
 #include "hosts.h"
 #include "live_relayd.h"
 #include "lttng_ctl.h"
@@ -39,12 +40,19 @@
 #define HOSTS_RELAYD_DATA 5343
 #define HOSTS_RELAYD_LIVE 5344
 
+#define HOSTS_LOST_WHY_MAX 64
+
 struct hosts_trace {
 	struct live_relayd relayd;    /* on the collector, a child of ours */
 	char log[128];                /* the relay daemon's stdout and stderr, in the hosts' dir */
 	unsigned n;                   /* sessions: one per simulated host */
 	struct lt_session *s;         /* [n] */
 	struct host_nsenter *ns;      /* [n]: the prefix of each session's lttng calls */
+	unsigned hosts;               /* the hosts recorded (n drops to 0 once they are ended) */
+	struct daemon_watch dw;       /* the relay daemon, each host's session and consumer daemons */
+	uint64_t lost_ns[HOSTS_MAX];  /* when host i's recording was lost: a daemon it rests on
+					 died (CLOCK_REALTIME ns; 0: not lost) */
+	char lost_why[HOSTS_MAX][HOSTS_LOST_WHY_MAX]; /* "its lttng-sessiond died" */
 };
 
 /* 0 when lttng, lttng-sessiond and lttng-relayd are installed, else -ENOENT with a reason. */
@@ -73,7 +81,28 @@ int hosts_trace_snapshot(struct hosts_trace *t, char *err, size_t errlen);
 /* Stop and destroy every session (their data is then at the relay daemon). Idempotent. */
 int hosts_trace_end_sessions(struct hosts_trace *t, char *err, size_t errlen);
 
-/* hosts_trace_end_sessions, then stop the relay daemon. 0 or the first error. */
+/*
+ * While the job runs: whether a daemon of the recording died since the last call - the relay
+ * daemon (every host's recording is lost then), a host's session daemon or one of its consumer
+ * daemons (that host's). Each death is said at once (msg.h) and noted in t->lost_ns and
+ * t->lost_why; the job goes on. Returns how many hosts were newly lost.
+ */
+unsigned hosts_trace_watch(struct hosts_trace *t, struct hosts *h);
+
+/* How many hosts lost their recording (hosts_trace_watch). */
+unsigned hosts_trace_lost(const struct hosts_trace *t);
+
+/*
+ * After hosts_trace_end: a cut marker (psa_cut_write) in @output/<host>/ for every host that
+ * lost its recording, naming the daemon that died, and the earliest loss in *@cut_ns with its
+ * reason in @why ("host1's lttng-sessiond died"; 0: none lost). 0 or the first error.
+ */
+int hosts_trace_mark_lost(const struct hosts_trace *t, const struct hosts *h, const char *output,
+			  uint64_t *cut_ns, char *why, size_t whylen);
+
+/* hosts_trace_end_sessions, then stop the relay daemon. 0 or the first error. A lost host's
+ * session (its daemon died) is ended in the bounds of an interrupted one and its failure to end
+ * is no error: the loss was said when it happened. */
 int hosts_trace_end(struct hosts_trace *t, char *err, size_t errlen);
 
 #endif /* PROXYSCOPE_CTL_HOSTS_TRACE_H */

@@ -279,6 +279,7 @@ static void remove_home(struct lt_session *s)
 {
 	if (!s->home[0])
 		return;
+	ctl_signals_disown_dir(s->home);
 	nftw(s->home, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 	s->home[0] = '\0';
 }
@@ -339,6 +340,7 @@ int lt_sessiond_ensure(struct lt_session *s, char *err, size_t errlen)
 		return rc;
 	}
 	setenv("LTTNG_HOME", s->home, 1);
+	ctl_signals_own_dir(s->home); /* a third Ctrl-C does not leave it behind */
 	rc = run_argv(out, sizeof(out), argv);
 	if (rc) {
 		snprintf(err, errlen, "cannot start lttng-sessiond: %s", last_line(out));

@@ -44,6 +44,8 @@ struct lt_session {
 	bool created;            /* the session was created: destroy owed */
 	bool started;            /* the session was started: stop owed */
 	bool trigger;            /* the watchdog snapshot trigger is installed */
+	bool lost;               /* a daemon it rests on died: its end waits as briefly as an
+				    interrupted one's (lttng_ctl_session.c) */
 	uint64_t mnt_ns;         /* > 0: this process's own mount namespace (lt_isolate), which
 				    the command inherits: only events of processes in it are
 				    recorded, and a daemon we start serves only it */

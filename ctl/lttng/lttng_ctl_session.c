@@ -38,9 +38,9 @@
 #define STOP_INTERRUPTED_MS 5000
 #define DESTROY_INTERRUPTED_MS 3000
 
-static int bound_ms(int normal, int interrupted)
+static int bound_ms(const struct lt_session *s, int normal, int interrupted)
 {
-	return ctl_signals_count() ? interrupted : normal;
+	return ctl_signals_count() || s->lost ? interrupted : normal;
 }
 
 static const int level_lttng[LT_LEVEL_NR] = { LTTNG_LOGLEVEL_ERR, LTTNG_LOGLEVEL_WARNING,
@@ -75,19 +75,57 @@ static int session_create(struct lt_session *s, char *err, size_t errlen)
 	return code == LTTNG_OK ? 0 : lt__fail(err, errlen, "create session", s->name, code);
 }
 
-/* Per-user buffers of the sizes lt_buffers_size chose; overwrite mode for a snapshot session. */
+/*
+ * A session streaming to a relay daemon (a host of run --hosts, not live: the live timer flushes
+ * those) sends its metadata only when the session stops: a relay, session or consumer daemon
+ * dying mid-run then left every host's trace without metadata (0 bytes, unreadable). The
+ * metadata channel gets a switch timer, so the full packets that reached the relay daemon
+ * before a death are a readable trace. Not the data channel: its timer's empty packets reach
+ * the trace before the job's first event (a Ctrl-C then found "no proxyscope events").
+ */
+#define STREAM_SWITCH_US 1000000u
+#define METADATA_CHANNEL "metadata" /* the session's metadata channel, by its reserved name */
+#define METADATA_SUBBUF (UINT64_C(64) << 10)
+
+static bool streamed(const struct lt_session *s)
+{
+	return s->url && !s->live_url && !s->snapshot;
+}
+
+/* Per-user buffers of the sizes lt_buffers_size chose; overwrite mode for a snapshot session;
+ * the metadata channel first when its attributes are not the default ones (streamed). */
 static int channel_enable(struct lttng_handle *h, struct lttng_domain *dom,
 			  const struct lt_session *s, char *err, size_t errlen)
 {
 	struct lttng_channel *ch = lttng_channel_create(dom);
-	int rc;
+	int rc = 0;
 
 	if (!ch) {
 		snprintf(err, errlen, "cannot describe channel '%s': out of memory", CHANNEL);
 		return -ENOMEM;
 	}
-	snprintf(ch->name, sizeof(ch->name), "%s", CHANNEL);
 	ch->enabled = 1;
+	if (streamed(s)) {
+		snprintf(ch->name, sizeof(ch->name), "%s", METADATA_CHANNEL);
+		ch->attr.subbuf_size = METADATA_SUBBUF;
+		ch->attr.num_subbuf = 2;
+		ch->attr.overwrite = 0;
+		ch->attr.output = LTTNG_EVENT_MMAP;
+		ch->attr.switch_timer_interval = STREAM_SWITCH_US;
+		rc = lttng_enable_channel(h, ch);
+		if (rc < 0)
+			rc = lt__fail(err, errlen, "enable channel", METADATA_CHANNEL, rc);
+		lttng_channel_destroy(ch);
+		ch = rc ? NULL : lttng_channel_create(dom);
+		if (!ch && !rc) {
+			snprintf(err, errlen, "cannot describe channel '%s': out of memory", CHANNEL);
+			rc = -ENOMEM;
+		}
+		if (rc)
+			return rc;
+		ch->enabled = 1;
+	}
+	snprintf(ch->name, sizeof(ch->name), "%s", CHANNEL);
 	ch->attr.subbuf_size = lt_subbuf_of(s);
 	ch->attr.num_subbuf = s->num_subbuf ? s->num_subbuf : LT_NUM_SUBBUF;
 	ch->attr.overwrite = s->snapshot ? 1 : 0;
@@ -285,9 +323,9 @@ static int session_stop(struct lt_session *s, char *err, size_t errlen)
 				 "(a second Ctrl-C): its last packets may be missing", s->name);
 			return -EINTR;
 		}
-		if (lt__now_ms() - start >= (uint64_t)bound_ms(STOP_TIMEOUT_MS, STOP_INTERRUPTED_MS)) {
+		if (lt__now_ms() - start >= (uint64_t)bound_ms(s, STOP_TIMEOUT_MS, STOP_INTERRUPTED_MS)) {
 			snprintf(err, errlen, "session '%s': data still pending %d s after its stop%s",
-				 s->name, bound_ms(STOP_TIMEOUT_MS, STOP_INTERRUPTED_MS) / 1000,
+				 s->name, bound_ms(s, STOP_TIMEOUT_MS, STOP_INTERRUPTED_MS) / 1000,
 				 ctl_signals_count() ? " (interrupted): its last packets may be missing"
 						     : "");
 			return -ETIMEDOUT;
@@ -344,7 +382,7 @@ static int session_destroy(struct lt_session *s, char *err, size_t errlen)
 	for (int waited = 0;; waited += DESTROY_STEP_MS) {
 		st = lttng_destruction_handle_wait_for_completion(h, DESTROY_STEP_MS);
 		if (st != LTTNG_DESTRUCTION_HANDLE_STATUS_TIMEOUT ||
-		    waited + DESTROY_STEP_MS >= bound_ms(DESTROY_TIMEOUT_MS, DESTROY_INTERRUPTED_MS) ||
+		    waited + DESTROY_STEP_MS >= bound_ms(s, DESTROY_TIMEOUT_MS, DESTROY_INTERRUPTED_MS) ||
 		    ctl_signals_hurry())
 			break;
 	}
@@ -354,7 +392,7 @@ static int session_destroy(struct lt_session *s, char *err, size_t errlen)
 		rc = -EINTR;
 	} else if (st == LTTNG_DESTRUCTION_HANDLE_STATUS_TIMEOUT) {
 		snprintf(err, errlen, "session '%s': its destruction did not complete within %d s%s",
-			 s->name, bound_ms(DESTROY_TIMEOUT_MS, DESTROY_INTERRUPTED_MS) / 1000,
+			 s->name, bound_ms(s, DESTROY_TIMEOUT_MS, DESTROY_INTERRUPTED_MS) / 1000,
 			 ctl_signals_count() ? " (interrupted): it was left to the session daemon" : "");
 		rc = -ETIMEDOUT;
 	} else if (st != LTTNG_DESTRUCTION_HANDLE_STATUS_COMPLETED ||

@@ -9,7 +9,8 @@
 #   - the trace then knows it was cut: `watchdog` exits 0 or 3 and names no root cause;
 #   - a second Ctrl-C during the teardown still leaves a readable trace;
 #   - a third ends at once and says what is incomplete;
-#   - nothing is left: no process with the command's TMPDIR (the session daemon it started).
+#   - nothing is left: no process with the command's TMPDIR (the session daemon it started),
+#     and nothing in that TMPDIR (the daemon's home).
 #
 #   sh test_field_sigint.sh path/to/proxyscope
 bin=${1:?usage: test_field_sigint.sh PROXYSCOPE}
@@ -45,6 +46,8 @@ assert not r["left"], ("left running", r["left"])
 print("%s: acknowledged after %.3f s, exit 130 after %.3f s (stall %.3f s)" %
       (name, r["ack_s"], r["exit_s"], r["stall_s"]))
 EOF
+	# nor anything in TMPDIR (a third Ctrl-C left the daemon's empty home there)
+	[ -z "$(ls -A "$tmp/t-$name")" ] || fail "$name: left in TMPDIR: $(ls -A "$tmp/t-$name")"
 }
 
 # watchdog_cut NAME: the interrupted trace names its cut and no root cause.

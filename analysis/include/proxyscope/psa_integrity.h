@@ -20,6 +20,8 @@ enum psa_integrity_kind {
 	PSA_STREAM_EMPTY,    /* the stream file is empty */
 	PSA_STREAM_SHORT,    /* it ends before the packets its index lists */
 	PSA_TRACE_DUPLICATE, /* a trace directory with the UUID of another one read */
+	PSA_TRACE_LOST,      /* a host's trace that cannot be read, or that a daemon's death cut
+				(its cut marker, psa_input.h): @stream holds the sentence */
 };
 
 struct psa_integrity_issue {

@@ -143,5 +143,8 @@ void psa_integrity_issue_str(const struct psa_integrity_issue *i, char *buf, siz
 		snprintf(buf, len, "'%s' is the same trace as '%s' (one trace UUID): its events are "
 			 "counted once", i->trace, i->stream);
 		break;
+	case PSA_TRACE_LOST:
+		snprintf(buf, len, "%s", i->stream);
+		break;
 	}
 }
