@@ -42,6 +42,7 @@ struct run_hosts_proc {
 	bool seen;                     /* its result arrived */
 	char host[RUN_HOSTS_NAME_MAX]; /* the host it ran on */
 };
+
 #define RUN_HOSTS_LOST_MAX 64 /* HOSTS_MAX */
 
 struct run_hosts {
