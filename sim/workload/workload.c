@@ -267,7 +267,15 @@ static void job_name(const struct enc_wl_args *a, char *buf, size_t len)
 			 __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED));
 }
 
-static void config_build(const struct enc_wl_args *a, struct enc_config *cfg)
+/* The progress records' interval is a tracing knob, taken from the environment as ENC_TRACE is;
+ * the run's other settings are its arguments'. */
+static const char *progress_env(const char *name)
+{
+	return strcmp(name, "ENC_PROXY_PROGRESS_MS") ? NULL : getenv(name);
+}
+
+static int config_build(const struct enc_wl_args *a, struct enc_config *cfg, char *err,
+			size_t errlen)
 {
 	enc_config_default(cfg);
 	cfg->ranks_per_network_proxy = a->ranks_per_proxy;
@@ -278,6 +286,7 @@ static void config_build(const struct enc_wl_args *a, struct enc_config *cfg)
 	snprintf(cfg->net_backend, sizeof(cfg->net_backend), "%s", backend_of(a));
 	if (a->provider)
 		snprintf(cfg->net_provider, sizeof(cfg->net_provider), "%s", a->provider);
+	return enc_config_from_lookup(cfg, progress_env, err, errlen);
 }
 
 static void stats_sub(struct enc_proxy_stats *d, const struct enc_proxy_stats *after,
@@ -428,7 +437,9 @@ int enc_wl_run(const struct enc_wl_args *args, struct enc_wl_result *res)
 	run.job = res->job;
 	run.res = res;
 	enc_wl_proc_ranks(args, args->proc, &run.first, &run.count);
-	config_build(args, &run.cfg);
+	rc = config_build(args, &run.cfg, res->err, sizeof(res->err));
+	if (rc)
+		return rc;
 	pthread_mutex_init(&run.gate_mtx, NULL);
 	pthread_cond_init(&run.gate_cv, NULL);
 	pthread_mutex_init(&run.fail_mtx, NULL);
