@@ -2,9 +2,10 @@
 /*
  * What a task's progress records (encproxy:task_progress, INFO) say of it. The driver emits one
  * at most every ENC_PROXY_PROGRESS_MS while the task progresses, after a round of B2 calls, so:
- * records that keep coming and show bytes or ops moving mean a transfer that is slow, not
- * stuck; records that stop while the task is still progressing mean no round of its worker
- * returned since - stuck, since the last one came.
+ * records that keep coming, the last showing bytes or ops moving, mean a transfer that is slow,
+ * not stuck; records that keep coming with nothing moving mean a task its worker steps that
+ * waits (on its peers); records that stop while the task is still progressing mean no round of
+ * its worker returned since - stuck, since the last one came.
  *
  * Design choice: a record is fresh for three of its own intervals (a record covers at least the
  * configured interval, more on a loaded machine), and never less than 1 s, the default
@@ -50,7 +51,11 @@ bool psa__watchdog_moving(const struct psa_watchdog *w, const struct psa_task *t
 	if (!progressing(t))
 		return false;
 	win = psa__progress_window(t);
-	if (end > t->prog_last_ts + win || !t->prog_moved_ts || end > t->prog_moved_ts + win)
+	/* The last record, fresh, shows it moving in more than one round: a task that moved, then
+	 * waited, is waiting; one round over the whole record is a worker held by a call (its own,
+	 * or a neighbour's on the same worker), which slow_progress and the chains judge. */
+	if (end > t->prog_last_ts + win || !psa_progress_moved(&t->prog_last) ||
+	    t->prog_last.steps < 2)
 		return false;
 	moved_text(&t->prog_last, moved, sizeof(moved));
 	s->cause = PSA_CAUSE_SLOW_TRANSFER;
@@ -72,6 +77,10 @@ bool psa__watchdog_records_stopped(const struct psa_watchdog *w, const struct ps
 	uint64_t end = w->trace_end, gap, since_state;
 
 	if (!progressing(t) || end <= t->prog_last_ts + psa__progress_window(t))
+		return false;
+	/* B3 after its last record (its comm freed after the consumer gave up): released, no
+	 * longer stepped - not a worker that stopped returning */
+	if (t->last_seam == PSA_SEAM_STOP && t->last_seam_ts >= t->prog_last_ts)
 		return false;
 	gap = end - t->prog_last_ts;
 	since_state = t->prog_last_ts > t->state_since ? t->prog_last_ts - t->state_since : 0;

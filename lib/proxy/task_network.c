@@ -17,7 +17,8 @@
  *
  * While it progresses, the task says what moved at most once per ENC_PROXY_PROGRESS_MS
  * (encproxy:task_progress, progress.h): a round costs two adds, and one clock read only while
- * the event is enabled; what the blocks moved is asked of the seam only when a record is due.
+ * the event is enabled; what the blocks moved is asked of the seam only when a record is due
+ * (and of a block as B3 releases it).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -294,7 +295,8 @@ static void progress_or_fail(struct enc_network_task *nt)
 static void enter_progressing(struct enc_network_task *nt)
 {
 	enc__task_set_run_state(&nt->base, PROXY_TASK_STATE_PROGRESSING);
-	/* the first record covers the first B2 too: one that holds the worker shows in it */
+	/* the first record covers the first B2 too: one that holds the worker shows in it (this
+	 * step, once per task, reads the clock twice; every later one at most once) */
 	if (nt->prog.interval_ns && enc_tp_enabled(encproxy, task_progress))
 		enc__progress_begin(&nt->prog, enc_now_ns());
 	progress_or_fail(nt);

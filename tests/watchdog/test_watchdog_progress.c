@@ -225,7 +225,8 @@ static void test_watchdog_progress__refused_posts_are_no_slow_progress(void **s_
 	wdfx_fini(&f);
 }
 
-/* A call that did hold the worker 700 ms: its record after it covers one round. Still slow. */
+/* A call that did hold the worker 700 ms: its record after it covers one round. Still slow;
+ * the task beside it on that worker, one round in its record too, is held, not moving. */
 static void test_watchdog_progress__a_held_call_stays_slow_progress(void **s_)
 {
 	const struct psa_stall *s;
@@ -242,9 +243,12 @@ static void test_watchdog_progress__a_held_call_stays_slow_progress(void **s_)
 	f.now += 200 * MS;
 	post(&f, 11, 1, 0);
 	record(&f, 0, 11, 1, 1, 0, 1, 0, 701);
+	/* rank 0 on the same worker: one round (that moved) over the same 700 ms - held, not moving */
+	record(&f, 0, 10, 0, 1, 0, 0, 4096, 700);
 	s = wdfx_analyze(&f, &n);
 	assert_int_equal(find(s, n, 1)->cause, PSA_CAUSE_SLOW_PROGRESS);
 	assert_true(find(s, n, 1)->root_cause);
+	assert_int_not_equal(find(s, n, 0)->cause, PSA_CAUSE_SLOW_TRANSFER);
 	wdfx_fini(&f);
 }
 
