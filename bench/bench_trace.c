@@ -111,6 +111,9 @@ static int worker(const struct opts *o)
 	a.ranks = o->ranks;
 	a.ops = o->ops;
 	a.bytes = 64 * 1024;
+	/* the consumer timeout only guards against a hang here (nothing measures it): the default
+	 * 2 s fired on a healthy exec of a variant beside other builds (load 129) */
+	a.timeout_ms = 60000;
 	cpu0 = self_cpu_ns(&sw0);
 	if (enc_wl_run(&a, &r) || !enc_wl_result_is_ok(&a, &r)) {
 		fprintf(stderr, "bench_trace: workload failed\n");

@@ -63,10 +63,10 @@ bool psa__watchdog_moving(const struct psa_watchdog *w, const struct psa_task *t
 	s->waiting_on_n = 0;
 	/* the detail is one bounded sentence: truncating it is fine */
 	if (snprintf(s->detail, sizeof(s->detail),
-		 "its progress records show it moving (%u records, %.1f MB in all; the last %.3f s "
-		 "before the end: %s): slow, not stuck",
-		 t->prog_n, (double)t->prog_sum.bytes / 1e6,
-		 (double)(end - t->prog_last_ts) * S_PER_NS, moved) < 0)
+		     "its progress records show it moving (%u records, %.1f MB in all; the last "
+		     "%.3f s before the end: %s): slow, not stuck",
+		     t->prog_n, (double)t->prog_sum.bytes / 1e6,
+		     (double)(end - t->prog_last_ts) * S_PER_NS, moved) < 0)
 		s->detail[0] = '\0';
 	return true;
 }
