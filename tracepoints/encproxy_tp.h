@@ -121,6 +121,26 @@ LTTNG_UST_TRACEPOINT_EVENT(encproxy, task_state,
 		lttng_ust_field_enum(encproxy, run_state, uint8_t, new, new_state)
 		lttng_ust_field_integer(int32_t, status, status)))
 
+/*
+ * A network task in PROGRESSING or IDLE, at most once per ENC_PROXY_PROGRESS_MS (default 100 ms;
+ * 0: never): what moved since its previous record (or since it began progressing, for its
+ * first). steps: its B2 rounds (one B2 per unfinished stream each); idle_steps: the rounds
+ * in a row, up to now, that moved nothing; posted, completed, bytes: ops posted, ops finished
+ * and payload bytes moved, as the seam counts them (0 with a backend that cannot count);
+ * interval_ns: the time the record covers. Fired after the round, by the worker.
+ */
+LTTNG_UST_TRACEPOINT_EVENT(encproxy, task_progress,
+	LTTNG_UST_TP_ARGS(const struct enc_task_ident *, id, uint64_t, steps, uint64_t, idle_steps,
+			  uint64_t, posted, uint64_t, completed, uint64_t, bytes,
+			  uint64_t, interval_ns),
+	LTTNG_UST_TP_FIELDS(ENC_TP_TASK_FIELDS
+		lttng_ust_field_integer(uint64_t, steps, steps)
+		lttng_ust_field_integer(uint64_t, idle_steps, idle_steps)
+		lttng_ust_field_integer(uint64_t, posted, posted)
+		lttng_ust_field_integer(uint64_t, completed, completed)
+		lttng_ust_field_integer(uint64_t, bytes, bytes)
+		lttng_ust_field_integer(uint64_t, interval_ns, interval_ns)))
+
 /* --- the seam --- */
 /* B1 returned for one (stream, basic block). */
 LTTNG_UST_TRACEPOINT_EVENT(encproxy, seam_start,

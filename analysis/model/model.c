@@ -383,7 +383,6 @@ static void device_event(struct psa_model *m, const struct psa_proc *p, const st
 
 	if (ev->type == PSA_EV_encdev_trigger_write) {
 		uint64_t stream = (uint64_t)psa__f(ev, PSA_F_stream, 0);
-
 		struct psa_hkey key = psa__trigger_key(p, rank, exec_id, stream);
 
 		psa_hashmap_insert(&m->triggers, &key, (void *)1);
@@ -483,6 +482,7 @@ void psa_model_feed(struct psa_model *m, const struct psa_event *ev)
 	if (ev->type == PSA_EV_encproxy_seam_progress || ev->type == PSA_EV_encproxy_trigger_read ||
 	    ev->type == PSA_EV_encproxy_status_poll)
 		m->totals.debug_events = true;
+	p->progress_records += ev->type == PSA_EV_encproxy_task_progress;
 	if (psa_ev_has(ev, PSA_F_rank) &&
 	    (psa_ev_has(ev, PSA_F_task_id) || ev->type == PSA_EV_encdev_trigger_write ||
 	     ev->type == PSA_EV_encdev_fault))

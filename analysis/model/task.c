@@ -208,7 +208,9 @@ void psa__task_net(struct psa_model *m, struct psa_task *t, const struct psa_eve
 			.tag = (uint64_t)psa__f(ev, PSA_F_tag, 0),
 			.post_ts = ev->ts_ns,
 		};
-		if (!t->first_post_ts)
+		/* an op first seen by its completion failed to be posted (or its post was lost):
+		 * not the end of a first B2 call that posted */
+		if (!t->first_post_ts && ev->type == PSA_EV_encnet_post)
 			t->first_post_ts = ev->ts_ns;
 	}
 	if (ev->type == PSA_EV_encnet_complete) {
@@ -221,6 +223,37 @@ void psa__task_net(struct psa_model *m, struct psa_task *t, const struct psa_eve
 			psa_hashmap_insert(&m->sends_done, &key, (void *)1);
 		}
 	}
+}
+
+/* A progress record: the last one, the sums, and what they say of its B2 calls. */
+static void task_progress(struct psa_task *t, const struct psa_event *ev)
+{
+	struct psa_progress r = {
+		.steps = (uint64_t)psa__f(ev, PSA_F_steps, 0),
+		.idle_steps = (uint64_t)psa__f(ev, PSA_F_idle_steps, 0),
+		.posted = (uint64_t)psa__f(ev, PSA_F_posted, 0),
+		.completed = (uint64_t)psa__f(ev, PSA_F_completed, 0),
+		.bytes = (uint64_t)psa__f(ev, PSA_F_bytes, 0),
+		.interval_ns = (uint64_t)psa__f(ev, PSA_F_interval_ns, 0),
+	};
+
+	t->prog_n++;
+	t->prog_last_ts = ev->ts_ns;
+	t->prog_last = r;
+	t->prog_sum.steps += r.steps;
+	t->prog_sum.posted += r.posted;
+	t->prog_sum.completed += r.completed;
+	t->prog_sum.bytes += r.bytes;
+	t->prog_sum.interval_ns += r.interval_ns;
+	if (r.idle_steps > t->prog_sum.idle_steps)
+		t->prog_sum.idle_steps = r.idle_steps;
+	if (psa_progress_moved(&r))
+		t->prog_moved_ts = ev->ts_ns;
+	/* a post in the same round as the record comes before it: that round posted */
+	if (!t->first_post_ts && r.steps > 1)
+		t->prog_before_post++;
+	if (r.steps <= 1 && r.interval_ns > t->prog_single_max_ns)
+		t->prog_single_max_ns = r.interval_ns;
 }
 
 void psa__task_instant(struct psa_model *m, struct psa_task *t, const struct psa_event *ev)
@@ -272,6 +305,10 @@ void psa__task_instant(struct psa_model *m, struct psa_task *t, const struct psa
 	case PSA_EV_encproxy_task_failed:
 		t->failed = true;
 		t->status = (int)psa__f(ev, PSA_F_status, t->status);
+		break;
+	case PSA_EV_encproxy_task_progress:
+		m->totals.progress_records++;
+		task_progress(t, ev);
 		break;
 	default:
 		break;

@@ -138,8 +138,8 @@ static bool classify_worker(struct psa_watchdog *w, const struct psa_model *m,
 	return true;
 }
 
-static void classify_network(const struct psa_model *m, const struct psa_task *t,
-			     struct psa_stall *s)
+static void classify_network(const struct psa_watchdog *w, const struct psa_model *m,
+			     const struct psa_task *t, struct psa_stall *s)
 {
 	uint32_t outstanding = 0;
 
@@ -168,12 +168,22 @@ static void classify_network(const struct psa_model *m, const struct psa_task *t
 		s->cause = PSA_CAUSE_WAITING_ON_PEER;
 		snprintf(s->detail, sizeof(s->detail), "%u op%s outstanding with other ranks",
 			 outstanding, outstanding == 1 ? "" : "s");
+	} else if (!t->ops_n && t->prog_n && !t->prog_sum.posted) {
+		s->cause = PSA_CAUSE_UNKNOWN;
+		snprintf(s->detail, sizeof(s->detail),
+			 "its B2 calls kept returning (%llu rounds in its %u progress records) without "
+			 "posting an op: the transport refused its posts",
+			 (unsigned long long)t->prog_sum.steps, t->prog_n);
 	} else {
 		s->cause = PSA_CAUSE_UNKNOWN;
 		snprintf(s->detail, sizeof(s->detail), "%s",
 			 t->ops_n ? "every op completed, yet the task never reached DONE"
 				  : "no op-level events for it (record the encnet provider)");
 	}
+	/* fresh records that show nothing moving: its worker steps it, it waits */
+	if (t->prog_n && w->trace_end <= t->prog_last_ts + psa__progress_window(t))
+		psa__detail_add(s, "; its progress records show its worker stepping it (%llu idle "
+				"rounds in a row)", (unsigned long long)t->prog_last.idle_steps);
 }
 
 /*
@@ -309,8 +319,10 @@ void psa__watchdog_classify(struct psa_watchdog *w, const struct psa_model *m,
 	}
 	if (psa__watchdog_slow_progress(w, m, t, s, w->trace_end) || classify_worker(w, m, t, s))
 		return;
+	if (psa__watchdog_moving(w, t, s) || psa__watchdog_records_stopped(w, t, s))
+		return;
 	if (t->kind == PSA_KIND_NETWORK)
-		classify_network(m, t, s);
+		classify_network(w, m, t, s);
 	else
 		classify_barrier(m, t, s);
 }

@@ -58,6 +58,7 @@ static enum psa_place place_of(const struct psa_stall *s)
 	case PSA_CAUSE_WORKER_STALLED:
 		return PSA_PLACE_WORKER;
 	case PSA_CAUSE_SLOW_PROGRESS:
+	case PSA_CAUSE_SLOW_TRANSFER: /* the transfer through the seam moves, slowly */
 	case PSA_CAUSE_HOST_UNREACHABLE: /* the link to the host went down */
 		return PSA_PLACE_TRANSPORT;
 	case PSA_CAUSE_PROCESS_DIED:
@@ -84,6 +85,7 @@ static enum psa_evidence evidence_of(const struct psa_stall *s)
 	case PSA_CAUSE_TASK_ERROR:
 	case PSA_CAUSE_SLOW_STATE:
 	case PSA_CAUSE_SLOW_PROGRESS:
+	case PSA_CAUSE_SLOW_TRANSFER: /* its progress records */
 		return PSA_EVIDENCE_OBSERVED;
 	case PSA_CAUSE_DEVICE_NO_TRIGGER:
 		/* a trigger read that saw the sentinel (DEBUG) shows the word unwritten */
@@ -98,7 +100,8 @@ static enum psa_evidence evidence_of(const struct psa_stall *s)
 
 void psa_stall_shape(const struct psa_stall *s, struct psa_shape *out)
 {
-	out->cls = s->cause == PSA_CAUSE_SLOW_STATE || s->cause == PSA_CAUSE_SLOW_PROGRESS
+	out->cls = s->cause == PSA_CAUSE_SLOW_STATE || s->cause == PSA_CAUSE_SLOW_PROGRESS ||
+			   s->cause == PSA_CAUSE_SLOW_TRANSFER
 			   ? PSA_CLASS_SLOW
 			   : PSA_CLASS_HANG;
 	out->place = place_of(s);

@@ -5,7 +5,10 @@
  * consumer timeout stalls its own rank and starves the ranks sharing the worker. The evidence
  * is the calls' measured durations in a DEBUG trace; at the default level, the first B2 of a
  * task follows its entry into PROGRESSING in the same step and posts its ops, so the time from
- * PROGRESSING to its first post is the length of that first call.
+ * PROGRESSING to its first post is the length of that first call - unless its progress records
+ * (INFO) show B2 rounds returning before that post: the transport refused the posts, and no
+ * call held the worker longer than the longest record of one round. A task that failed with no
+ * call measured is its error's story, never a slow call read from a gap.
  *
  * The threshold findings (finished tasks that spent longer than the threshold in one state)
  * are classified like stalls: a task that waited for its own device's trigger, or whose seam
@@ -20,6 +23,17 @@
 #define S_PER_NS 1e-9
 /* A seam call is microseconds; a thread preempted on a busy machine loses a few ms. */
 #define SLOW_CALL_NS 10000000ull
+
+/* At INFO: the longest a B2 call of @t can have held its worker, as far as the trace shows
+ * (0: nothing shows one). */
+static uint64_t info_call_ns(const struct psa_task *t)
+{
+	if (t->status || !t->progress_ts || t->first_post_ts <= t->progress_ts)
+		return 0;
+	if (t->prog_before_post) /* rounds returned before it posted: refused posts */
+		return t->prog_single_max_ns;
+	return t->first_post_ts - t->progress_ts;
+}
 
 /* ": the seam held its worker proxy-N (gid G) that long; the consumer timeout is T ms" */
 static void held_text(const struct psa_model *m, const struct psa_task *t, char *buf, size_t len)
@@ -62,9 +76,7 @@ bool psa__watchdog_slow_progress(const struct psa_watchdog *w, const struct psa_
 	if (measured) {
 		held = b2->total_ns;
 		longest = b2->max_ns;
-	} else if (t->first_post_ts > since) {
-		held = longest = t->first_post_ts - since;
-	} else {
+	} else if ((held = longest = info_call_ns(t)) == 0) {
 		return false;
 	}
 	/* Slow, and the calls are most of the time it has been progressing - or one call alone
@@ -89,6 +101,11 @@ bool psa__watchdog_slow_progress(const struct psa_watchdog *w, const struct psa_
 			 "since it began progressing)%s",
 			 (double)longest * S_PER_NS, (unsigned long long)b2->count,
 			 (double)held * S_PER_NS, (double)span * S_PER_NS, tail);
+	else if (t->prog_before_post)
+		snprintf(s->detail, sizeof(s->detail),
+			 "a B2 progress call of it took %.3f s (a progress record that covers one "
+			 "round; each call's time is a DEBUG event)%s",
+			 (double)held * S_PER_NS, tail);
 	else
 		snprintf(s->detail, sizeof(s->detail),
 			 "its first B2 progress call took %.3f s (from PROGRESSING to its first post; "
@@ -115,8 +132,7 @@ static uint64_t b2_longest(const struct psa_task *t)
 {
 	if (t->seam[PSA_SEAM_PROGRESS].count && t->seam[PSA_SEAM_PROGRESS].total_ns)
 		return t->seam[PSA_SEAM_PROGRESS].max_ns;
-	return t->progress_ts && t->first_post_ts > t->progress_ts ? t->first_post_ts - t->progress_ts
-								   : 0;
+	return info_call_ns(t);
 }
 
 /*

@@ -34,6 +34,7 @@ static const char *const cause_names[PSA_CAUSE_NR] = {
 	[PSA_CAUSE_BARRIER_WAIT] = "barrier_wait",
 	[PSA_CAUSE_GATE_WAIT] = "gate_wait",
 	[PSA_CAUSE_SLOW_STATE] = "slow_state",
+	[PSA_CAUSE_SLOW_TRANSFER] = "slow_transfer",
 	[PSA_CAUSE_UNKNOWN] = "unknown",
 };
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The watchdog's private state. Call graph (no cycles): watchdog/watchdog.c (the analysis) calls
- * watchdog/classify.c, watchdog/slow.c, watchdog/host.c and watchdog/death.c; watchdog/host.c
+ * watchdog/classify.c, watchdog/slow.c, watchdog/host.c and watchdog/death.c (classify.c also
+ * watchdog/progress.c, a leaf: what the progress records say); watchdog/host.c
  * (a host cut off, a death of the whole host) calls watchdog/death.c's table of deaths; those
  * call the leaf watchdog/stall.c (the stall array, lost windows, waiting edges) and nothing
  * above them; watchdog/print.c (with print_grouped.c), shape.c and common.c only read.
@@ -86,6 +87,13 @@ void psa__watchdog_threshold(const struct psa_watchdog *w, const struct psa_task
 			     struct psa_stall *s);
 void psa__watchdog_threshold_recheck(const struct psa_watchdog *w, const struct psa_model *m,
 				     struct psa_stall *s);
+
+/* watchdog/progress.c: what a task's progress records say (a leaf, like stall.c). */
+uint64_t psa__progress_window(const struct psa_task *t);
+bool psa__watchdog_moving(const struct psa_watchdog *w, const struct psa_task *t,
+			  struct psa_stall *s);
+bool psa__watchdog_records_stopped(const struct psa_watchdog *w, const struct psa_task *t,
+				   struct psa_stall *s);
 
 /* watchdog/classify.c */
 void psa__watchdog_classify(struct psa_watchdog *w, const struct psa_model *m,

@@ -26,6 +26,7 @@ void enc_config_default(struct enc_config *cfg)
 	cfg->early_completion = false;
 	cfg->worker_cpu = -1;
 	cfg->worker_linger_us = 100;
+	cfg->progress_ms = 100;
 	snprintf(cfg->net_backend, sizeof(cfg->net_backend), "loop");
 }
 
@@ -107,6 +108,7 @@ static const struct config_var vars[] = {
 	{ "ENC_PROXY_CPU", VAR_CPU, FIELD(worker_cpu), 0, 4095 },
 	{ "ENC_NET_BACKEND", VAR_BACKEND, FIELD(net_backend), 0, 0 },
 	{ "ENC_NET_PROVIDER", VAR_PROVIDER, FIELD(net_provider), 0, 0 },
+	{ "ENC_PROXY_PROGRESS_MS", VAR_U32, FIELD(progress_ms), 0, 3600000 },
 };
 
 static int parse_name(const struct config_var *d, const char *v, char *field, char *err,

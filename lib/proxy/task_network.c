@@ -14,6 +14,12 @@
  *   DONE                    terminal; stepping it again only logs.
  *
  * A seam error finishes the task (DONE) with that error as its status.
+ *
+ * While it progresses, the task says what moved at most once per ENC_PROXY_PROGRESS_MS
+ * (encproxy:task_progress, progress.h): a round costs two adds, and one clock read only while
+ * the event is enabled; what the blocks moved is asked of the seam only when a record is due
+ * (and of a block as B3 releases it). Why: see docs/ARCHITECTURE.md, Decisions measured: a
+ * progressing task says what moved at most every 100 ms.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -22,6 +28,7 @@
 #include "enc/time.h"
 #include "common/trace.h"
 #include "proxy/comm.h"
+#include "proxy/progress.h"
 #include "proxy/stats.h"
 #include "proxy/task.h"
 
@@ -44,6 +51,7 @@ struct enc_network_task {
 	struct net_stream streams[ENC_MAX_STREAMS]; /* W */
 	uint64_t num_net_ops[ENC_MAX_STREAMS];      /* W: op count per stream */
 	uint64_t wait_begin_ns;                     /* W: entered WAITING_DEVICE_TRIGGER */
+	struct enc_progress prog;                   /* W: its progress records */
 };
 
 static struct enc_network_task *to_net(struct enc_proxy_task *t)
@@ -58,15 +66,22 @@ static void fifo_free_arrays(struct net_fifo *f)
 	free((void *)f->blk.dest_addr);
 }
 
-/* B3 on one block, if it is still started. */
+/* B3 on one block, if it is still started; what it moved stays in the task's totals. */
 static void fifo_stop(struct enc_proxy_task *t, struct net_fifo *f)
 {
+	struct enc_progress *prog = &to_net(t)->prog;
 	bool timed = enc_tp_enabled(encproxy, seam_stop);
 	uint64_t t0;
 	int rc;
 
 	if (!f->req)
 		return;
+	if (prog->interval_ns && t->comm->net_ops->counts) {
+		struct enc_net_req_counts c = { 0 };
+
+		t->comm->net_ops->counts(t->comm->net, f->req, &c);
+		enc__progress_add(&prog->retired, &c);
+	}
 	t0 = timed ? enc_now_ns() : 0;
 	rc = t->comm->net_ops->stop(t->comm->net, f->req);
 	enc__stat_add(ENC_STAT_SEAM_STOP, 1);
@@ -198,15 +213,56 @@ static int progress_stream(struct enc_proxy_task *t, struct net_stream *st, bool
 	return 0;
 }
 
+/* What the task's blocks moved so far: the stopped ones' and the started ones'. */
+static void progress_totals(struct enc_network_task *nt, struct enc_net_req_counts *tot)
+{
+	const struct enc_comm *comm = nt->base.comm;
+
+	*tot = nt->prog.retired;
+	if (!comm->net_ops->counts)
+		return;
+	for (uint32_t s = 0; s < ENC_MAX_STREAMS; s++) {
+		const struct net_stream *st = &nt->streams[s];
+
+		for (uint32_t i = 0; i < st->fifos_n; i++) {
+			struct enc_net_req_counts c = { 0 };
+
+			if (!st->fifos[i].req)
+				continue;
+			comm->net_ops->counts(comm->net, st->fifos[i].req, &c);
+			enc__progress_add(tot, &c);
+		}
+	}
+}
+
+/* After a round that left the task PROGRESSING or IDLE: its progress record, if one is due. */
+static void progress_note(struct enc_network_task *nt, bool moved)
+{
+	struct enc_progress_record rec;
+	struct enc_net_req_counts tot;
+	uint64_t now;
+
+	enc__progress_round(&nt->prog, moved);
+	if (!nt->prog.interval_ns || !enc_tp_enabled(encproxy, task_progress))
+		return;
+	now = enc_now_ns();
+	if (!enc__progress_due(&nt->prog, now))
+		return;
+	progress_totals(nt, &tot);
+	enc__progress_take(&nt->prog, &tot, now, &rec);
+	enc_tp_do(encproxy, task_progress, &nt->base.id, rec.steps, rec.idle_steps, rec.posted,
+		  rec.completed, rec.bytes, rec.interval_ns);
+}
+
 /* proxy_progress: one B2 per unfinished stream; publishes IDLE / PROGRESSING / DONE. */
 static int proxy_progress(struct enc_network_task *nt)
 {
 	struct enc_proxy_task *t = &nt->base;
 	bool moved = false, all_done = true;
+	int rc;
 
 	for (uint32_t s = 0; s < ENC_MAX_STREAMS; s++) {
 		struct net_stream *st = &nt->streams[s];
-		int rc;
 
 		if (st->done)
 			continue;
@@ -217,7 +273,9 @@ static int proxy_progress(struct enc_network_task *nt)
 	}
 	if (all_done)
 		return enc__task_set_run_state(t, PROXY_TASK_STATE_DONE);
-	return enc__task_set_run_state(t, moved ? PROXY_TASK_STATE_PROGRESSING : PROXY_TASK_STATE_IDLE);
+	rc = enc__task_set_run_state(t, moved ? PROXY_TASK_STATE_PROGRESSING : PROXY_TASK_STATE_IDLE);
+	progress_note(nt, moved);
+	return rc;
 }
 
 /* A B2 round; an error finishes the task with it as its status. */
@@ -238,6 +296,10 @@ static void progress_or_fail(struct enc_network_task *nt)
 static void enter_progressing(struct enc_network_task *nt)
 {
 	enc__task_set_run_state(&nt->base, PROXY_TASK_STATE_PROGRESSING);
+	/* the first record covers the first B2 too: one that holds the worker shows in it (this
+	 * step, once per task, reads the clock twice; every later one at most once) */
+	if (nt->prog.interval_ns && enc_tp_enabled(encproxy, task_progress))
+		enc__progress_begin(&nt->prog, enc_now_ns());
 	progress_or_fail(nt);
 }
 
@@ -318,6 +380,7 @@ int enc__network_task_create(struct enc_context *ctx, struct enc_proxy_task **ou
 		free(nt);
 		return rc;
 	}
+	enc__progress_init(&nt->prog, nt->base.comm->cfg.progress_ms);
 	*out = &nt->base;
 	return 0;
 }

@@ -247,6 +247,13 @@ static void job_name(const struct enc_wl_args *a, char *buf, size_t len)
 			 __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED));
 }
 
+/* The progress records' interval is a tracing knob, taken from the environment as ENC_TRACE is;
+ * the run's other settings are its arguments'. */
+static const char *progress_env(const char *name)
+{
+	return strcmp(name, "ENC_PROXY_PROGRESS_MS") ? NULL : getenv(name);
+}
+
 /*
  * The consumers: the driver's defaults while this process's ranks are few. When they crowd the
  * CPUs, a consumer waits longer between two status reads (sim_poll_max_us) and does not yield
@@ -254,8 +261,8 @@ static void job_name(const struct enc_wl_args *a, char *buf, size_t len)
  * wakes for nothing, and a thousand of them waking every 10 us, or yielding to each other, keep
  * 2 CPUs busy switching.
  */
-static void config_build(const struct enc_wl_args *a, uint32_t ranks_here,
-			 struct enc_config *cfg)
+static int config_build(const struct enc_wl_args *a, uint32_t ranks_here,
+			struct enc_config *cfg, char *err, size_t errlen)
 {
 	enc_config_default(cfg);
 	if (sim_crowded(ranks_here)) {
@@ -272,6 +279,7 @@ static void config_build(const struct enc_wl_args *a, uint32_t ranks_here,
 	snprintf(cfg->net_backend, sizeof(cfg->net_backend), "%s", backend_of(a));
 	if (a->provider)
 		snprintf(cfg->net_provider, sizeof(cfg->net_provider), "%s", a->provider);
+	return enc_config_from_lookup(cfg, progress_env, err, errlen);
 }
 
 static void stats_sub(struct enc_proxy_stats *d, const struct enc_proxy_stats *after,
@@ -439,7 +447,9 @@ int enc_wl_run(const struct enc_wl_args *args, struct enc_wl_result *res)
 	run.job = res->job;
 	run.res = res;
 	enc_wl_proc_ranks(args, args->proc, &run.first, &run.count);
-	config_build(args, run.count, &run.cfg);
+	rc = config_build(args, run.count, &run.cfg, res->err, sizeof(res->err));
+	if (rc)
+		return rc;
 	pthread_mutex_init(&run.gate_mtx, NULL);
 	pthread_cond_init(&run.gate_cv, NULL);
 	pthread_mutex_init(&run.fail_mtx, NULL);

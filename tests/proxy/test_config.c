@@ -44,6 +44,7 @@ static void test_config__defaults(void **state)
 	assert_false(cfg.early_completion);
 	assert_int_equal(cfg.worker_cpu, -1);
 	assert_int_equal(cfg.worker_linger_us, 100);
+	assert_int_equal(cfg.progress_ms, 100);
 	assert_string_equal(cfg.net_backend, "loop");
 }
 
@@ -53,7 +54,8 @@ static void test_config__every_key_is_read(void **state)
 		"ENC_RANKS_PER_NETWORK_PROXY", "4", "ENC_ONE_THREAD_PER_CORE", "yes",
 		"ENC_PROXY_TIMEOUT_MS", "250", "ENC_PROXY_CONSUME_POLL_US", "0",
 		"ENC_PROXY_DEVICE_WAIT", "off", "ENC_PROXY_EARLY_COMPLETION", "1",
-		"ENC_PROXY_CPU", "1", "ENC_NET_BACKEND", "loop", "ENC_PROXY_WORKER_LINGER_US", "0", NULL,
+		"ENC_PROXY_CPU", "1", "ENC_NET_BACKEND", "loop", "ENC_PROXY_WORKER_LINGER_US", "0",
+		"ENC_PROXY_PROGRESS_MS", "0", NULL,
 	};
 	struct enc_config cfg;
 	char err[160] = "";
@@ -67,6 +69,7 @@ static void test_config__every_key_is_read(void **state)
 	assert_true(cfg.early_completion);
 	assert_int_equal(cfg.worker_cpu, 1);
 	assert_int_equal(cfg.worker_linger_us, 0);
+	assert_int_equal(cfg.progress_ms, 0);
 }
 
 static void test_config__bad_values_are_errors_naming_the_variable(void **state)
@@ -77,6 +80,8 @@ static void test_config__bad_values_are_errors_naming_the_variable(void **state)
 		{ "ENC_RANKS_PER_NETWORK_PROXY", "-1", "non-negative integer" },
 		{ "ENC_RANKS_PER_NETWORK_PROXY", "", "non-negative integer" },
 		{ "ENC_PROXY_TIMEOUT_MS", "0", "out of range" },
+		{ "ENC_PROXY_PROGRESS_MS", "3600001", "out of range" },
+		{ "ENC_PROXY_PROGRESS_MS", "1s", "non-negative integer" },
 		{ "ENC_PROXY_TIMEOUT_MS", "99999999999", "out of range" },
 		{ "ENC_ONE_THREAD_PER_CORE", "maybe", "expected 0/1" },
 		{ "ENC_PROXY_DEVICE_WAIT", "2", "expected 0/1" },

@@ -43,7 +43,8 @@ enum psa_ev_type psa_ev_lookup(const char *name);
 	X(ops) X(rc) X(duration_ns) X(idle) X(done) X(value) X(wait_ns) X(index) X(state)    \
 	X(waited_ns) X(timeout_ms) X(refcnt) X(active) X(target) X(seen) X(reached) X(arg)   \
 	X(peer) X(op) X(bytes) X(tag) X(latency_ns) X(err) X(prov_errno) X(addr) X(job)        \
-	X(cookie) X(local_rank) X(dead_rank) X(pid) X(torn) X(detected)
+	X(cookie) X(local_rank) X(dead_rank) X(pid) X(torn) X(detected) X(steps) X(idle_steps) \
+	X(posted) X(completed) X(interval_ns)
 
 enum psa_field {
 #define PSA_FIELD_ENUM(name) PSA_F_##name,

@@ -57,6 +57,7 @@ struct psa_proc {
 	uint32_t *ranks;              /* and the gid of each: as many as it ran (a process of */
 	uint32_t *rank_gid;           /* 4096 ranks holds 4096; NULL while none) */
 	uint32_t ranks_cap;
+	uint64_t progress_records;    /* encproxy:task_progress events of its tasks */
 };
 
 /* Whether @rank ran in @p (its tasks or device); *gid, when not NULL, is its gid. */
@@ -76,6 +77,21 @@ struct psa_net_op {
 	uint64_t done_ts; /* 0: not completed */
 	int status;
 };
+
+/* One progress record (encproxy:task_progress), or their sums: what moved in interval_ns. */
+struct psa_progress {
+	uint64_t steps;       /* B2 rounds */
+	uint64_t idle_steps;  /* rounds in a row, up to the record, that moved nothing */
+	uint64_t posted, completed, bytes;
+	uint64_t interval_ns;
+};
+
+/* Whether record @r shows something moving: ops posted or finished, bytes, or a round that
+ * moved (fewer idle rounds in a row than rounds in it). */
+static inline bool psa_progress_moved(const struct psa_progress *r)
+{
+	return r->posted || r->completed || r->bytes || r->idle_steps < r->steps;
+}
 
 struct psa_task {
 	const struct psa_proc *proc;
@@ -137,6 +153,18 @@ struct psa_task {
 	int64_t failed_peer;        /* with an error status: the peer it came from (an op that
 				     * completed with an error, else the rank's last transport
 				     * error with that errno); -1 unknown. Set at DONE and finish */
+
+	/* Its progress records (INFO, at most one per ENC_PROXY_PROGRESS_MS while it progresses) */
+	uint32_t prog_n;
+	uint64_t prog_last_ts;      /* the last record's time (0: none) */
+	struct psa_progress prog_last;
+	struct psa_progress prog_sum; /* over every record (idle_steps: the largest) */
+	uint64_t prog_moved_ts;     /* the last record that showed it moving (0: none did) */
+	uint32_t prog_before_post;  /* records before its first post: B2 calls that returned
+				     * without posting (refused posts), not one call */
+	uint64_t prog_single_max_ns; /* the longest record covering at most one B2 round: the
+				      * longest a call can have held its worker, as far as the
+				      * records show */
 };
 
 /* The order every per-task listing uses: process, rank, exec, kind, task id. */
@@ -308,6 +336,7 @@ struct psa_model_totals {
 	uint64_t duplicates;          /* events dropped as exact repeats of their thread's previous
 				       * one: the same trace read twice */
 	uint32_t timeout_ms_max;      /* the consumer timeout its watchdog events name (0: none) */
+	uint64_t progress_records;    /* encproxy:task_progress events */
 };
 void psa_model_totals(const struct psa_model *m, struct psa_model_totals *out);
 

@@ -47,6 +47,8 @@ enum psa_cause {
 	PSA_CAUSE_SLOW_STATE,        /* finished, but one state lasted longer than the threshold:
 				      * root when it waited for its own device's trigger, else
 				      * chained to the peer it waited on */
+	PSA_CAUSE_SLOW_TRANSFER,     /* root: not finished, but its progress records show it
+				      * moving up to the end: slow, not stuck */
 	PSA_CAUSE_UNKNOWN,           /* stuck, and the trace does not say why */
 	PSA_CAUSE_NR
 };

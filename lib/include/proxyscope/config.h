@@ -36,6 +36,9 @@ struct enc_config {
 	char net_backend[ENC_NET_NAME_MAX]; /* ENC_NET_BACKEND: seam backend name ("loop") */
 	char net_provider[ENC_NET_PROVIDER_MAX]; /* ENC_NET_PROVIDER: the ofi backend's libfabric
 						  * provider ("": its default, shm on one host) */
+	uint32_t progress_ms;             /* ENC_PROXY_PROGRESS_MS: at most one progress record
+					   * (encproxy:task_progress) per network task this often,
+					   * while it progresses (default 100; 0: none) */
 };
 
 /* Fill @cfg with the defaults documented in README.md. */

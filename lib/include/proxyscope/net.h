@@ -66,6 +66,19 @@ enum enc_net_barrier_phase {
 	ENC_NET_BARRIER_PHASE_NR
 };
 
+/*
+ * What one started block has moved so far (cumulative since B1), for the driver's progress
+ * records: ops posted to the transport, ops finished (successfully or not), and payload bytes
+ * moved - as the backend sees them (the loop backend counts a receive's bytes chunk by chunk
+ * and a send's once it completed; one that cannot see inside an op counts its bytes when it
+ * completes).
+ */
+struct enc_net_req_counts {
+	uint64_t posted;
+	uint64_t completed;
+	uint64_t bytes;
+};
+
 struct bp_bus;
 
 struct enc_net_open_args {
@@ -108,6 +121,13 @@ struct enc_net_ops {
 	 */
 	int (*barrier)(struct enc_net_comm *nc, uint64_t seq, enum enc_net_barrier_phase phase,
 		       bool *done);
+	/*
+	 * Optional (may be NULL): what @req has moved so far. Called on the thread that
+	 * progresses @req, between its calls, and never after B3; never blocks. Without it the
+	 * driver's progress records say how often it stepped the task, not what moved.
+	 */
+	void (*counts)(struct enc_net_comm *nc, const struct enc_net_req *req,
+		       struct enc_net_req_counts *out);
 };
 
 /*

@@ -223,6 +223,8 @@ static bool op_report(struct enc_net_req *req, struct loop_op *op, int res, uint
 	}
 	op->reported = true;
 	req->reported_n++;
+	if (res == 0 && op->kind == ENC_NET_OP_SEND)
+		req->bytes_moved += op->bytes; /* the receiver copied them */
 	if (enc_tp_enabled(encnet, complete)) {
 		struct enc_net_op_ident id;
 
@@ -268,8 +270,10 @@ static int loop_progress(struct enc_net_comm *nc, struct enc_net_req *req, bool 
 		res = loop_op_result(op);
 		if (res == LOOP_OP_PENDING && op->kind == ENC_NET_OP_RECV) {
 			bool finished;
+			size_t n = enc__net_loop_op_copy(nc->slot, op, &finished);
 
-			if (enc__net_loop_op_copy(nc->slot, op, &finished) || finished)
+			req->bytes_moved += n;
+			if (n || finished)
 				moved = true;
 			res = loop_op_result(op);
 		}
@@ -294,6 +298,16 @@ static int loop_stop(struct enc_net_comm *nc, struct enc_net_req *req)
 	req_cancel(nc, req);
 	free(req);
 	return 0;
+}
+
+/* What @req moved so far: its ops are all posted by its first B2. */
+static void loop_counts(struct enc_net_comm *nc, const struct enc_net_req *req,
+			struct enc_net_req_counts *out)
+{
+	(void)nc;
+	out->posted = req->posted ? req->ops_n : 0;
+	out->completed = req->reported_n;
+	out->bytes = req->bytes_moved;
 }
 
 /* True when this rank has announced barrier @seq (in order or early). */
@@ -364,4 +378,5 @@ const struct enc_net_ops enc_net_loop_ops = {
 	.progress = loop_progress,
 	.stop = loop_stop,
 	.barrier = loop_barrier,
+	.counts = loop_counts,
 };

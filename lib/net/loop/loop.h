@@ -127,6 +127,7 @@ struct enc_net_req {
 	bool posted;                   /* W: ops posted (by the first B2) */
 	size_t first_open;             /* W: ops before this index are reported */
 	size_t reported_n;             /* W */
+	uint64_t bytes_moved;          /* W: received chunk by chunk, sent once completed */
 	int err;                       /* W: first failure, sticky */
 	size_t ops_n;                  /* I */
 	struct loop_op ops[];          /* ops_n entries */

@@ -49,6 +49,7 @@ struct enc_net_req {
 	size_t next_post;          /* ops before it were posted (or failed to be) */
 	size_t first_open;         /* ops before it are reported */
 	size_t reported_n;
+	uint64_t bytes_done;       /* of the ops that completed successfully */
 	unsigned live;             /* xfers the provider owns */
 	bool zombie;
 	int err;                   /* first failure, sticky */
@@ -252,6 +253,7 @@ static void op_report(struct enc_net_req *req, struct ofi_op *op, int res)
 		enc_tp_do(encnet, complete, &id, res, op->post_ns ? enc_now_ns() - op->post_ns : 0);
 	}
 	if (res == 0) {
+		req->bytes_done += op->bytes;
 		/* the received bytes before the count: pairs with the device's ACQUIRE load */
 		if (req->sema)
 			__atomic_fetch_add(req->sema, 1, __ATOMIC_RELEASE);
@@ -326,6 +328,16 @@ static int ofi_progress(struct enc_net_comm *nc, struct enc_net_req *req, bool *
 	return req->err;
 }
 
+/* What @req moved so far; libfabric says nothing of an op until it completes. */
+static void ofi_counts(struct enc_net_comm *nc, const struct enc_net_req *req,
+		       struct enc_net_req_counts *out)
+{
+	(void)nc;
+	out->posted = req->next_post;
+	out->completed = req->reported_n;
+	out->bytes = req->bytes_done;
+}
+
 static int ofi_stop(struct enc_net_comm *nc, struct enc_net_req *req)
 {
 	if (!nc || !req)
@@ -350,4 +362,5 @@ const struct enc_net_ops enc_net_ofi_ops = {
 	.progress = ofi_progress,
 	.stop = ofi_stop,
 	.barrier = enc__ofi_barrier,
+	.counts = ofi_counts,
 };

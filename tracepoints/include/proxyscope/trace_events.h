@@ -20,6 +20,10 @@
  * then records far fewer events than a DEBUG one (why: see docs/ARCHITECTURE.md, Decisions
  * measured: the default level records state changes only); analysis/ falls back to the INFO
  * events where it would use these (the first task_state stands in for the drain).
+ *
+ * task_progress is INFO although it fires while a task is in one state: at most once per
+ * ENC_PROXY_PROGRESS_MS (100 ms) per task, so a healthy exec of microseconds never fires it,
+ * and a long one says it moves instead of falling silent.
  */
 #ifndef PROXYSCOPE_TRACE_EVENTS_H
 #define PROXYSCOPE_TRACE_EVENTS_H
@@ -43,6 +47,7 @@
 	X(encproxy, task_enqueue, ENC_TP_LEVEL_INFO)        \
 	X(encproxy, task_drain, ENC_TP_LEVEL_DEBUG)          \
 	X(encproxy, task_state, ENC_TP_LEVEL_INFO)          \
+	X(encproxy, task_progress, ENC_TP_LEVEL_INFO)       \
 	X(encproxy, task_recycle, ENC_TP_LEVEL_DEBUG)        \
 	X(encproxy, seam_start, ENC_TP_LEVEL_INFO)          \
 	X(encproxy, seam_progress, ENC_TP_LEVEL_DEBUG)      \
