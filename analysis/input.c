@@ -261,6 +261,8 @@ struct feed {
 	uint64_t filtered;
 	bool count_progress;
 	_Atomic uint64_t progress;
+	void (*tap)(void *arg, const struct psa_event *ev);
+	void *tap_arg;
 };
 
 static void feed_event(void *arg, const struct psa_event *ev)
@@ -281,6 +283,8 @@ static void feed_event(void *arg, const struct psa_event *ev)
 			return;
 		}
 	}
+	if (f->tap)
+		f->tap(f->tap_arg, ev);
 	f->model.event(f->model.arg, ev);
 }
 
@@ -356,14 +360,18 @@ static int read_pass(struct psa_input *in, struct psa_model *m, unsigned pass,
 	f.clock = fix ? NULL : o->clock;
 	f.only_vpids = o->only_vpids;
 	f.only_vpids_n = o->only_vpids_n;
+	f.tap = o->tap;
+	f.tap_arg = o->tap_arg;
 	atomic_init(&f.progress, 0);
 	if (o->pass_begin)
 		o->pass_begin(o->arg, pass, &f.progress);
 	if (in->text)
 		rc = read_text(in, &f, &sink, &res->rs, err, errlen);
-	else
+	else {
+		psa__ctf_set_tail(in->set, o->tail_window_ns);
 		rc = psa__ctf_set_read(in->set, fix, fix_n, &sink, &res->rs, ctf_progress, &f, err,
 				       errlen);
+	}
 	if (o->pass_end)
 		o->pass_end(o->arg, pass);
 	res->filtered = f.filtered;

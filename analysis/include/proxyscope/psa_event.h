@@ -125,6 +125,11 @@ struct psa_read_stats {
 	uint64_t backwards;       /* text input: events earlier than the one before (kept at its time) */
 	uint64_t backwards_line;  /* the line of the first one */
 	unsigned traces;          /* CTF input: trace directories read */
+	/* CTF input: how much of it was read (the tail-first read, read/ctf/tail/) */
+	uint64_t bytes_read;      /* of the stream files, the bytes handed to babeltrace2 */
+	uint64_t bytes_total;     /* of the stream files */
+	uint64_t window_ns;       /* the final window read per stream (0: everything was read) */
+	uint64_t skipped_losses;  /* losses the index shows in the packets left out */
 };
 
 #define PSA_ERR_MAX 512

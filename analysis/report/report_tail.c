@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The tail-first verdict's coverage (report_tail.h), from the events a read delivered: the
+ * reader drops the task events before the window (read/ctf/sink.c), so a task event seen here
+ * is one of the window, and a task whose first one is not its enqueue began before it.
+ *
+ * Design choice: flags in the map's value pointer (never 0), one entry per task, rank and
+ * process - memory grows with the tasks of the window, which is what the read holds anyway.
+ */
+#include <stdint.h>
+
+#include "report_tail.h"
+
+#define SEEN 1u       /* an entry exists */
+#define TASK_EV 2u    /* rank, process: a task event of it was seen */
+#define STARTED 2u    /* task: its first event was its enqueue */
+#define DONE 4u       /* task: it reached DONE */
+
+enum { K_TASK = 1, K_RANK, K_PROC };
+
+static bool tells_a_task(uint32_t type)
+{
+	switch (type) {
+	case PSA_EV_encproxy_task_enqueue: case PSA_EV_encproxy_task_drain:
+	case PSA_EV_encproxy_task_state: case PSA_EV_encproxy_task_recycle:
+	case PSA_EV_encproxy_seam_start: case PSA_EV_encproxy_seam_progress:
+	case PSA_EV_encproxy_seam_stop: case PSA_EV_encproxy_trigger_read:
+	case PSA_EV_encproxy_trigger_fire: case PSA_EV_encproxy_trigger_clear:
+	case PSA_EV_encproxy_status_poll: case PSA_EV_encproxy_consume_begin:
+	case PSA_EV_encproxy_consume_end: case PSA_EV_encproxy_watchdog_timeout:
+	case PSA_EV_encproxy_task_failed: case PSA_EV_encproxy_barrier_send:
+	case PSA_EV_encproxy_barrier_recv: case PSA_EV_encproxy_sema_inc:
+	case PSA_EV_encdev_trigger_write: case PSA_EV_encdev_sema_wait_begin:
+	case PSA_EV_encdev_sema_wait_end: case PSA_EV_encnet_post: case PSA_EV_encnet_complete:
+		return true;
+	default:
+		return false;
+	}
+}
+
+void psa__tail_cover_init(struct psa__tail_cover *c)
+{
+	psa_hashmap_init(&c->seen);
+	c->nomem = false;
+}
+
+void psa__tail_cover_fini(struct psa__tail_cover *c)
+{
+	psa_hashmap_fini(&c->seen);
+}
+
+static void mark(struct psa__tail_cover *c, uint64_t kind, uint64_t a, uint64_t b, uintptr_t set,
+		 uintptr_t first)
+{
+	struct psa_hkey k = PSA_HKEY(psa_key(psa_key(kind, a), b), kind, a, b);
+	uintptr_t v = (uintptr_t)psa_hashmap_find(&c->seen, &k);
+	uintptr_t nv = v ? v | set : SEEN | first | set;
+
+	if (nv != v && psa_hashmap_insert(&c->seen, &k, (void *)nv))
+		c->nomem = true;
+}
+
+void psa__tail_cover_event(void *arg, const struct psa_event *ev)
+{
+	struct psa__tail_cover *c = arg;
+	bool task = tells_a_task(ev->type);
+
+	if (ev->type == PSA_EV_UNKNOWN)
+		return;
+	mark(c, K_PROC, ev->vpid, 0, task ? TASK_EV : 0, 0);
+	if (psa_ev_has(ev, PSA_F_rank))
+		mark(c, K_RANK, ev->vpid, (uint64_t)ev->f[PSA_F_rank], task ? TASK_EV : 0, 0);
+	if (!task || !psa_ev_has(ev, PSA_F_task_id))
+		return;
+	mark(c, K_TASK, ev->vpid, (uint64_t)ev->f[PSA_F_task_id],
+	     ev->type == PSA_EV_encproxy_task_state && psa_ev_has(ev, PSA_F_new) &&
+		     ev->f[PSA_F_new] == 4 /* DONE */ ? DONE : 0,
+	     ev->type == PSA_EV_encproxy_task_enqueue ? STARTED : 0);
+}
+
+bool psa__tail_cover_complete(const struct psa__tail_cover *c)
+{
+	const struct psa_hkey *keys = c->seen.keys;
+	uint64_t hash;
+	void *v;
+
+	if (c->nomem)
+		return false;
+	for (size_t i = 0; psa_hashmap_next(&c->seen, &i, &hash, &v);) {
+		uintptr_t f = (uintptr_t)v;
+		uint64_t kind = keys[i - 1].w[0];
+
+		if (kind == K_TASK ? !(f & (STARTED | DONE)) : !(f & TASK_EV))
+			return false;
+	}
+	return true;
+}
