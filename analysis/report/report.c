@@ -316,8 +316,9 @@ static int parts_again(struct psa_report *r)
 }
 
 /*
- * Read the tail: the window doubled backwards from TAIL_WINDOW_NS until it holds every open
- * task's story and gives the verdict of the window half as long, or it reaches the start of
+ * Read the tail: the window doubled backwards from TAIL_WINDOW_NS until it holds the story of
+ * every open task, rank and process (psa__tail_cover_complete, tail_holds_open_tasks) and gives
+ * the verdict of the window half as long, which held it too; or until it reaches the start of
  * every stream (then it is the full read). For the tests only (their traces are shorter than
  * the first window): PROXYSCOPE_TAIL_WINDOW_NS, the first window; PROXYSCOPE_TAIL_NO_WIDEN=1
  * takes the first window's verdict, to show the widening is needed.
@@ -360,12 +361,15 @@ static int read_tail(struct psa_report *r, struct psa_input *in, char *const *pa
 			rc = -ENOMEM;
 			break;
 		}
-		if (now && prev && !strcmp(now, prev) && complete && tail_holds_open_tasks(r)) {
+		complete = complete && now && tail_holds_open_tasks(r);
+		if (complete && prev && !strcmp(now, prev)) {
 			free(now);
 			break;
 		}
 		free(prev);
-		prev = now;
+		prev = complete ? now : NULL; /* compared only with a window that held its story */
+		if (!complete)
+			free(now);
 		window = window > UINT64_MAX / 2 ? UINT64_MAX : window * 2;
 	}
 	free(prev);

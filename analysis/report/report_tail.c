@@ -18,26 +18,6 @@
 
 enum { K_TASK = 1, K_RANK, K_PROC };
 
-static bool tells_a_task(uint32_t type)
-{
-	switch (type) {
-	case PSA_EV_encproxy_task_enqueue: case PSA_EV_encproxy_task_drain:
-	case PSA_EV_encproxy_task_state: case PSA_EV_encproxy_task_recycle:
-	case PSA_EV_encproxy_seam_start: case PSA_EV_encproxy_seam_progress:
-	case PSA_EV_encproxy_seam_stop: case PSA_EV_encproxy_trigger_read:
-	case PSA_EV_encproxy_trigger_fire: case PSA_EV_encproxy_trigger_clear:
-	case PSA_EV_encproxy_status_poll: case PSA_EV_encproxy_consume_begin:
-	case PSA_EV_encproxy_consume_end: case PSA_EV_encproxy_watchdog_timeout:
-	case PSA_EV_encproxy_task_failed: case PSA_EV_encproxy_barrier_send:
-	case PSA_EV_encproxy_barrier_recv: case PSA_EV_encproxy_sema_inc:
-	case PSA_EV_encdev_trigger_write: case PSA_EV_encdev_sema_wait_begin:
-	case PSA_EV_encdev_sema_wait_end: case PSA_EV_encnet_post: case PSA_EV_encnet_complete:
-		return true;
-	default:
-		return false;
-	}
-}
-
 void psa__tail_cover_init(struct psa__tail_cover *c)
 {
 	psa_hashmap_init(&c->seen);
@@ -63,7 +43,7 @@ static void mark(struct psa__tail_cover *c, uint64_t kind, uint64_t a, uint64_t 
 void psa__tail_cover_event(void *arg, const struct psa_event *ev)
 {
 	struct psa__tail_cover *c = arg;
-	bool task = tells_a_task(ev->type);
+	bool task = psa_ev_tells_task(ev->type);
 
 	if (ev->type == PSA_EV_UNKNOWN)
 		return;

@@ -32,6 +32,9 @@ enum psa_ev_type {
 const char *psa_ev_name(enum psa_ev_type type);
 /* The type of "provider:event"; PSA_EV_UNKNOWN if it is not in the catalogue. */
 enum psa_ev_type psa_ev_lookup(const char *name);
+/* Whether events of @type tell a task's life (its enqueue, states, seam calls, trigger, ops,
+ * timeouts), else they are set-up or facts of a process (comms, workers, buses, faults). */
+bool psa_ev_tells_task(uint32_t type);
 
 /*
  * Payload fields by name, across all events. The same name means the same thing in every

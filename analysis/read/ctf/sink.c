@@ -14,6 +14,7 @@
 
 #include "read/event_internal.h"
 #include "read/ctf/ctf_int.h"
+#include "read/ctf/tail/tail_read.h"
 
 enum member_kind {
 	MEMBER_UNSIGNED = 0,
@@ -333,52 +334,6 @@ struct psa_ctf_item *psa__ctf_sink_slot(struct psa_ctf_sink *s)
 	return it;
 }
 
-/*
- * Whether @type tells a task's life (else it is set-up: comms, groups, workers, buses, faults,
- * transport errors). A tail-first read drops such events before its window: there, the
- * streams' packets were read in part only, so a task's story is cut (read/ctf/tail/).
- */
-static bool tells_a_task(uint32_t type)
-{
-	switch (type) {
-	case PSA_EV_encproxy_task_enqueue: case PSA_EV_encproxy_task_drain:
-	case PSA_EV_encproxy_task_state: case PSA_EV_encproxy_task_recycle:
-	case PSA_EV_encproxy_seam_start: case PSA_EV_encproxy_seam_progress:
-	case PSA_EV_encproxy_seam_stop: case PSA_EV_encproxy_trigger_read:
-	case PSA_EV_encproxy_trigger_fire: case PSA_EV_encproxy_trigger_clear:
-	case PSA_EV_encproxy_status_poll: case PSA_EV_encproxy_consume_begin:
-	case PSA_EV_encproxy_consume_end: case PSA_EV_encproxy_watchdog_timeout:
-	case PSA_EV_encproxy_task_failed: case PSA_EV_encproxy_barrier_send:
-	case PSA_EV_encproxy_barrier_recv: case PSA_EV_encproxy_sema_inc:
-	case PSA_EV_encdev_trigger_write: case PSA_EV_encdev_sema_wait_begin:
-	case PSA_EV_encdev_sema_wait_end: case PSA_EV_encnet_post: case PSA_EV_encnet_complete:
-		return true;
-	default:
-		return false;
-	}
-}
-
-/* The raw clock value where the window of @trace begins (0: it is read whole). */
-static uint64_t tail_cut(struct psa_ctf_sink *s, const bt_trace *trace)
-{
-	const char *name, *tag;
-	char *end;
-	unsigned long i;
-
-	if (trace == s->cut_trace)
-		return s->cut_raw;
-	name = bt_trace_get_name(trace);
-	tag = name ? strstr(name, PSA_CTF_TRACE_NAME) : NULL;
-	s->cut_trace = trace;
-	s->cut_raw = 0;
-	if (tag) {
-		i = strtoul(tag + strlen(PSA_CTF_TRACE_NAME), &end, 10);
-		if (!*end && i < s->dirs->n)
-			s->cut_raw = s->dirs->tail_cut[i];
-	}
-	return s->cut_raw;
-}
-
 static int on_event(struct psa_ctf_sink *s, const bt_message *msg, struct psa_ctf_item *it,
 		    bool *timed)
 {
@@ -405,9 +360,7 @@ static int on_event(struct psa_ctf_sink *s, const bt_message *msg, struct psa_ct
 			return psa__ctf_sink_fail(s, -ERANGE, "an event's timestamp overflows 64 bits of ns");
 	}
 	it->ts = ev->ts_ns;
-	if (c->has_clock && s->dirs && s->dirs->tail_cut && tells_a_task(c->type) &&
-	    bt_clock_snapshot_get_value(bt_message_event_borrow_default_clock_snapshot_const(msg)) <
-		    tail_cut(s, bt_stream_borrow_trace_const(bt_event_borrow_stream_const(e))))
+	if (c->has_clock && s->dirs && s->dirs->tail_cut && psa__tail_sink_before(s, msg, c->type))
 		return 1; /* before the window: not an item */
 	ev->text[0] = '\0';
 	if (c->payload_n && (scope = bt_event_borrow_payload_field_const(e)) != NULL) {
@@ -486,32 +439,6 @@ static uint64_t sane_count(uint64_t count)
 	return count > (uint64_t)INT64_MAX ? 0 : count;
 }
 
-/*
- * Whether a loss beginning at raw clock value @begin of @trace is a tail-first read's seam: the
- * packets left out between a stream's set-up packet and its window, which babeltrace2 sees as
- * lost (their sequence numbers and discarded-event counters jump) - read/ctf/tail/tail_read.c.
- */
-static bool at_seam(const struct psa_ctf_sink *s, const bt_trace *trace,
-		    const bt_clock_snapshot *begin)
-{
-	const char *name = bt_trace_get_name(trace);
-	const char *tag = name ? strstr(name, PSA_CTF_TRACE_NAME) : NULL;
-	uint64_t raw;
-	char *end;
-	unsigned long i;
-
-	if (!tag || !begin || !s->dirs || !s->dirs->seam)
-		return false;
-	i = strtoul(tag + strlen(PSA_CTF_TRACE_NAME), &end, 10);
-	if (*end || i >= s->dirs->n || !s->dirs->seam[i])
-		return false;
-	raw = bt_clock_snapshot_get_value(begin);
-	for (size_t k = 0; k < s->dirs->seam_n[i]; k++)
-		if (s->dirs->seam[i][k] == raw)
-			return true;
-	return false;
-}
-
 static int on_discard(struct psa_ctf_sink *s, const bt_message *msg, bool packets,
 		      struct psa_ctf_item *it, bool *timed)
 {
@@ -546,7 +473,7 @@ static int on_discard(struct psa_ctf_sink *s, const bt_message *msg, bool packet
 			end = bt_message_discarded_events_borrow_end_default_clock_snapshot_const(msg);
 		}
 	}
-	if (at_seam(s, trace, begin))
+	if (psa__tail_sink_at_seam(s, trace, begin))
 		return 1; /* not an item */
 	if (avail != BT_PROPERTY_AVAILABILITY_AVAILABLE)
 		count = 0;
