@@ -285,7 +285,8 @@ static void feed_event(void *arg, const struct psa_event *ev)
 	}
 	if (f->tap)
 		f->tap(f->tap_arg, ev);
-	f->model.event(f->model.arg, ev);
+	if (!(ev->present & PSA_EV_BEFORE_WINDOW)) /* a tail read's, for the tap only */
+		f->model.event(f->model.arg, ev);
 }
 
 static void feed_discard(void *arg, const struct psa_discard *d)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The tail-first verdict's coverage (report_tail.h), from the events a read delivered: the
- * reader drops the task events before the window (read/ctf/sink.c), so a task event seen here
- * is one of the window, and a task whose first one is not its enqueue began before it.
+ * reader marks the task events before the window (PSA_EV_BEFORE_WINDOW, kept from the model),
+ * so an unmarked task event is one of the window, and a task whose first one is not its
+ * enqueue began before it.
  *
  * Design choice: flags in the map's value pointer (never 0), one entry per task, rank and
  * process - memory grows with the tasks of the window, which is what the read holds anyway.
@@ -43,14 +44,18 @@ static void mark(struct psa__tail_cover *c, uint64_t kind, uint64_t a, uint64_t 
 void psa__tail_cover_event(void *arg, const struct psa_event *ev)
 {
 	struct psa__tail_cover *c = arg;
+	bool before = ev->present & PSA_EV_BEFORE_WINDOW;
 	bool task = psa_ev_tells_task(ev->type);
 
 	if (ev->type == PSA_EV_UNKNOWN)
 		return;
-	mark(c, K_PROC, ev->vpid, 0, task ? TASK_EV : 0, 0);
+	/* an event before the window names its process and rank: their story must reach into
+	 * the window (a rank stopped on an error there has no later task event) */
+	mark(c, K_PROC, ev->vpid, 0, task && !before ? TASK_EV : 0, 0);
 	if (psa_ev_has(ev, PSA_F_rank))
-		mark(c, K_RANK, ev->vpid, (uint64_t)ev->f[PSA_F_rank], task ? TASK_EV : 0, 0);
-	if (!task || !psa_ev_has(ev, PSA_F_task_id))
+		mark(c, K_RANK, ev->vpid, (uint64_t)ev->f[PSA_F_rank],
+		     task && !before ? TASK_EV : 0, 0);
+	if (!task || before || !psa_ev_has(ev, PSA_F_task_id))
 		return;
 	mark(c, K_TASK, ev->vpid, (uint64_t)ev->f[PSA_F_task_id],
 	     ev->type == PSA_EV_encproxy_task_state && psa_ev_has(ev, PSA_F_new) &&

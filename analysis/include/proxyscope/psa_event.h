@@ -78,6 +78,10 @@ struct psa_event {
 	int64_t f[PSA_F_NR];   /* field values; unsigned values above INT64_MAX are clamped */
 };
 
+/* In ev->present: a tail-first read's task event before its window (read/ctf/tail/): not for
+ * the model (the streams were read in part there), but it names its process, rank and task. */
+#define PSA_EV_BEFORE_WINDOW (UINT64_C(1) << 63)
+
 static inline bool psa_ev_has(const struct psa_event *ev, enum psa_field f)
 {
 	return ev->present & (UINT64_C(1) << f);

@@ -360,8 +360,6 @@ static int on_event(struct psa_ctf_sink *s, const bt_message *msg, struct psa_ct
 			return psa__ctf_sink_fail(s, -ERANGE, "an event's timestamp overflows 64 bits of ns");
 	}
 	it->ts = ev->ts_ns;
-	if (c->has_clock && s->dirs && s->dirs->tail_cut && psa__tail_sink_before(s, msg, c->type))
-		return 1; /* before the window: not an item */
 	ev->text[0] = '\0';
 	if (c->payload_n && (scope = bt_event_borrow_payload_field_const(e)) != NULL) {
 		for (unsigned i = 0; i < c->payload_n; i++) {
@@ -408,6 +406,8 @@ static int on_event(struct psa_ctf_sink *s, const bt_message *msg, struct psa_ct
 	}
 	trace_host(s, bt_stream_borrow_trace_const(bt_event_borrow_stream_const(e)));
 	psa__copy_str(ev->host, sizeof(ev->host), s->last_host, s->last_host_len);
+	if (c->has_clock && s->dirs && s->dirs->tail_cut && psa__tail_sink_before(s, msg, c->type))
+		ev->present |= PSA_EV_BEFORE_WINDOW;
 	return 0;
 }
 

@@ -34,7 +34,8 @@ void psa__tail_read_end(struct psa_trace_dirs *dirs, struct psa_tail_read *t);
 /* The sink's side (tail_sink.c): a loss of @trace beginning at @begin is at a seam. */
 bool psa__tail_sink_at_seam(const struct psa_ctf_sink *s, const bt_trace *trace,
 			    const bt_clock_snapshot *begin);
-/* Event @msg, of catalogue type @type, tells a task before its trace's window (with tail_cut). */
+/* Event @msg, of catalogue type @type, tells a task before its trace's window (with tail_cut):
+ * the sink marks it PSA_EV_BEFORE_WINDOW. */
 bool psa__tail_sink_before(struct psa_ctf_sink *s, const bt_message *msg, uint32_t type);
 
 #endif /* PROXYSCOPE_ANALYSIS_TAIL_READ_H */

@@ -3,8 +3,9 @@
  * What the lane's sink (read/ctf/sink.c) drops in a tail-first read (tail_read.h): the losses
  * babeltrace2 reports at a seam - the packets left out between a stream's set-up packet and its
  * window, which it sees as lost (their sequence numbers and discarded-event counters jump) - and
- * the task events before the window, where the streams were read in part only, so a task's
- * story there is cut. Both compare raw clock values, as the LTTng index gives them.
+ * what it marks: the task events before the window (PSA_EV_BEFORE_WINDOW), where the streams were
+ * read in part only, so a task's story there is cut. Both compare raw clock values, as the LTTng
+ * index gives them.
  */
 #include <stdlib.h>
 #include <string.h>
