@@ -282,6 +282,8 @@ struct feed {
 	uint64_t filtered;
 	bool count_progress;
 	_Atomic uint64_t progress;
+	void (*tap)(void *arg, const struct psa_event *ev);
+	void *tap_arg;
 };
 
 static void feed_event(void *arg, const struct psa_event *ev)
@@ -302,7 +304,10 @@ static void feed_event(void *arg, const struct psa_event *ev)
 			return;
 		}
 	}
-	f->model.event(f->model.arg, ev);
+	if (f->tap)
+		f->tap(f->tap_arg, ev);
+	if (!(ev->present & PSA_EV_BEFORE_WINDOW)) /* a tail read's, for the tap only */
+		f->model.event(f->model.arg, ev);
 }
 
 static void feed_discard(void *arg, const struct psa_discard *d)
@@ -377,14 +382,18 @@ static int read_pass(struct psa_input *in, struct psa_model *m, unsigned pass,
 	f.clock = fix ? NULL : o->clock;
 	f.only_vpids = o->only_vpids;
 	f.only_vpids_n = o->only_vpids_n;
+	f.tap = o->tap;
+	f.tap_arg = o->tap_arg;
 	atomic_init(&f.progress, 0);
 	if (o->pass_begin)
 		o->pass_begin(o->arg, pass, &f.progress);
 	if (in->text)
 		rc = read_text(in, &f, &sink, &res->rs, err, errlen);
-	else
+	else {
+		psa__ctf_set_tail(in->set, o->tail_window_ns);
 		rc = psa__ctf_set_read(in->set, fix, fix_n, &sink, &res->rs, ctf_progress, &f, err,
 				       errlen);
+	}
 	if (o->pass_end)
 		o->pass_end(o->arg, pass);
 	res->filtered = f.filtered;

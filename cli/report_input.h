@@ -32,6 +32,7 @@ struct report_read_opts {
 	/* the observers added with report_add_observer, again for a second pass (psa_report.h) */
 	int (*reread)(struct psa_report *r, void *arg);
 	void *reread_arg;
+	bool tail;          /* the verdict from the tail first (psa_report_read_opts) */
 };
 
 /* psa_report_init: 0, or CLI_EXIT_FAILURE after an "error:" line. */

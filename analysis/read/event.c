@@ -131,3 +131,23 @@ void psa__errf(char *err, size_t errlen, const char *fmt, ...)
 	vsnprintf(err, errlen, fmt, ap);
 	va_end(ap);
 }
+
+bool psa_ev_tells_task(uint32_t type)
+{
+	switch (type) {
+	case PSA_EV_encproxy_task_enqueue: case PSA_EV_encproxy_task_drain:
+	case PSA_EV_encproxy_task_state: case PSA_EV_encproxy_task_recycle:
+	case PSA_EV_encproxy_seam_start: case PSA_EV_encproxy_seam_progress:
+	case PSA_EV_encproxy_seam_stop: case PSA_EV_encproxy_trigger_read:
+	case PSA_EV_encproxy_trigger_fire: case PSA_EV_encproxy_trigger_clear:
+	case PSA_EV_encproxy_status_poll: case PSA_EV_encproxy_consume_begin:
+	case PSA_EV_encproxy_consume_end: case PSA_EV_encproxy_watchdog_timeout:
+	case PSA_EV_encproxy_task_failed: case PSA_EV_encproxy_barrier_send:
+	case PSA_EV_encproxy_barrier_recv: case PSA_EV_encproxy_sema_inc:
+	case PSA_EV_encdev_trigger_write: case PSA_EV_encdev_sema_wait_begin:
+	case PSA_EV_encdev_sema_wait_end: case PSA_EV_encnet_post: case PSA_EV_encnet_complete:
+		return true;
+	default:
+		return false;
+	}
+}

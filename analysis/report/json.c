@@ -50,6 +50,19 @@ static void discards(struct jw *j, const struct psa_model *m)
 	jw_end_object(j);
 }
 
+/* How much of the trace was read: everything, or a tail-first verdict's final window. */
+static void read_amount(struct jw *j, const struct psa_report_input *in)
+{
+	jw_key(j, "read");
+	jw_begin_object(j);
+	jw_key_bool(j, "whole", in->rs.window_ns == 0);
+	jw_key_u64(j, "bytes", in->rs.bytes_read);
+	jw_key_u64(j, "bytes_total", in->rs.bytes_total);
+	jw_key_opt_u64(j, "window_ns", in->rs.window_ns != 0, in->rs.window_ns);
+	jw_key_u64(j, "reads", in->tail_reads ? in->tail_reads : 1);
+	jw_end_object(j);
+}
+
 void psa_report_json_input(struct jw *j, const struct psa_report *c, char *const *paths,
 		       size_t n)
 {
@@ -73,6 +86,8 @@ void psa_report_json_input(struct jw *j, const struct psa_report *c, char *const
 		jw_key_u64(j, "duplicate_events", tot.duplicates);
 	}
 	discards(j, c->m);
+	if (!c->in.text)
+		read_amount(j, &c->in);
 	jw_end_object(j);
 }
 

@@ -8,12 +8,20 @@
  * turns the errno and its line into a message and an exit code.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <proxyscope/psa_input.h>
 #include <proxyscope/psa_report.h>
+#include <proxyscope/psa_report_json.h>
+
+#include "report_tail.h"
+
+/* The tail-first verdict's first window: longer than the driver's default consumer timeout
+ * (2 s), within which every task of a hung collective stops. */
+#define TAIL_WINDOW_NS 4000000000ull
 
 #define NO_EVENTS_HINT                                                                  \
 	"a trace recorded at --loglevel warning or err holds only the consumers' timeouts " \
@@ -146,22 +154,22 @@ static void describe(struct psa_report_input *in, char *const *paths, size_t n)
 			 in->rs.traces == 1 ? "" : "s", paths[0], n > 1 ? " and more" : "");
 }
 
-/* Read @paths into r->m (and again on corrected clocks): psa_report_read's returns. */
-static int read_input(struct psa_report *r, char *const *paths, size_t n,
-		      const struct psa_report_read_opts *opts, char *err, size_t errlen)
+/* Read @in into r->m (and again on corrected clocks), its last @window_ns only where the
+ * traces allow (0: all): psa_report_read's returns. */
+static int read_input(struct psa_report *r, struct psa_input *in, char *const *paths, size_t n,
+		      const struct psa_report_read_opts *opts, uint64_t window_ns,
+		      struct psa__tail_cover *cover, char *err, size_t errlen)
 {
 	struct pass_ctx p = { .r = r, .opts = opts };
 	struct psa_input_read_opts ro = {
 		.only_vpids = opts->only_vpids, .only_vpids_n = opts->only_vpids_n,
 		.pass_begin = pass_begin, .pass_end = pass_end, .arg = &p,
+		.tail_window_ns = window_ns,
+		.tap = cover ? psa__tail_cover_event : NULL, .tap_arg = cover,
 	};
 	struct psa_input_result res;
-	struct psa_input *in;
 	int rc;
 
-	rc = psa_input_open(paths, n, &in, err, errlen);
-	if (rc)
-		return rc;
 	r->in.text = psa_input_is_text(in);
 	r->snapshot = !r->in.text && (opts->snapshot || psa_input_in_snapshot(in));
 	if (r->snapshot)
@@ -191,7 +199,6 @@ static int read_input(struct psa_report *r, char *const *paths, size_t n,
 		snprintf(err, errlen, "cannot check the traces: out of memory");
 		rc = -ENOMEM;
 	}
-	psa_input_close(in);
 	return rc;
 }
 
@@ -214,19 +221,11 @@ static void no_events(const struct psa_report *r, char *const *paths, size_t n, 
 	}
 }
 
-int psa_report_read(struct psa_report *r, char *const *paths, size_t n,
-		    const struct psa_report_read_opts *opts, char *err, size_t errlen)
+/* After a read: the model finished and the watchdog's analysis. 0, -ENODATA, -ENOMEM. */
+static int analyze(struct psa_report *r, char *const *paths, size_t n, char *err, size_t errlen)
 {
-	struct psa_report_read_opts none = { 0 };
 	struct psa_model_totals tot;
-	int rc;
 
-	if (!opts)
-		opts = &none;
-	err[0] = '\0';
-	rc = read_input(r, paths, n, opts, err, errlen);
-	if (rc)
-		return rc;
 	describe(&r->in, paths, n);
 	psa_model_finish(r->m);
 	psa_model_totals(r->m, &tot);
@@ -242,4 +241,161 @@ int psa_report_read(struct psa_report *r, char *const *paths, size_t n,
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+/* --- the tail-first verdict --------------------------------------------------------------- */
+
+/*
+ * Whether the verdict may come from the tail: the watchdog alone (statistics, timelines and
+ * exports need every event), no threshold (a finished task's long state anywhere is a stall),
+ * CTF of one host (the clocks of several are estimated from every message between them), and
+ * the caller's consent (watchdog without --full).
+ */
+static bool tail_allowed(const struct psa_report *r, struct psa_input *in,
+			 const struct psa_report_read_opts *opts)
+{
+	return opts->tail && r->parts == PSA_REPORT_WATCHDOG &&
+	       !r->extra_observers && !r->wopts.threshold_ns && !psa_input_is_text(in) &&
+	       psa_input_traces(in) < 2;
+}
+
+/* What the verdict says, as text to compare between two windows (malloc'ed, NULL: no memory). */
+static char *verdict_text(const struct psa_report *r)
+{
+	const struct psa_discard *d;
+	char *buf = NULL;
+	size_t len = 0, dn;
+	FILE *f = open_memstream(&buf, &len);
+	struct jw j;
+
+	if (!f)
+		return NULL;
+	jw_init_compact(&j, f);
+	jw_begin_object(&j);
+	psa_report_json_watchdog(&j, r, 0);
+	jw_end_object(&j);
+	d = psa_model_discards(r->m, &dn);
+	for (size_t i = 0; i < dn; i++)
+		fprintf(f, "\n%d %" PRIu64 " %" PRIu64 " %" PRIu64, d[i].packets, d[i].count,
+			d[i].begin_ns, d[i].end_ns);
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/*
+ * Whether the window holds the story of every task open at the end: each was seen from its
+ * enqueue (not first seen mid-life, as a task whose start lies in the packets left out), and no
+ * loss lies in those packets (a task left open by a loss there is open at the end of the full
+ * read). The chains the watchdog follows are checked by the caller: the same verdict on the
+ * window and on the window half as long.
+ */
+static bool tail_holds_open_tasks(const struct psa_report *r)
+{
+	const struct psa_task *const *t;
+	size_t n;
+
+	if (r->in.rs.skipped_losses)
+		return false;
+	t = psa_model_live_tasks(r->m, &n);
+	for (size_t i = 0; i < n; i++)
+		if (t[i]->truncated)
+			return false;
+	return true;
+}
+
+/* The parts made again for the next window. */
+static int parts_again(struct psa_report *r)
+{
+	parts_destroy(r);
+	psa_integrity_fini(&r->integrity);
+	memset(&r->in, 0, sizeof(r->in));
+	return parts_create(r);
+}
+
+/*
+ * Read the tail: the window doubled backwards from TAIL_WINDOW_NS until it holds the story of
+ * every open task, rank and process (psa__tail_cover_complete, tail_holds_open_tasks) and gives
+ * the verdict of the window half as long, which held it too; or until it reaches the start of
+ * every stream (then it is the full read). For the tests only (their traces are shorter than
+ * the first window): PROXYSCOPE_TAIL_WINDOW_NS, the first window; PROXYSCOPE_TAIL_NO_WIDEN=1
+ * takes the first window's verdict, to show the widening is needed.
+ */
+static int read_tail(struct psa_report *r, struct psa_input *in, char *const *paths, size_t n,
+		     const struct psa_report_read_opts *opts, char *err, size_t errlen)
+{
+	const char *nw = getenv("PROXYSCOPE_TAIL_NO_WIDEN");
+	const char *w0 = getenv("PROXYSCOPE_TAIL_WINDOW_NS");
+	bool no_widen = nw && !strcmp(nw, "1");
+	uint64_t window = w0 && strtoull(w0, NULL, 10) ? strtoull(w0, NULL, 10) : TAIL_WINDOW_NS;
+	char *prev = NULL;
+	unsigned reads = 0;
+	int rc;
+
+	for (;;) {
+		struct psa__tail_cover cover;
+		bool complete;
+		char *now;
+
+		if (reads && parts_again(r)) {
+			snprintf(err, errlen, "cannot set up the analysis: out of memory");
+			rc = -ENOMEM;
+			break;
+		}
+		psa__tail_cover_init(&cover);
+		rc = read_input(r, in, paths, n, opts, window, &cover, err, errlen);
+		if (!rc)
+			rc = analyze(r, paths, n, err, errlen);
+		complete = psa__tail_cover_complete(&cover);
+		psa__tail_cover_fini(&cover);
+		r->in.tail_reads = ++reads;
+		if ((rc && rc != -ENODATA) || !r->in.rs.window_ns)
+			break; /* an error, or everything was read */
+		if (!rc && no_widen)
+			break;
+		now = rc ? NULL : verdict_text(r);
+		if (!rc && !now) {
+			snprintf(err, errlen, "cannot compare the verdicts: out of memory");
+			rc = -ENOMEM;
+			break;
+		}
+		complete = complete && now && tail_holds_open_tasks(r);
+		if (complete && prev && !strcmp(now, prev)) {
+			free(now);
+			break;
+		}
+		free(prev);
+		prev = complete ? now : NULL; /* compared only with a window that held its story */
+		if (!complete)
+			free(now);
+		window = window > UINT64_MAX / 2 ? UINT64_MAX : window * 2;
+	}
+	free(prev);
+	return rc;
+}
+
+int psa_report_read(struct psa_report *r, char *const *paths, size_t n,
+		    const struct psa_report_read_opts *opts, char *err, size_t errlen)
+{
+	struct psa_report_read_opts none = { 0 };
+	struct psa_input *in;
+	int rc;
+
+	if (!opts)
+		opts = &none;
+	err[0] = '\0';
+	rc = psa_input_open(paths, n, &in, err, errlen);
+	if (rc)
+		return rc;
+	if (tail_allowed(r, in, opts)) {
+		rc = read_tail(r, in, paths, n, opts, err, errlen);
+	} else {
+		rc = read_input(r, in, paths, n, opts, 0, NULL, err, errlen);
+		if (!rc)
+			rc = analyze(r, paths, n, err, errlen);
+	}
+	psa_input_close(in);
+	return rc;
 }

@@ -70,6 +70,9 @@ static int session_create(struct lt_session *s, char *err, size_t errlen)
 			 s->live_url ? s->live_url : s->url ? s->url : s->output);
 		return -EINVAL;
 	}
+#ifdef PROXYSCOPE_LTTNG_TRACE_FORMAT /* CTF 1.8, what babeltrace2 2.0.4 reads (ctl/CMakeLists.txt) */
+	lttng_session_descriptor_set_trace_format(d, LTTNG_TRACE_FORMAT_CTF_1_8);
+#endif
 	code = lttng_create_session_ext(d);
 	lttng_session_descriptor_destroy(d);
 	return code == LTTNG_OK ? 0 : lt__fail(err, errlen, "create session", s->name, code);

@@ -32,6 +32,9 @@ enum psa_ev_type {
 const char *psa_ev_name(enum psa_ev_type type);
 /* The type of "provider:event"; PSA_EV_UNKNOWN if it is not in the catalogue. */
 enum psa_ev_type psa_ev_lookup(const char *name);
+/* Whether events of @type tell a task's life (its enqueue, states, seam calls, trigger, ops,
+ * timeouts), else they are set-up or facts of a process (comms, workers, buses, faults). */
+bool psa_ev_tells_task(uint32_t type);
 
 /*
  * Payload fields by name, across all events. The same name means the same thing in every
@@ -75,6 +78,10 @@ struct psa_event {
 	uint64_t present;      /* bit (1 << enum psa_field) for each field the event carried */
 	int64_t f[PSA_F_NR];   /* field values; unsigned values above INT64_MAX are clamped */
 };
+
+/* In ev->present: a tail-first read's task event before its window (read/ctf/tail/): not for
+ * the model (the streams were read in part there), but it names its process, rank and task. */
+#define PSA_EV_BEFORE_WINDOW (UINT64_C(1) << 63)
 
 static inline bool psa_ev_has(const struct psa_event *ev, enum psa_field f)
 {
@@ -126,6 +133,11 @@ struct psa_read_stats {
 	uint64_t backwards;       /* text input: events earlier than the one before (kept at its time) */
 	uint64_t backwards_line;  /* the line of the first one */
 	unsigned traces;          /* CTF input: trace directories read */
+	/* CTF input: how much of it was read (the tail-first read, read/ctf/tail/) */
+	uint64_t bytes_read;      /* of the stream files, the bytes handed to babeltrace2 */
+	uint64_t bytes_total;     /* of the stream files */
+	uint64_t window_ns;       /* the final window read per stream (0: everything was read) */
+	uint64_t skipped_losses;  /* losses the index shows in the packets left out */
 };
 
 #define PSA_ERR_MAX 512

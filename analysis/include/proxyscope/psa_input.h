@@ -59,6 +59,9 @@ struct psa_input_read_opts {
 	size_t only_vpids_n;
 	struct psa_clock *clock;    /* NULL, or fed in the first pass and estimated after it */
 	bool snapshot;              /* psa_model_set_snapshot on a second pass's model */
+	uint64_t tail_window_ns;    /* CTF: read each stream's set-up packets and its last
+				     * tail_window_ns only, where its index allows (0: all; how much
+				     * was read: res->rs.bytes_read) */
 	/*
 	 * Around each pass (0: the first; 1: on corrected clocks), e.g. a progress line over
 	 * *@events (the events read so far, stored relaxed while the pass runs). Either may be
@@ -73,6 +76,9 @@ struct psa_input_read_opts {
 	 */
 	int (*remodel)(void *arg, struct psa_model **m);
 	void *arg;
+	/* NULL, or called with every event handed to the model (a tail read's coverage) */
+	void (*tap)(void *arg, const struct psa_event *ev);
+	void *tap_arg;
 };
 
 struct psa_input_result {

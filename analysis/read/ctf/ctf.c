@@ -15,12 +15,14 @@
 #include "read/event_internal.h"
 #include "read/ctf/ctf_int.h"
 #include "read/ctf/set.h"
+#include "read/ctf/tail/tail_read.h"
 
 struct psa_ctf_set {
 	struct psa_trace_dirs dirs;
 	struct psa_ctf_check *check; /* [dirs.n]: the first checked_n are checked */
 	size_t checked_n;
 	bool checked;                /* every trace checked, all passed */
+	uint64_t tail_window_ns;     /* the next reads' final window (0: everything) */
 };
 
 int psa__ctf_set_create(struct psa_ctf_set **out)
@@ -96,6 +98,11 @@ static int shifts_set(struct psa_ctf_set *s, const struct psa_clock_fix *fix, si
 	return 0;
 }
 
+void psa__ctf_set_tail(struct psa_ctf_set *s, uint64_t window_ns)
+{
+	s->tail_window_ns = window_ns;
+}
+
 int psa__ctf_set_read(struct psa_ctf_set *s, const struct psa_clock_fix *fix, size_t fix_n,
 		      const struct psa_sink *sink, struct psa_read_stats *stats,
 		      void (*progress)(uint64_t events, void *arg), void *progress_arg, char *err,
@@ -124,9 +131,23 @@ int psa__ctf_set_read(struct psa_ctf_set *s, const struct psa_clock_fix *fix, si
 		rc = -ENOMEM;
 	}
 	if (!rc) {
-		rc = psa__ctf_read_isolated(&s->dirs, hide, sink, stats, progress, progress_arg, err,
-					    errlen);
+		struct psa_read_stats amount = { 0 };
+		struct psa_tail_read t;
+
+		/* unchecked traces are read whole: their indexes were not checked */
+		rc = psa__tail_read_begin(&s->dirs, hide, no_check ? 0 : s->tail_window_ns, &t,
+					  &amount);
+		if (rc)
+			psa__errf(err, errlen, "out of memory");
+		else
+			rc = psa__ctf_read_isolated(&s->dirs, hide, sink, stats, progress,
+						    progress_arg, err, errlen);
+		psa__tail_read_end(&s->dirs, &t);
 		stats->traces = (unsigned)s->dirs.n;
+		stats->bytes_read = amount.bytes_read;
+		stats->bytes_total = amount.bytes_total;
+		stats->window_ns = amount.window_ns;
+		stats->skipped_losses = amount.skipped_losses;
 	}
 	free(hide);
 	return rc;

@@ -46,6 +46,13 @@ struct psa_trace_dirs {
 	void (*opening)(void *arg, long trace); /* trace (an index) being opened; -1: all opened */
 	void *opening_arg;
 	int64_t *clock_shift_ns; /* NULL, or per trace: added to its clocks' offsets (psa_clock.h) */
+	/* NULL, or per trace: the raw clock values where a tail-first read joins a stream's
+	 * set-up packet to its final window (read/ctf/tail/tail_read.c); the sink drops the
+	 * losses babeltrace2 reports there (the packets left out, not lost) */
+	uint64_t **seam;
+	size_t *seam_n;
+	uint64_t *tail_cut; /* NULL, or per trace: the raw clock value where its window begins
+			     * (0: read whole); the sink drops the task events before it */
 };
 
 void psa__trace_dirs_init(struct psa_trace_dirs *l);
@@ -232,6 +239,8 @@ struct psa_ctf_sink {
 	const bt_trace *last_trace;
 	const char *last_host;
 	size_t last_host_len;
+	const bt_trace *cut_trace; /* the last trace whose tail cut was looked up, and its cut */
+	uint64_t cut_raw;
 
 	uint64_t port; /* set by the merging sink: the item's port key (psa_ctf_item.port) */
 

@@ -41,7 +41,12 @@ void psa__trace_dirs_fini(struct psa_trace_dirs *l)
 		free(l->real[i]);
 		if (l->open)
 			free(l->open[i]);
+		if (l->seam)
+			free(l->seam[i]);
 	}
+	free(l->seam);
+	free(l->seam_n);
+	free(l->tail_cut);
 	free(l->dir);
 	free(l->real);
 	free(l->open);

@@ -125,6 +125,11 @@ int psa__ctf_set_check(struct psa_ctf_set *s, char *err, size_t errlen)
 	return -ENOTSUP;
 }
 
+void psa__ctf_set_tail(struct psa_ctf_set *s, uint64_t window_ns)
+{
+	(void)s, (void)window_ns;
+}
+
 int psa__ctf_set_read(struct psa_ctf_set *s, const struct psa_clock_fix *fix, size_t fix_n,
 		      const struct psa_sink *sink, struct psa_read_stats *stats,
 		      void (*progress)(uint64_t events, void *arg), void *progress_arg, char *err,

@@ -33,6 +33,12 @@ int psa__ctf_set_add(struct psa_ctf_set *s, const char *path, size_t *found, cha
 int psa__ctf_set_check(struct psa_ctf_set *s, char *err, size_t errlen);
 
 /*
+ * The next reads' final window (read/ctf/tail/): each trace with a usable index is read as its
+ * streams' set-up packets and the packets of their last @window_ns; 0 (the default): whole.
+ */
+void psa__ctf_set_tail(struct psa_ctf_set *s, uint64_t window_ns);
+
+/*
  * Read the set as psa_read_ctf_clocked reads its paths (checked first, unless
  * PROXYSCOPE_CTF_CHECK=0), each trace's clocks shifted by @fix (none: @fix_n 0).
  */

@@ -14,6 +14,7 @@
 
 #include "read/event_internal.h"
 #include "read/ctf/ctf_int.h"
+#include "read/ctf/tail/tail_read.h"
 
 enum member_kind {
 	MEMBER_UNSIGNED = 0,
@@ -405,6 +406,8 @@ static int on_event(struct psa_ctf_sink *s, const bt_message *msg, struct psa_ct
 	}
 	trace_host(s, bt_stream_borrow_trace_const(bt_event_borrow_stream_const(e)));
 	psa__copy_str(ev->host, sizeof(ev->host), s->last_host, s->last_host_len);
+	if (c->has_clock && s->dirs && s->dirs->tail_cut && psa__tail_sink_before(s, msg, c->type))
+		ev->present |= PSA_EV_BEFORE_WINDOW;
 	return 0;
 }
 
@@ -470,6 +473,8 @@ static int on_discard(struct psa_ctf_sink *s, const bt_message *msg, bool packet
 			end = bt_message_discarded_events_borrow_end_default_clock_snapshot_const(msg);
 		}
 	}
+	if (psa__tail_sink_at_seam(s, trace, begin))
+		return 1; /* not an item */
 	if (avail != BT_PROPERTY_AVAILABILITY_AVAILABLE)
 		count = 0;
 	it->raw_count = count;
@@ -503,6 +508,8 @@ int psa__ctf_sink_convert(struct psa_ctf_sink *s, const bt_message *msg, struct 
 	default: /* stream and packet bounds, inactivity: nothing of ours */
 		return 0;
 	}
+	if (rc == 1) /* a tail read's seam */
+		return 0;
 	return rc ? rc : timed ? 1 : 2;
 }
 
@@ -524,6 +531,7 @@ int psa__ctf_sink_message(struct psa_ctf_sink *s, const bt_message *msg)
 	rc = psa__ctf_sink_convert(s, msg, it);
 	if (rc < 0)
 		return rc;
-	psa__queue_commit(s->q);
+	if (rc) /* 0: dropped, the slot stays free */
+		psa__queue_commit(s->q);
 	return 0;
 }

@@ -27,6 +27,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <babeltrace2/babeltrace.h>
+
 #include "read/event_internal.h"
 #include "read/ctf/bt2_guard/check_int.h"
 
@@ -365,6 +367,27 @@ static void text_hostname(const char *text, size_t len, struct psa_ctf_check *c)
 	}
 }
 
+/*
+ * CTF 2 (LTTng 2.15's default): its metadata is a JSON text sequence (RFC 7464: each record
+ * starts with the RS byte 0x1E), which babeltrace2 2.0.4 cannot read - it would say only that
+ * the metadata does not parse. One line with the two ways out instead.
+ */
+static int ctf2_check(const char *path, const unsigned char *text, size_t len, char *err,
+		      size_t errlen)
+{
+	size_t i = 0;
+
+	while (i < len && (text[i] == ' ' || text[i] == '\n' || text[i] == '\t' || text[i] == '\r'))
+		i++;
+	if (i >= len || text[i] != 0x1E)
+		return 0;
+	psa__errf(err, errlen, "cannot read trace metadata '%s': it is CTF 2 (a JSON text sequence), "
+		  "which babeltrace2 %u.%u.%u cannot read: record with `lttng create "
+		  "--trace-format=ctf-1.8`, or read it with babeltrace2 >= 2.1", path,
+		  bt_version_get_major(), bt_version_get_minor(), bt_version_get_patch());
+	return -EPROTONOSUPPORT;
+}
+
 static int check_metadata(const char *dir, struct psa_ctf_check *c, char *err, size_t errlen)
 {
 	char path[PATH_MAX];
@@ -383,6 +406,8 @@ static int check_metadata(const char *dir, struct psa_ctf_check *c, char *err, s
 	if (len >= 4 && (psa__get32(md, true) == MD_MAGIC || psa__get32(md, false) == MD_MAGIC)) {
 		rc = depacketize(path, md, len, &text, &text_len, err, errlen);
 		if (!rc)
+			rc = ctf2_check(path, (const unsigned char *)text, text_len, err, errlen);
+		if (!rc)
 			rc = check_text(path, text, text_len, err, errlen);
 		if (!rc)
 			text_hostname(text, text_len, c);
@@ -392,7 +417,9 @@ static int check_metadata(const char *dir, struct psa_ctf_check *c, char *err, s
 		}
 		free(text);
 	} else {
-		rc = check_text(path, (const char *)md, len, err, errlen);
+		rc = ctf2_check(path, md, len, err, errlen);
+		if (!rc)
+			rc = check_text(path, (const char *)md, len, err, errlen);
 		if (!rc) {
 			text_uuid((const char *)md, len, c);
 			text_hostname((const char *)md, len, c);

@@ -201,13 +201,14 @@ int psa__tail_pick(const char *dir, uint64_t window, struct psa_tail_pick *p, ch
 		if (last->end > p->end)
 			p->end = last->end;
 	}
-	cut = window >= p->end ? 0 : p->end - window;
+	p->cut = cut = window >= p->end ? 0 : p->end - window;
 	for (size_t i = 0; !rc && i < p->n; i++) {
 		struct psa_tail_stream *s = &p->s[i];
 		uint64_t k = 0;
 
 		s->packets = l[i].n;
 		s->setup_end = l[i].e[0].size;
+		s->seam_ts = l[i].e[0].end;
 		s->size = l[i].e[l[i].n - 1].off + l[i].e[l[i].n - 1].size;
 		/* the first packet ending inside the window; a stream quiet in it keeps its last */
 		while (k + 1 < l[i].n && l[i].e[k].end < cut)

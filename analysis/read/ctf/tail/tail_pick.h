@@ -30,6 +30,8 @@ struct psa_tail_stream {
 	uint64_t setup_end; /* bytes [0, setup_end) kept: the set-up packet(s) */
 	uint64_t tail_off; /* bytes [tail_off, size) kept: the window (tail_off <= setup_end: all) */
 	uint64_t size;     /* bytes the index spans */
+	uint64_t seam_ts;  /* the set-up packet's last timestamp (clock cycles): where babeltrace2
+			    * reports the skipped packets as lost (with tail_off) */
 	struct psa_tail_loss *loss; /* in the packets skipped and the first one after them */
 	size_t loss_n;
 };
@@ -38,6 +40,7 @@ struct psa_tail_pick {
 	struct psa_tail_stream *s;
 	size_t n;
 	uint64_t begin, end;     /* the trace's first and last timestamps (clock cycles) */
+	uint64_t cut;            /* end - window: every packet holding a later time is kept */
 	uint64_t bytes_total;    /* bytes the indexes span */
 	uint64_t bytes_kept;     /* bytes the chosen packets hold */
 };

@@ -52,6 +52,8 @@ struct psa_report_input {
 	char desc[160];            /* "1 CTF trace under 'dir'", "babeltrace2 text from '-'" */
 	bool empty;                /* no proxyscope event (nothing was analyzed) */
 	char note[1024];           /* what the input chose, to say (psa_input_note), or "" */
+	unsigned tail_reads;       /* reads of a tail-first verdict, the window doubled each time
+				      (0: read whole at once; rs says how much the last one read) */
 };
 
 struct psa_report {
@@ -101,6 +103,12 @@ struct psa_report_read_opts {
 	void (*pass_begin)(void *arg, unsigned pass, _Atomic uint64_t *events);
 	void (*pass_end)(void *arg, unsigned pass);
 	void *pass_arg;
+	/*
+	 * The verdict from the tail first (the watchdog alone, CTF of one host, no threshold):
+	 * each stream's set-up packets and a final window, doubled backwards until the verdict
+	 * is the full read's (read/ctf/tail/).
+	 */
+	bool tail;
 };
 
 /*
