@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,24 +138,23 @@ int hosts_ns_refs(const uint64_t *inos, unsigned n)
 	return found;
 }
 
+static int remove_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (type == FTW_DP)
+		rmdir(path);
+	else
+		unlink(path);
+	return 0; /* what cannot go stays: the sweep goes on */
+}
+
 void hosts__dir_remove(const char *dir)
 {
-	char path[PATH_MAX + 256];
-	struct dirent *de;
-	DIR *d;
-
-	if (!dir[0])
-		return;
-	d = opendir(dir);
-	if (d) {
-		while ((de = readdir(d)))
-			if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
-				snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-				unlink(path);
-			}
-		closedir(d);
-	}
-	rmdir(dir);
+	/* depth first, never following a link: mpirun's session tree (orte_tmpdir_base) is
+	 * below the files of our own */
+	if (dir[0])
+		nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 /*

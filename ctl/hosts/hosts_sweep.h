@@ -32,7 +32,7 @@ int hosts_ns_refs(const uint64_t *inos, unsigned n);
 int hosts__keeper_start(const char *dir, int *keeper_fd, int *done_fd);
 /* Tell the keeper (@keeper_fd < 0: none) about one more namespace to sweep. */
 void hosts__keeper_note(int keeper_fd, uint64_t ino);
-/* Remove the runtime directory @dir and the files in it (it holds no subdirectory). */
+/* Remove the runtime directory @dir and everything in it (mpirun's session tree too). */
 void hosts__dir_remove(const char *dir);
 
 #endif /* PROXYSCOPE_CTL_HOSTS_SWEEP_H */

@@ -175,7 +175,10 @@ static char **launcher_argv(const struct hosts *h, const struct enc_wl_args *arg
 			       "--map-by", ppr, "--bind-to", "none",
 			       /* a process that dies (the kill fault) ends only itself: the
 				* others' results are written (orte_enable_recovery, 4.x's name) */
-			       "--mca", "orte_enable_recovery", "1", exe };
+			       "--mca", "orte_enable_recovery", "1",
+			       /* its session directories in ours, removed with it: an interrupted
+				* mpirun leaves its own behind (ompi.<host>.<uid> in TMPDIR) */
+			       "--mca", "orte_tmpdir_base", h->dir, exe };
 	size_t nh = sizeof(head) / sizeof(head[0]), n = 0;
 	char **v = calloc(nh + (size_t)argc + 8, sizeof(*v));
 
