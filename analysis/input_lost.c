@@ -78,6 +78,11 @@ static int hosts_cut(struct psa_input *in, const char *dir)
 		if (e->d_name[0] == '.' ||
 		    (size_t)snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name) >= sizeof(sub))
 			continue;
+		/* a recording of its own (ust/ beside its marker: a single-host run's or record's
+		 * cut), not a host of a tree (DIR/<host>/<session>/ust/) */
+		snprintf(marker, sizeof(marker), "%s/ust", sub);
+		if (!stat(marker, &st) && S_ISDIR(st.st_mode))
+			continue;
 		snprintf(marker, sizeof(marker), "%s/%s", sub, PSA_CUT_FILE);
 		/* the host's own marker (psa_cut_read would take the tree's when it has none) */
 		if (stat(marker, &st) || !S_ISREG(st.st_mode) ||

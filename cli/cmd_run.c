@@ -485,7 +485,7 @@ int cmd_run(int argc, char **argv)
 	ctl_sigwait_stop(&nt_sigs);
 	if (c.hosts && ctl_signals_caught()) /* one host's run ends in its signal thread */
 		return hosts_interrupted(&c, &res, &rp, trace);
-	code = trace && run_trace_end(trace) ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
+	code = trace && run_trace_end(trace, rc ? NULL : &res) ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
 	if (rc == -EINVAL) {
 		/* The library's own checks (a fault on a rank out of range) come only with the run:
 		 * a usage error leaves no trace directory behind. */

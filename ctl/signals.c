@@ -323,7 +323,9 @@ static void *sig_main(void *arg)
 		if (sigwait(&set, &sig))
 			return NULL;
 		if (sig == SIGUSR2) {
-			if (w->stopping && !w->first)
+			/* Pairs with the release store of ctl_sigwait_stop: a SIGUSR2 is not a
+			 * synchronisation (tsan saw the plain read race with that store). */
+			if (atomic_load_explicit(&w->stopping, memory_order_acquire) && !w->first)
 				return NULL;
 			continue;
 		}
@@ -346,7 +348,8 @@ int ctl_sigwait_start(struct ctl_sigwait *w)
 	sigset_t set;
 	int rc;
 
-	w->stopping = 0;
+	/* Before pthread_create, which orders it for the thread. */
+	atomic_init(&w->stopping, false);
 	w->first = 0;
 	sigset_wait(&set);
 	pthread_sigmask(SIG_BLOCK, &set, &w->old_mask);
@@ -367,7 +370,8 @@ void ctl_sigwait_stop(struct ctl_sigwait *w)
 {
 	if (!w->started)
 		return;
-	w->stopping = 1;
+	/* Ensure the thread that takes the SIGUSR2 below sees it (its acquire load in sig_main). */
+	atomic_store_explicit(&w->stopping, true, memory_order_release);
 	pthread_kill(w->thread, SIGUSR2);
 	pthread_join(w->thread, NULL);
 	w->started = false;

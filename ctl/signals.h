@@ -33,6 +33,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -125,7 +126,7 @@ struct ctl_sigwait {
 	/* private */
 	pthread_t thread;
 	bool started;
-	volatile sig_atomic_t stopping;
+	atomic_bool stopping;                  /* ctl_sigwait_stop's; release, acquire in the thread */
 	int first;                             /* the signal whose teardown runs (0: none yet) */
 	sigset_t old_mask;
 	struct sigaction old_int, old_term;

@@ -156,7 +156,7 @@ int run_trace_begin(struct run_trace *rt, const struct ctl_recording_opts *opts)
 	if (rc == SETUP_UNREGISTERED) {
 		ctl_error("this process did not register with lttng-sessiond within %u ms: nothing "
 			  "would be recorded; run with --no-trace", REGISTER_TIMEOUT_MS);
-		run_trace_end(rt);
+		run_trace_end(rt, NULL);
 		return -EINVAL;
 	}
 	if (rc) {
@@ -264,13 +264,44 @@ int run_trace_prepare(struct run_trace *rt, const struct ctl_recording_opts *opt
 	return 0;
 }
 
-int run_trace_end(struct run_trace *rt)
+/*
+ * Why @res ended with tasks in flight, into @why; false when it did not. A rank whose exec loop
+ * stopped on an error left its exec's tasks (and the peers waiting on them) unfinished; a task
+ * enqueued but never recycled was still in flight when its comm was freed (a healthy run has
+ * none: the worker recycles a task in the pass that makes it DONE, under queue->mtx, which the
+ * comm's free takes before it detaches what is left).
+ */
+static bool in_flight_why(const struct enc_wl_result *res, char *why, size_t len)
 {
-	char err[LT_ERR_MAX];
-	int rc = 0;
+	uint64_t left;
+
+	if (!res)
+		return false;
+	left = res->stats.tasks_enqueued > res->stats.tasks_recycled
+		       ? res->stats.tasks_enqueued - res->stats.tasks_recycled : 0;
+	if (res->failures)
+		snprintf(why, len, "the run ended with tasks in flight (%" PRIu32 " rank%s stopped)",
+			 res->failures, res->failures == 1 ? "" : "s");
+	else if (left)
+		snprintf(why, len, "the run ended with %" PRIu64 " task%s in flight", left,
+			 left == 1 ? "" : "s");
+	return res->failures || left;
+}
+
+int run_trace_end(struct run_trace *rt, const struct enc_wl_result *res)
+{
+	char err[LT_ERR_MAX], why[PSA_CUT_REASON_MAX];
+	bool cut = in_flight_why(res, why, sizeof(why));
+	struct timespec now;
+	uint64_t cut_ns = 0;
+	int rc = 0, e;
 
 	pthread_mutex_lock(&rt->mtx);
 	rt->ended = true;
+	if (rt->active) { /* nothing after the stop is recorded */
+		clock_gettime(CLOCK_REALTIME, &now);
+		cut_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+	}
 	if (rt->active && rt->s.snapshot && lt_session_snapshot(&rt->s, err, sizeof(err))) {
 		ctl_error("%s", err);
 		rc = -EIO;
@@ -284,6 +315,11 @@ int run_trace_end(struct run_trace *rt)
 		rt->active = false;
 	}
 	pthread_mutex_unlock(&rt->mtx);
+	/* After the session ended: live, the relay daemon writes the directory; a healthy run
+	 * writes no marker (its end cut nothing). */
+	if (cut && cut_ns && (e = psa_cut_write(rt->s.output, cut_ns, why)) && e != -ENOENT)
+		ctl_error("cannot mark where the recording of %s was cut: %s", rt->s.output,
+			  strerror(-e));
 	run_watch_stop(rt->watch); /* the session is over: the stream drains and ends */
 	rt->watch = NULL;
 	live_relayd_stop(&rt->relayd);

@@ -19,6 +19,8 @@
 #include <signal.h>
 #include <stdbool.h>
 
+#include <proxyscope/workload.h>
+
 #include "live_relayd.h"
 #include "lttng_ctl.h"
 #include "recording.h"
@@ -53,8 +55,12 @@ int run_trace_begin(struct run_trace *rt, const struct ctl_recording_opts *opts)
  */
 int run_trace_prepare(struct run_trace *rt, const struct ctl_recording_opts *opts);
 
-/* Stop and destroy the session, release the daemon we started. 0 or -EIO. */
-int run_trace_end(struct run_trace *rt);
+/*
+ * Stop and destroy the session, release the daemon we started. When the job's result @res (NULL:
+ * none, the job did not run) says tasks were still in flight at the end, the trace is marked
+ * cut (psa_cut_write) at the stop, with that reason. 0 or -EIO.
+ */
+int run_trace_end(struct run_trace *rt, const struct enc_wl_result *res);
 
 /* After run_trace_end: remove the trace directory (the run did not happen: a usage error). */
 void run_trace_discard(struct run_trace *rt);
