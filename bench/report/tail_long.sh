@@ -6,8 +6,8 @@
 # Without TRACE_DIR, records one first: `proxyscope run` of 4 ranks at INFO for $TAIL_OPS execs
 # (default 100000, about 90 s on 2 CPUs) with rank 1's device stalled at the last $TAIL_LAST
 # execs' first (default 300: the stall begins in the job's last second; the consumers give up
-# after $TAIL_TIMEOUT, default 10s, which a healthy exec on a busy machine never reaches), under a session
-# daemon of its own (tests/private_lttng.sh), kept in $TAIL_KEEP if set.
+# after $TAIL_TIMEOUT, default 10s, which a healthy exec on a busy machine never reaches), under
+# a session daemon of its own (tests/private_lttng.sh), kept in $TAIL_KEEP if set.
 # Then, alternately ROUNDS times (default 3): `babeltrace2 -o dummy` (the floor of a full read),
 # `watchdog` (tail first), `watchdog --full`, and `report` (which reads everything); prints their
 # wall and CPU medians as BENCH lines with the ratio to babeltrace2's, the bytes each watchdog
