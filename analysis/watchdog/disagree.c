@@ -38,17 +38,70 @@ static bool of_a_death(const struct psa_watchdog *w, const struct psa_stall *s)
 	return false;
 }
 
-/* The root rank @rank's own stall in @s's exec leads to (itself when a root; -1: none). */
-static int root_of_rank(const struct psa_watchdog *w, const struct psa_stall *s, uint32_t rank)
-{
-	for (size_t i = 0; i < w->n; i++) {
-		const struct psa_stall *t = &w->stalls[i];
+/* The stalls of tasks (not of whole processes), by (exec, rank, index): the waited ranks'
+ * own stalls are found by a binary search, so a verdict of thousands of stalls stays
+ * n log n. */
+struct by_rank {
+	const struct psa_watchdog *w;
+	size_t *idx;
+	size_t n;
+};
 
-		if (t->process || t->rank != rank || t->exec_id != s->exec_id ||
-		    !psa__same_job(t->job, s->job))
+static int cmp_at(const struct psa_stall *a, size_t ia, uint64_t exec, uint32_t rank, size_t ib)
+{
+	if (a->exec_id != exec)
+		return a->exec_id < exec ? -1 : 1;
+	if (a->rank != rank)
+		return a->rank < rank ? -1 : 1;
+	return ia < ib ? -1 : ia > ib;
+}
+
+static int by_key(const void *x, const void *y, void *arg)
+{
+	const struct psa_stall *all = arg;
+	size_t a = *(const size_t *)x, b = *(const size_t *)y;
+
+	return cmp_at(&all[a], a, all[b].exec_id, all[b].rank, b);
+}
+
+static int by_rank_init(struct by_rank *br, const struct psa_watchdog *w)
+{
+	br->w = w;
+	br->n = 0;
+	br->idx = malloc((w->n ? w->n : 1) * sizeof(*br->idx));
+	if (!br->idx)
+		return -ENOMEM;
+	for (size_t i = 0; i < w->n; i++)
+		if (!w->stalls[i].process)
+			br->idx[br->n++] = i;
+	qsort_r(br->idx, br->n, sizeof(*br->idx), by_key, w->stalls);
+	return 0;
+}
+
+/* The root rank @rank's own stall in @s's exec leads to (itself when a root; -1: none): the
+ * first of them in stall order. */
+static int root_of_rank(const struct by_rank *br, const struct psa_stall *s, uint32_t rank)
+{
+	const struct psa_stall *all = br->w->stalls;
+	size_t lo = 0, hi = br->n;
+
+	while (lo < hi) { /* the first (exec, rank) at or after @s's exec and @rank */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cmp_at(&all[br->idx[mid]], br->idx[mid], s->exec_id, rank, 0) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < br->n; lo++) {
+		const struct psa_stall *t = &all[br->idx[lo]];
+
+		if (t->exec_id != s->exec_id || t->rank != rank)
+			break;
+		if (!psa__same_job(t->job, s->job))
 			continue;
 		if (t->root_cause)
-			return (int)i;
+			return (int)br->idx[lo];
 		if (t->root >= 0)
 			return t->root;
 	}
@@ -57,15 +110,16 @@ static int root_of_rank(const struct psa_watchdog *w, const struct psa_stall *s,
 
 /* The root of another kind than @s's chain's that a rank @s waits on leads to: a death when
  * the chain leads elsewhere, a root of its own when the chain leads to a death (-1: none). */
-static int other_root(const struct psa_watchdog *w, const struct psa_stall *s)
+static int other_root(const struct by_rank *br, const struct psa_stall *s)
 {
+	const struct psa_watchdog *w = br->w;
 	bool chain_death = is_death(w, s->root);
 
 	for (uint32_t k = 0; k < s->waiting_on_n; k++) {
 		int r = psa__watchdog_death_of_rank(w, s->job, s->waiting_on[k]);
 
 		if (r < 0)
-			r = root_of_rank(w, s, s->waiting_on[k]);
+			r = root_of_rank(br, s, s->waiting_on[k]);
 		if (r >= 0 && r != s->root && is_death(w, r) != chain_death)
 			return r;
 	}
@@ -97,10 +151,13 @@ int psa_watchdog_disagreements(const struct psa_watchdog *w, struct psa_disagree
 {
 	struct psa_disagreement *v = NULL;
 	size_t got = 0, cap = 0;
+	struct by_rank br = { 0 };
 
+	if (w->deaths_n && by_rank_init(&br, w))
+		return -ENOMEM;
 	for (size_t i = 0; w->deaths_n && i < w->n; i++) {
 		const struct psa_stall *s = &w->stalls[i];
-		int o = s->root >= 0 && !of_a_death(w, s) ? other_root(w, s) : -1;
+		int o = s->root >= 0 && !of_a_death(w, s) ? other_root(&br, s) : -1;
 		bool chose_death = is_death(w, s->root);
 		size_t c, d, k;
 
@@ -120,6 +177,7 @@ int psa_watchdog_disagreements(const struct psa_watchdog *w, struct psa_disagree
 
 			if (!g) {
 				free(v);
+				free(br.idx);
 				return -ENOMEM;
 			}
 			v = g;
@@ -130,6 +188,7 @@ int psa_watchdog_disagreements(const struct psa_watchdog *w, struct psa_disagree
 			.first = i,
 		};
 	}
+	free(br.idx);
 	for (size_t k = 0; k < got; k++)
 		line_of(w, &v[k]);
 	*out = v;
