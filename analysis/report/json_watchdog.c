@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The watchdog's part of the reports' JSON (psa_report_json.h, docs/json-schema.md): the stalls, each
- * with its shape, the root causes, the common causes, the cut, the damaged traces.
+ * The watchdog's part of the reports' JSON (psa_report_json.h, docs/json-schema.md): the
+ * stalls, each with its shape, the root causes, the common causes, the disagreements, the cut,
+ * the damaged traces.
  */
 #include <inttypes.h>
 #include <stdio.h>

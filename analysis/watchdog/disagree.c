@@ -6,10 +6,10 @@
  * waits on has a root of its own). Both are said, with the one the chains chose, in one line
  * per pair of roots.
  *
- * Design choice: a read of the finished verdict, like common.c, grouped by (root, death root,
- * the chains' choice), so a thousand stalls waiting both ways make one line with their count; the chains are
- * left as they are: which analysis is right is the reader's call. Without a death nothing can
- * disagree, and nothing is scanned.
+ * Design choice: a read of the finished verdict, like common.c, grouped by (root, death
+ * root, the chains' choice), so a thousand stalls waiting both ways make one line with their
+ * count; the chains are left as they are: which analysis is right is the reader's call.
+ * Without a death nothing can disagree, and nothing is scanned.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -2,8 +2,9 @@
 /*
  * The stalls that began after the job began to end: after the recording's cut (an interrupt,
  * a kill, the command's end: psa_model_cut) or after their process began its teardown (its
- * gid's worker ended; for a process's own stall, the first of its workers). Their role is teardown, never initiating: a task that fails
- * or waits while its peers are being freed says how the job ended, not why it stopped.
+ * gid's worker ended; for a process's own stall, the first of its workers). Their role is
+ * teardown, never initiating: a task that fails or waits while its peers are being freed says
+ * how the job ended, not why it stopped.
  *
  * Design choice: one pass after the chains, on each stall's own start (psa_stall.since_ts),
  * so the chains, the common causes and the verdict's exit status stay what they were; only
