@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The watchdog's part of the reports' JSON (psa_report_json.h, docs/json-schema.md): the stalls, each
- * with its shape, the root causes, the common causes, the cut, the damaged traces.
+ * The watchdog's part of the reports' JSON (psa_report_json.h, docs/json-schema.md): the
+ * stalls, each with its shape, the root causes, the common causes, the disagreements, the cut,
+ * the damaged traces.
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <proxyscope/psa_report_json.h>
@@ -178,6 +180,34 @@ static void common_json(struct jw *j, const struct psa_report *r)
 	psa_common_free(c, n);
 }
 
+/* Where two analyses point different ways (psa_watchdog_disagreements); [] when out of
+ * memory too. */
+static void disagreements_json(struct jw *j, const struct psa_report *r)
+{
+	struct psa_disagreement *d = NULL;
+	size_t n = 0, sn;
+	const struct psa_stall *s = psa_watchdog_stalls(r->wd, &sn);
+
+	if (psa_watchdog_disagreements(r->wd, &d, &n))
+		n = 0;
+	jw_key(j, "disagreements");
+	jw_begin_array(j);
+	for (size_t i = 0; i < n; i++) {
+		jw_begin_object(j);
+		jw_key_u64(j, "root", d[i].root);
+		jw_key_string(j, "root_says", psa_cause_str(s[d[i].root].cause));
+		jw_key_u64(j, "death_root", d[i].death_root);
+		jw_key_string(j, "death_says", psa_cause_str(s[d[i].death_root].cause));
+		jw_key_string(j, "chains_chose", d[i].chose_death ? "death_root" : "root");
+		jw_key_u64(j, "stalls", d[i].stalls_n);
+		jw_key_u64(j, "first", d[i].first);
+		jw_key_string(j, "line", d[i].line);
+		jw_end_object(j);
+	}
+	jw_end_array(j);
+	free(d);
+}
+
 void psa_report_json_watchdog(struct jw *j, const struct psa_report *c, uint64_t threshold_ns)
 {
 	size_t n;
@@ -202,6 +232,7 @@ void psa_report_json_watchdog(struct jw *j, const struct psa_report *c, uint64_t
 			jw_u64(j, i);
 	jw_end_array(j);
 	common_json(j, c);
+	disagreements_json(j, c);
 	jw_key(j, "stalls");
 	jw_begin_array(j);
 	for (size_t i = 0; i < n; i++)

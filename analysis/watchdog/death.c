@@ -213,6 +213,7 @@ static int add_death(struct psa_watchdog *w, const struct psa_model *m, const st
 	s->state = PSA_STATE_NR;
 	s->exec_id = kill ? kill->exec_id : p->exec_max;
 	s->duration_ns = w->trace_end - p->last_ts;
+	s->since_ts = p->last_ts;
 	s->cause = PSA_CAUSE_PROCESS_DIED;
 	s->root_cause = true;
 	s->process = true;

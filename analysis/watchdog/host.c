@@ -134,6 +134,7 @@ static int add_cut(struct psa_watchdog *w, const struct psa_model *m,
 	s->state = PSA_STATE_NR;
 	s->exec_id = f->exec_id;
 	s->duration_ns = w->trace_end > f->ts ? w->trace_end - f->ts : 0;
+	s->since_ts = f->ts;
 	s->cause = PSA_CAUSE_HOST_UNREACHABLE;
 	s->root_cause = true;
 	s->process = true;

@@ -5,6 +5,7 @@
  * process is a root cause without a task: it is labelled by the rank it died with.
  */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -163,6 +164,26 @@ static void print_roots(const struct psa_watchdog *w, const struct psa_model *m,
 			print_root(w, i, many, out);
 	}
 	psa_common_free(c, c_n);
+}
+
+/* One line per pair of roots two analyses point to (psa_watchdog_disagreements), and the
+ * findings that began after the job began to end. */
+static void print_disagreements(const struct psa_watchdog *w, FILE *out)
+{
+	struct psa_disagreement *d = NULL;
+	size_t n = 0, teardown = 0;
+
+	if (psa_watchdog_disagreements(w, &d, &n))
+		n = 0;
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "analyses disagree: %s\n", d[i].line);
+	free(d);
+	for (size_t i = 0; i < w->n; i++)
+		teardown += w->stalls[i].teardown;
+	if (teardown)
+		fprintf(out, "teardown: %zu finding%s began after the job began to end (the cut or "
+			     "its process's teardown): role teardown, not initiating\n",
+			teardown, teardown == 1 ? "" : "s");
 }
 
 void psa__print_evidence(const struct psa_stall *s, const struct psa_watchdog *w, bool many,
@@ -361,6 +382,7 @@ void psa_watchdog_print(const struct psa_watchdog *w, const struct psa_model *m,
 			     "(events were lost after their last one, and nothing shows them stuck)\n",
 			w->ignored, w->ignored == 1 ? "" : "s", w->unknown);
 	print_roots(w, m, many, out);
+	print_disagreements(w, out);
 	if (unexplained)
 		fprintf(out, "unexplained: %zu stalled task%s lead to no root cause in the trace\n",
 			unexplained, unexplained == 1 ? "" : "s");

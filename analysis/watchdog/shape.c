@@ -2,7 +2,8 @@
 /*
  * The shape of a finding (psa_watchdog.h: class, place, evidence, role), from what the
  * watchdog already decided about the stall - its cause, its task's kind and state, whether the
- * driver's watchdog fired, a failure or a fault was recorded, and where its chain leads.
+ * driver's watchdog fired, a failure or a fault was recorded, where its chain leads, and
+ * whether it began after the job began to end (watchdog/teardown.c).
  *
  * Design choice: a pure function of the stall, so the live watch, the reports and the JSON say
  * the same thing without the watchdog carrying four more fields through its chain-following.
@@ -16,7 +17,9 @@ static const char *const place_names[PSA_PLACE_NR] = {
 	"transport", "peer", "message", "device", "process", "worker", "barrier", "unknown",
 };
 static const char *const evidence_names[PSA_EVIDENCE_NR] = { "observed", "inferred" };
-static const char *const role_names[PSA_ROLE_NR] = { "initiating", "cascade", "unattributed" };
+static const char *const role_names[PSA_ROLE_NR] = {
+	"initiating", "cascade", "unattributed", "teardown",
+};
 
 const char *psa_class_str(enum psa_class c)
 {
@@ -106,7 +109,9 @@ void psa_stall_shape(const struct psa_stall *s, struct psa_shape *out)
 			   : PSA_CLASS_HANG;
 	out->place = place_of(s);
 	out->evidence = evidence_of(s);
-	out->role = s->root_cause ? PSA_ROLE_INITIATING
+	/* after the job began to end, even a root says how it ended, not why it stopped */
+	out->role = s->teardown      ? PSA_ROLE_TEARDOWN
+		    : s->root_cause ? PSA_ROLE_INITIATING
 		    : s->root >= 0 ? PSA_ROLE_CASCADE
 				   : PSA_ROLE_UNATTRIBUTED;
 }

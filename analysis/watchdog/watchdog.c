@@ -116,6 +116,7 @@ static void keep_failed(struct psa_watchdog *w, const struct psa_task *t)
 	f->s.done = true;
 	f->s.state = PSA_STATE_DONE;
 	f->s.duration_ns = t->done_ts - t->first_ts;
+	f->s.since_ts = t->done_ts; /* it failed */
 	f->peer = t->failed_peer;
 	f->proc = t->proc->id;
 	f->ts = t->done_ts;
@@ -341,6 +342,7 @@ static int add_live(struct psa_watchdog *w, const struct psa_model *m, const str
 	psa__stall_from_task(s, &view, end);
 	s->state = view.state;
 	s->duration_ns = end > view.state_since ? end - view.state_since : 0;
+	s->since_ts = view.state_since;
 	psa__watchdog_classify(w, m, &view, s);
 	unsure_of(w, m, &view, s);
 	/* a start that lost events explain is not a snapshot's: unsure_of judged what rests on it */
@@ -390,7 +392,12 @@ static int analyze_at(struct psa_watchdog *w, const struct psa_model *m, uint64_
 			return -ENOMEM;
 	for (size_t i = 0; damaged(w) && i < w->n; i++)
 		psa__stall_unsure(&w->stalls[i], PSA_UNSURE_DAMAGED);
-	return psa__watchdog_chain(w, m, 0);
+	int rc = psa__watchdog_chain(w, m, 0);
+
+	if (rc)
+		return rc;
+	psa__watchdog_teardown(w, m);
+	return 0;
 }
 
 int psa_watchdog_analyze(struct psa_watchdog *w, const struct psa_model *m)

@@ -5,7 +5,9 @@
  * watchdog/progress.c, a leaf: what the progress records say); watchdog/host.c
  * (a host cut off, a death of the whole host) calls watchdog/death.c's table of deaths; those
  * call the leaf watchdog/stall.c (the stall array, lost windows, waiting edges) and nothing
- * above them; watchdog/print.c (with print_grouped.c), shape.c and common.c only read.
+ * above them; watchdog/teardown.c (last: the stalls after the job began to end) reads the
+ * model; watchdog/print.c (with print_grouped.c), shape.c, common.c and
+ * disagree.c only read.
  */
 #ifndef PSA_WATCHDOG_INT_H
 #define PSA_WATCHDOG_INT_H
@@ -94,6 +96,10 @@ bool psa__watchdog_moving(const struct psa_watchdog *w, const struct psa_task *t
 			  struct psa_stall *s);
 bool psa__watchdog_records_stopped(const struct psa_watchdog *w, const struct psa_task *t,
 				   struct psa_stall *s);
+
+/* watchdog/teardown.c: mark the stalls that began after the job began to end (after the
+ * chains: a teardown root keeps its chain, only its role changes). */
+void psa__watchdog_teardown(struct psa_watchdog *w, const struct psa_model *m);
 
 /* watchdog/classify.c */
 void psa__watchdog_classify(struct psa_watchdog *w, const struct psa_model *m,

@@ -115,6 +115,29 @@ static void test_shape__slow_states_workers_and_the_unexplained(void **state)
 	assert_string_equal(buf, "hang, outside the seam (unknown), inferred, unattributed");
 }
 
+/* After the job began to end (psa_stall.teardown): teardown, even for a root; never initiating. */
+static void test_shape__after_the_job_began_to_end_is_teardown(void **state)
+{
+	struct psa_stall s = stall(PSA_CAUSE_PROCESS_DIED, true, -1);
+	char buf[128];
+	struct psa_shape sh;
+
+	(void)state;
+	s.process = s.observed = true;
+	s.teardown = true;
+	expect(&s, PSA_CLASS_HANG, PSA_PLACE_PROCESS, PSA_EVIDENCE_OBSERVED, PSA_ROLE_TEARDOWN);
+	s = stall(PSA_CAUSE_TASK_ERROR, false, 0);
+	s.failed = s.teardown = true;
+	expect(&s, PSA_CLASS_HANG, PSA_PLACE_PROCESS, PSA_EVIDENCE_OBSERVED, PSA_ROLE_TEARDOWN);
+	s = stall(PSA_CAUSE_WAITING_ON_PEER, false, -1);
+	s.teardown = true;
+	expect(&s, PSA_CLASS_HANG, PSA_PLACE_PEER, PSA_EVIDENCE_INFERRED, PSA_ROLE_TEARDOWN);
+	psa_stall_shape(&s, &sh);
+	psa_shape_str(&sh, buf, sizeof(buf));
+	assert_string_equal(buf, "hang, inside the seam (peer), inferred, teardown");
+	assert_string_equal(psa_role_str(PSA_ROLE_TEARDOWN), "teardown");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -122,6 +145,7 @@ int main(void)
 		cmocka_unit_test(test_shape__faults_inside_the_seam),
 		cmocka_unit_test(test_shape__a_death_and_what_failed_on_it),
 		cmocka_unit_test(test_shape__slow_states_workers_and_the_unexplained),
+		cmocka_unit_test(test_shape__after_the_job_began_to_end_is_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

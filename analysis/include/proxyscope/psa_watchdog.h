@@ -105,6 +105,11 @@ struct psa_stall {
 	bool failed;              /* it failed on a rank of a process that died (cause
 				   * task_error, waiting_on: that rank, root: the death); with
 				   * done, it finished with that error */
+	uint64_t since_ts;        /* when it began: its stuck state began, it failed, the
+				   * process's last event, the host's cut (0: unknown) */
+	bool teardown;            /* it began after the job began to end: after the recording's
+				   * cut (an interrupt, a kill, the command's end) or after its
+				   * process began its teardown (worker_end); role teardown */
 };
 
 /*
@@ -140,6 +145,8 @@ enum psa_role {
 	PSA_ROLE_INITIATING,   /* a root cause: the fault the others follow from */
 	PSA_ROLE_CASCADE,      /* it waits on (or failed because of) a root through a chain */
 	PSA_ROLE_UNATTRIBUTED, /* stuck, and no root cause it follows from is in the trace */
+	PSA_ROLE_TEARDOWN,     /* it stalled or failed after the job began to end (a cut, a
+				* kill, an interrupt, its process's teardown): never initiating */
 	PSA_ROLE_NR
 };
 struct psa_shape {
@@ -208,7 +215,7 @@ bool psa_watchdog_found(const struct psa_watchdog *w);
 /* The shape of @s (a stall of psa_watchdog_stalls or of a live verdict). */
 void psa_stall_shape(const struct psa_stall *s, struct psa_shape *out);
 /* The JSON names: "hang"/"slow"; "transport", "peer", ...; "observed"/"inferred";
- * "initiating", "cascade", "unattributed". */
+ * "initiating", "cascade", "unattributed", "teardown". */
 const char *psa_class_str(enum psa_class c);
 const char *psa_place_str(enum psa_place p);
 bool psa_place_in_seam(enum psa_place p); /* transport, peer, message */
@@ -248,6 +255,26 @@ int psa_watchdog_common(const struct psa_watchdog *w, const struct psa_model *m,
 			struct psa_common **out, size_t *n);
 void psa_common_free(struct psa_common *c, size_t n);
 const char *psa_common_scope_str(enum psa_common_scope s); /* "process", "host", ... */
+
+/*
+ * Where two analyses point different ways (psa_watchdog_disagreements): stalls that wait both
+ * on a rank with a root of its own (its device never triggered, ...) and on a rank of a
+ * process that died, or of a host cut off; their chains chose one of the two. The verdict says
+ * both in one line instead of choosing silently.
+ */
+struct psa_disagreement {
+	size_t root;         /* index into psa_watchdog_stalls: the root that is not the death */
+	size_t death_root;   /* the process_died or host_unreachable root */
+	bool chose_death;    /* the chains lead to death_root (else to root) */
+	size_t stalls_n;     /* the stalls pointing both ways */
+	size_t first;        /* the first of them */
+	char line[512];      /* "1 stall (first: rank 0 exec 1 NETWORK task 9) waits on rank 1
+				exec 1 NETWORK task 10 (device_no_trigger) and on rank 2 of pid 200
+				on host, which died (process_died); the chains chose the first" */
+};
+/* The disagreements of @w's verdict: 0 with *@out (free() it) and *@n (0: none), or -ENOMEM. */
+int psa_watchdog_disagreements(const struct psa_watchdog *w, struct psa_disagreement **out,
+			       size_t *n);
 
 /* "rank 1 exec 3 network task 7", or "rank 2's process (pid 42)" for a death. */
 void psa_stall_label(const struct psa_stall *s, char *buf, size_t len);
