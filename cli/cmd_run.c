@@ -331,6 +331,8 @@ static int run_with_progress(struct run_cli *c, int argc, char **argv, struct ru
 static void print_result(const struct run_cli *c, const struct enc_wl_result *res,
 			 const struct run_procs *rp, struct jw *j)
 {
+	bool all = c->verbose || !print_run_is_large(&c->args); /* else the first few */
+
 	if (c->json) {
 		run_json_members(j, &c->args, res);
 		if (rp->n)
@@ -339,9 +341,9 @@ static void print_result(const struct run_cli *c, const struct enc_wl_result *re
 	}
 	if (!c->quiet)
 		run_print_summary(&c->args, res);
-	print_procs(rp, &c->args, stdout);
+	print_procs(rp, &c->args, all, stdout);
 	if (c->hosts)
-		print_hosts(&g_rh, stdout);
+		print_hosts(&g_rh, all, stdout);
 	run_print_failures(&c->args, res);
 }
 

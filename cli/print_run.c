@@ -45,14 +45,22 @@ bool print_tally(const struct trace_tally *t, const char *cmd, const char *buffe
 	return true;
 }
 
-void print_procs(const struct run_procs *rp, const struct enc_wl_args *args, FILE *out)
+void print_procs(const struct run_procs *rp, const struct enc_wl_args *args, bool all,
+		 FILE *out)
 {
+	uint32_t shown = 0, more = 0;
+
 	for (uint32_t i = 0; i < rp->n; i++) {
 		int st = rp->status[i];
 		uint32_t first, count;
 
 		if (WIFEXITED(st) && WEXITSTATUS(st) <= 1)
 			continue;
+		if (!all && shown == PRINT_RUN_FEW) {
+			more++;
+			continue;
+		}
+		shown++;
 		enc_wl_proc_ranks(args, i, &first, &count);
 		fprintf(out, "process %" PRIu32 " (pid %d, ranks %" PRIu32 "..%" PRIu32 ") ", i,
 			(int)rp->pid[i], first, first + count - 1);
@@ -65,6 +73,9 @@ void print_procs(const struct run_procs *rp, const struct enc_wl_args *args, FIL
 		else
 			fprintf(out, "exited with status %d\n", WEXITSTATUS(st));
 	}
+	if (more)
+		fprintf(out, "and %" PRIu32 " more process%s that did not exit normally (--verbose: "
+			"every one)\n", more, more == 1 ? "" : "es");
 }
 
 void print_procs_json(struct jw *j, const struct run_procs *rp,
@@ -106,19 +117,28 @@ void print_procs_json(struct jw *j, const struct run_procs *rp,
 }
 
 
-void print_hosts(const struct run_hosts *rh, FILE *out)
+void print_hosts(const struct run_hosts *rh, bool all, FILE *out)
 {
-	uint32_t per = rh->procs / rh->hosts;
+	uint32_t per = rh->procs / rh->hosts, shown = 0, more = 0;
 
 	fprintf(out, "hosts:       %" PRIu32 " (", rh->hosts);
 	for (uint32_t i = 0; i < rh->hosts; i++)
 		fprintf(out, "%shost%" PRIu32 ": processes %" PRIu32 "-%" PRIu32, i ? ", " : "", i,
 			i * per, (i + 1) * per - 1);
 	fputs("), started by mpirun\n", out);
-	for (uint32_t p = 0; p < rh->procs; p++)
-		if (!rh->proc || !rh->proc[p].seen)
-			fprintf(out, "process %" PRIu32 " (host%" PRIu32 "): left no result\n", p,
-				p / per);
+	for (uint32_t p = 0; p < rh->procs; p++) {
+		if (rh->proc && rh->proc[p].seen)
+			continue;
+		if (!all && shown == PRINT_RUN_FEW) {
+			more++;
+			continue;
+		}
+		shown++;
+		fprintf(out, "process %" PRIu32 " (host%" PRIu32 "): left no result\n", p, p / per);
+	}
+	if (more)
+		fprintf(out, "and %" PRIu32 " more process%s left no result (--verbose: every one)\n",
+			more, more == 1 ? "" : "es");
 	for (unsigned i = 0; i < rh->lost; i++) /* a daemon of the recording died mid-run */
 		fprintf(out, "trace lost:  %s\n", rh->lost_line[i]);
 	if (rh->launcher_stopped)
