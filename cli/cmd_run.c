@@ -60,6 +60,7 @@ enum {
 	OPT_CHILD,
 	OPT_JSON,
 	OPT_QUIET,
+	OPT_VERBOSE,
 	OPT_OUTPUT,
 	OPT_NO_TRACE,
 	OPT_LOGLEVEL,
@@ -95,6 +96,7 @@ static const struct cli_opt run_opts[] = {
 	{ RUN_XCHILD_OPT, 0, true, OPT_XCHILD },
 	{ "json", 0, false, OPT_JSON },
 	{ "quiet", 'q', false, OPT_QUIET },
+	{ "verbose", 0, false, OPT_VERBOSE },
 	{ "output", 'o', true, OPT_OUTPUT },
 	{ "no-trace", 0, false, OPT_NO_TRACE },
 	{ "loglevel", 0, true, OPT_LOGLEVEL },
@@ -230,6 +232,9 @@ static int run_parse(int argc, char **argv, struct run_cli *c)
 		case OPT_QUIET:
 			c->quiet = true;
 			break;
+		case OPT_VERBOSE:
+			c->verbose = true;
+			break;
 		case OPT_OUTPUT:
 			c->output = value;
 			break;
@@ -326,6 +331,8 @@ static int run_with_progress(struct run_cli *c, int argc, char **argv, struct ru
 static void print_result(const struct run_cli *c, const struct enc_wl_result *res,
 			 const struct run_procs *rp, struct jw *j)
 {
+	bool all = c->verbose || !print_run_is_large(&c->args); /* else the first few */
+
 	if (c->json) {
 		run_json_members(j, &c->args, res);
 		if (rp->n)
@@ -334,10 +341,24 @@ static void print_result(const struct run_cli *c, const struct enc_wl_result *re
 	}
 	if (!c->quiet)
 		run_print_summary(&c->args, res);
-	print_procs(rp, &c->args, stdout);
+	print_procs(rp, &c->args, all, stdout);
 	if (c->hosts)
-		print_hosts(&g_rh, stdout);
+		print_hosts(&g_rh, all, stdout);
 	run_print_failures(&c->args, res);
+}
+
+/* print_result as the report's callback (run_report_opts.print_result). */
+struct result_args {
+	const struct run_cli *c;
+	const struct enc_wl_result *res;
+	const struct run_procs *rp;
+};
+
+static void print_result_cb(void *arg)
+{
+	const struct result_args *r = arg;
+
+	print_result(r->c, r->res, r->rp, NULL);
 }
 
 /* Everything printed after a run that started: returns the exit code, starting from @code. */
@@ -353,12 +374,18 @@ static int run_output(const struct run_cli *c, const struct enc_wl_result *res,
 		jw_init(&j, stdout);
 		cli_json_begin_document(&j);
 	}
-	print_result(c, res, rp, &j);
+	if (!rt || c->json) /* else the report prints it, after the verdict of a large run */
+		print_result(c, res, rp, &j);
 	if (rt) {
 		bool unread = false;
+		struct result_args ra = { c, res, rp };
 		struct run_report_opts ropts = { .json = c->json, .quiet = c->quiet, .j = &j,
 						 .vpids = rp->vpids, .vpids_n = rp->n,
-						 .every_proc = c->hosts != 0, .unread = &unread };
+						 .every_proc = c->hosts != 0, .unread = &unread,
+						 .verbose = c->verbose,
+						 .summary = !c->verbose && print_run_is_large(&c->args),
+						 .print_result = c->json ? NULL : print_result_cb,
+						 .result_arg = &ra };
 		int report;
 
 		fflush(stdout);

@@ -29,6 +29,7 @@ struct run_cli {
 	uint64_t watch_threshold_ns; /* 0: --watch's default */
 	bool json;
 	bool quiet;
+	bool verbose; /* --verbose: every worker, group and stalled task, however many */
 	bool help;
 };
 

@@ -2,7 +2,9 @@
 /*
  * `proxyscope run`'s report (run_report.h): after the recording (ctl/lttng/run_trace.h) ended,
  * the trace is read back in one pass, the report printed (overview + watchdog root cause) and
- * the timelines written next to the trace (ctl/lttng/run_timelines.h). On Ctrl-C the
+ * the timelines written next to the trace (ctl/lttng/run_timelines.h). A large run's text
+ * (opts->summary) opens with the verdict and summarizes the overview (print_run.h), so it fits
+ * a screen; a small one's, or --verbose, prints the whole overview as `report` does. On Ctrl-C the
  * recording's signal thread calls run_report_interrupted for the timelines of what was recorded.
  */
 #include <errno.h>
@@ -146,9 +148,14 @@ int run_report_print(struct run_trace *rt, const struct run_report_opts *opts)
 	struct exports_again again = { rt, tf };
 	char *paths[RUN_SNAPSHOTS_MAX] = { rt->s.output };
 	size_t n_paths = 1;
+	struct psa_watchdog_opts wopts = { .verbose = opts->verbose };
+	bool summary = opts->summary && !opts->json && !opts->quiet;
 	struct psa_report c;
 	int rc;
 
+	if (opts->print_result && !summary)
+		opts->print_result(opts->result_arg);
+	fflush(stdout);
 	ropts.reread = exports_reopen;
 	ropts.reread_arg = &again;
 	if (opts->every_proc) {
@@ -167,10 +174,13 @@ int run_report_print(struct run_trace *rt, const struct run_report_opts *opts)
 		paths[0] = rt->snapshot;
 	}
 	if (!n_paths) {
+		if (summary && opts->print_result)
+			opts->print_result(opts->result_arg);
 		cli_error("no snapshot was recorded under '%s'", rt->s.output);
 		return CLI_EXIT_FAILURE;
 	}
-	rc = report_init(&c, PSA_REPORT_OVERVIEW | PSA_REPORT_STATS | PSA_REPORT_WATCHDOG, NULL, NULL);
+	rc = report_init(&c, PSA_REPORT_OVERVIEW | PSA_REPORT_STATS | PSA_REPORT_WATCHDOG, NULL,
+			 &wopts);
 	if (rc)
 		return CLI_EXIT_FAILURE;
 	rc = exports_open(&c, rt, tf);
@@ -183,6 +193,8 @@ int run_report_print(struct run_trace *rt, const struct run_report_opts *opts)
 	run_timelines_finish(tf, c.m, c.wd, rc == 0, false);
 	if (rc && opts->unread)
 		*opts->unread = true;
+	if (rc && summary && opts->print_result) /* the run's result stands without its trace */
+		opts->print_result(opts->result_arg);
 	if (rc) {
 		/* The run happened; its trace could not be read: a runtime failure, not usage. */
 		rc = CLI_EXIT_FAILURE;
@@ -198,6 +210,16 @@ int run_report_print(struct run_trace *rt, const struct run_report_opts *opts)
 		psa_report_json_stats(opts->j, c.stats, true);
 		psa_report_json_watchdog(opts->j, &c, 0);
 		jw_end_object(opts->j);
+	} else if (summary) {
+		psa_watchdog_print(c.wd, c.m, stdout);
+		fputc('\n', stdout);
+		if (opts->print_result)
+			opts->print_result(opts->result_arg);
+		fputc('\n', stdout);
+		print_files(&c, rt, tf);
+		fputc('\n', stdout);
+		print_overview_summary(c.m, c.wd, stdout);
+		report_print_clocks(&c, stdout);
 	} else if (!opts->quiet) {
 		fputc('\n', stdout);
 		print_files(&c, rt, tf);

@@ -25,6 +25,12 @@ struct run_report_opts {
 				  the job: the hosts' daemons of a --hosts run) */
 	bool *unread;          /* not NULL: set when the trace could not be read or held no
 				  event of the run (CLI_EXIT_FAILURE, but no stall shown) */
+	bool verbose;          /* --verbose: every stalled task's evidence */
+	bool summary;          /* text: the verdict first, the overview as a summary
+				  (print_overview_summary) */
+	void (*print_result)(void *arg); /* text: the run's own result, printed after the
+					    verdict with @summary, else before the report */
+	void *result_arg;
 };
 
 /*
