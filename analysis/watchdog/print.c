@@ -331,6 +331,27 @@ static void print_no_stall(const struct psa_watchdog *w, FILE *out)
 		fprintf(out, "watchdog: no stall: every task reached DONE%s\n", over);
 }
 
+/* Where the recording was cut, and the tasks that were in flight then (left out). */
+static void print_cut(const struct psa_watchdog *w, const struct psa_model *m, FILE *out)
+{
+	const char *why = NULL;
+	uint64_t cut = m ? psa_model_cut(m, &why) : 0;
+	time_t sec = (time_t)(cut / 1000000000u);
+	char when[32] = "?";
+	struct tm tm;
+
+	if (!cut)
+		return;
+	if (gmtime_r(&sec, &tm))
+		strftime(when, sizeof(when), "%H:%M:%S", &tm);
+	fprintf(out, "watchdog: the recording was cut at %s.%03u UTC (%s)", when,
+		(unsigned)(cut % 1000000000u / 1000000u), why);
+	if (w->cut_in_flight)
+		fprintf(out, ": %zu task%s in flight when the recording stopped, left out",
+			w->cut_in_flight, w->cut_in_flight == 1 ? "" : "s");
+	fputc('\n', out);
+}
+
 void psa_watchdog_print(const struct psa_watchdog *w, const struct psa_model *m, FILE *out)
 {
 	size_t roots = 0, unexplained = 0, failed = 0, processes = 0, stalled;
@@ -343,23 +364,8 @@ void psa_watchdog_print(const struct psa_watchdog *w, const struct psa_model *m,
 			     "flight-recorder snapshot begins mid-run: their earlier events were "
 			     "overwritten)\n",
 			w->unknown_start, w->unknown_start == 1 ? "" : "s");
-	if (m && psa_model_cut(m, NULL)) {
-		const char *why;
-		uint64_t cut = psa_model_cut(m, &why);
-		time_t sec = (time_t)(cut / 1000000000u);
-		char when[32] = "?";
-		struct tm tm;
-
-		if (gmtime_r(&sec, &tm))
-			strftime(when, sizeof(when), "%H:%M:%S", &tm);
-		fprintf(out, "watchdog: the recording was cut at %s.%03u UTC (%s)", when,
-			(unsigned)(cut % 1000000000u / 1000000u), why);
-		if (w->cut_in_flight)
-			fprintf(out, ": %zu task%s in flight when the recording stopped, left out",
-				w->cut_in_flight, w->cut_in_flight == 1 ? "" : "s");
-		fputc('\n', out);
-	}
 	if (!w->n) {
+		print_cut(w, m, out);
 		print_no_stall(w, out);
 		return;
 	}
@@ -383,6 +389,7 @@ void psa_watchdog_print(const struct psa_watchdog *w, const struct psa_model *m,
 			w->ignored, w->ignored == 1 ? "" : "s", w->unknown);
 	print_roots(w, m, many, out);
 	print_disagreements(w, out);
+	print_cut(w, m, out); /* after the verdict and its roots: the first lines are the verdict */
 	if (unexplained)
 		fprintf(out, "unexplained: %zu stalled task%s lead to no root cause in the trace\n",
 			unexplained, unexplained == 1 ? "" : "s");
