@@ -22,9 +22,9 @@
 /* The tail-first verdict's first window: longer than the driver's default consumer timeout
  * (2 s), within which every task of a hung collective stops. */
 #define TAIL_WINDOW_NS 4000000000ull
-/* Windows tried before the whole read: each try reads its window again from the start, and on a
- * long trace of large packets none held (bench/report/tail_long.sh: four reads then the whole
- * one cost 1.8x the full read); three bound that waste to about a quarter of a full read. */
+/* Windows tried before the whole read: each try reads its window again from the start, so
+ * doubling up to a long trace's start would cost about two full reads; after three (4 + 8 + 16 s
+ * of the trace's end) the whole trace is read. */
 #define TAIL_TRIES 3
 
 #define NO_EVENTS_HINT                                                                  \
