@@ -110,6 +110,7 @@ int psa__ctf_set_read(struct psa_ctf_set *s, const struct psa_clock_fix *fix, si
 {
 	const char *check = getenv("PROXYSCOPE_CTF_CHECK");
 	bool no_check = check && !strcmp(check, "0");
+	uint64_t *bytes;
 	bool *hide;
 	int rc = 0;
 
@@ -124,8 +125,15 @@ int psa__ctf_set_read(struct psa_ctf_set *s, const struct psa_clock_fix *fix, si
 		psa__errf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < s->checked_n && !no_check; i++)
+	if (!(bytes = calloc(s->dirs.n ? s->dirs.n : 1, sizeof(*bytes)))) {
+		free(hide);
+		psa__errf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < s->checked_n && !no_check; i++) {
 		hide[i] = s->check[i].hide_index;
+		bytes[i] = s->check[i].stream_bytes;
+	}
 	if (shifts_set(s, no_check ? NULL : fix, no_check ? 0 : fix_n)) {
 		psa__errf(err, errlen, "out of memory");
 		rc = -ENOMEM;
@@ -135,8 +143,8 @@ int psa__ctf_set_read(struct psa_ctf_set *s, const struct psa_clock_fix *fix, si
 		struct psa_tail_read t;
 
 		/* unchecked traces are read whole: their indexes were not checked */
-		rc = psa__tail_read_begin(&s->dirs, hide, no_check ? 0 : s->tail_window_ns, &t,
-					  &amount);
+		rc = psa__tail_read_begin(&s->dirs, hide, no_check ? NULL : bytes,
+					  no_check ? 0 : s->tail_window_ns, &t, &amount);
 		if (rc)
 			psa__errf(err, errlen, "out of memory");
 		else
@@ -149,6 +157,7 @@ int psa__ctf_set_read(struct psa_ctf_set *s, const struct psa_clock_fix *fix, si
 		stats->window_ns = amount.window_ns;
 		stats->skipped_losses = amount.skipped_losses;
 	}
+	free(bytes);
 	free(hide);
 	return rc;
 }

@@ -74,6 +74,7 @@ struct psa_ctf_check {
 	char index_why[PSA_ERR_MAX]; /* which, and how */
 	unsigned streams;            /* data stream files */
 	unsigned streams_empty;      /* of them, empty */
+	uint64_t stream_bytes;       /* their bytes (what a whole read reads) */
 	unsigned streams_cut;        /* of them, shorter than their index says (packets lost at the end) */
 	bool has_uuid;               /* the metadata names the trace's UUID */
 	uint8_t uuid[16];

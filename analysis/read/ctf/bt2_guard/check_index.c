@@ -233,6 +233,7 @@ int psa__ctf_check_streams(const char *dir, struct psa_ctf_check *c, char *err, 
 		}
 		c->streams++;
 		c->streams_empty += st.st_size == 0;
+		c->stream_bytes += (uint64_t)st.st_size;
 	}
 	closedir(d);
 	return rc;

@@ -101,8 +101,9 @@ static int cut_one(struct psa_trace_dirs *dirs, size_t i, struct psa_tail_read *
 	return 0;
 }
 
-int psa__tail_read_begin(struct psa_trace_dirs *dirs, const bool *hide, uint64_t window_ns,
-			 struct psa_tail_read *t, struct psa_read_stats *st)
+int psa__tail_read_begin(struct psa_trace_dirs *dirs, const bool *hide,
+			 const uint64_t *bytes, uint64_t window_ns, struct psa_tail_read *t,
+			 struct psa_read_stats *st)
 {
 	int rc = 0;
 
@@ -114,7 +115,8 @@ int psa__tail_read_begin(struct psa_trace_dirs *dirs, const bool *hide, uint64_t
 	for (size_t i = 0; i < dirs->n && rc >= 0; i++) {
 		rc = window_ns && !hide[i] ? cut_one(dirs, i, t, st) : 1;
 		if (rc == 1) { /* whole */
-			uint64_t b = dir_bytes(dirs->real[i]);
+			/* the check counted them as it walked the trace: walked once */
+			uint64_t b = bytes ? bytes[i] : dir_bytes(dirs->real[i]);
 
 			st->bytes_read += b;
 			st->bytes_total += b;

@@ -24,9 +24,12 @@ struct psa_tail_read {
  * Before a read of @dirs: with @window_ns (0: read everything), cut each trace not @hide[i] to
  * its final @window_ns (LTTng's clock counts ns) and its set-up packets: dirs->open[i] and
  * dirs->seam[i] set. @st gets bytes_read, bytes_total, window_ns (0 when no trace was cut) and
- * skipped_losses. 0 or -ENOMEM; psa__tail_read_end after either.
+ * skipped_losses; a trace read whole counts @bytes[i], its stream files' bytes as its check
+ * found them (@bytes NULL: its directory is walked for them). 0 or -ENOMEM;
+ * psa__tail_read_end after either.
  */
-int psa__tail_read_begin(struct psa_trace_dirs *dirs, const bool *hide, uint64_t window_ns,
+int psa__tail_read_begin(struct psa_trace_dirs *dirs, const bool *hide,
+			 const uint64_t *bytes, uint64_t window_ns,
 			 struct psa_tail_read *t, struct psa_read_stats *st);
 /* After the read: the shadows removed, dirs->open and dirs->seam back to the traces'. */
 void psa__tail_read_end(struct psa_trace_dirs *dirs, struct psa_tail_read *t);
