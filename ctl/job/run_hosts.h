@@ -57,7 +57,7 @@ struct run_hosts {
 						 * since the epoch (0: not) */
 	unsigned lost;                          /* hosts whose recording was lost mid-run: a
 						 * daemon it rests on died (hosts_trace.h) */
-	char lost_line[RUN_HOSTS_LOST_MAX][160]; /* one each: "host1: its lttng-sessiond died at
+	char lost_line[RUN_HOSTS_LOST_MAX][256]; /* one each: "host1: its lttng-sessiond died at
 						 * 03:13:44.111 UTC: ..." */
 };
 
