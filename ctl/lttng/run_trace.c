@@ -147,6 +147,10 @@ int run_trace_begin(struct run_trace *rt, const struct ctl_recording_opts *opts)
 	rt->timeline_gzip = opts->timeline_gzip;
 	pthread_mutex_init(&rt->mtx, NULL);
 	rt->on_interrupted = opts->on_interrupted;
+	/* Before any thread (the signal thread, the tracer's listeners once the probes load):
+	 * only this process and the ones it starts (--procs) are recorded, and a daemon we
+	 * start is seen by them alone, not by another command's run beside ours. */
+	lt_isolate(&rt->s);
 	rc = signals_take(rt);
 	if (rc)
 		return rc;

@@ -9,7 +9,9 @@
 #    lttng-sessiond.service starts it) holding a session of someone else's: both traces
 #    complete, the daemon and the other session still there afterwards;
 #  - a foreign libproxyscope process (`run --no-trace`) running during a recording: `watchdog`
-#    on the recording exits 0 and the foreign pid appears nowhere in the trace.
+#    on the recording exits 0 and the foreign pid appears nowhere in the trace;
+#  - two recorded `run`s at once, with and without the system-style daemon (and the foreign
+#    process beside them): each trace holds its own run's process only.
 #
 #   sh test_field_record.sh path/to/proxyscope
 bin=${1:?usage: test_field_record.sh PROXYSCOPE}
@@ -57,9 +59,39 @@ pair() {
 	[ "$(vpids "$tmp/$1-A")" != "$(vpids "$tmp/$1-B")" ] || fail "$1: A and B share a process"
 }
 
+# working PID: PID's workload runs (a proxy worker thread exists), which a recorded `run` starts
+# only once its session records it.
+working() {
+	grep -q '^proxy-' /proc/"$1"/task/*/comm 2>/dev/null
+}
+
+# run_pair TAG: a recorded `run` A (long, but 10 execs a second: its trace stays small) is
+# working when a recorded `run` B starts and ends; then A is stopped by SIGINT. Each trace holds
+# its own process only. On the old code each recorded the other: B used the daemon A started
+# (no daemon running) or the system's, with no filter.
+run_pair() {
+	"$bin" run -q -o "$tmp/$1-runA" --ranks 2 --ops 100000000 --compute 100ms --timeout 60s \
+		>"$tmp/$1-runA.out" 2>"$tmp/$1-runA.err" &
+	runa=$!
+	wait_for 60 working "$runa" || fail "$1: run A never started its workload"
+	run 0 run -q -o "$tmp/$1-runB" --ranks 2 --ops 300 --timeout 60s || fail "$1: run B"
+	kill -0 "$runa" 2>/dev/null || fail "$1: run A ended before run B did"
+	kill -INT "$runa"
+	rc_a=0
+	wait "$runa" || rc_a=$?
+	[ "$rc_a" = 130 ] || { cat "$tmp/$1-runA.err" >>"$err"; fail "$1: run A exited $rc_a"; }
+	run 0 watchdog "$tmp/$1-runB" || fail "$1: watchdog on run B's trace"
+	one_process "$1 run B" "$tmp/$1-runB"
+	one_process "$1 run A" "$tmp/$1-runA"
+	[ "$(vpids "$tmp/$1-runA")" = "$runa" ] || fail "$1: run A's trace is not run A's"
+	[ -n "${foreign:-}" ] && grep -q "$foreign" "$out" &&
+		fail "$1: the foreign pid $foreign named in run B's report"
+}
+
 # --- no session daemon running ----------------------------------------------------------------
 lttng list >/dev/null 2>&1 && { echo "skip: a session daemon already answers here"; exit 77; }
 pair nodaemon
+run_pair nodaemon
 lttng list >/dev/null 2>&1 && fail "nodaemon: a session daemon was left running"
 
 # --- beside a system-style daemon, with a session of someone else's --------------------------
@@ -81,6 +113,7 @@ if run 0 record -o "$tmp/fg" -- "$bin" run --no-trace -q --ranks 2 --ops 300; th
 	vpids "$tmp/fg" | grep -qx "$foreign" && fail "foreign: pid $foreign in the trace"
 	one_process foreign "$tmp/fg"
 fi
+run_pair system
 kill -0 "$foreign" 2>/dev/null || fail "foreign: the foreign process ended before the check"
 kill "$foreign"; wait "$foreign" 2>/dev/null
 lttng destroy other-user >/dev/null 2>&1
