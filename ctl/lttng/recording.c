@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -16,6 +17,9 @@
 #include "recording.h"
 #include "signals.h"
 #include "spawn.h"
+
+/* How long (ms) the command's tracer may wait for its registration with the session daemon. */
+#define CTL_REGISTER_TIMEOUT_MS "30000"
 
 int ctl_recording_begin(struct ctl_recording *r, const struct ctl_recording_opts *o,
 			const char *cmd, char *err, size_t errlen)
@@ -45,6 +49,10 @@ int ctl_recording_begin(struct ctl_recording *r, const struct ctl_recording_opts
 		lt_sessiond_release(&r->s);
 		goto out_relayd;
 	}
+	/* The command's tracer waits 3 s for the daemon's registration by default, then runs on
+	 * unrecorded until it comes: on a busy machine a short command left an empty trace. It
+	 * waits longer (it goes on as soon as the daemon answers), unless the user chose. */
+	setenv("LTTNG_UST_REGISTER_TIMEOUT", CTL_REGISTER_TIMEOUT_MS, 0);
 	if (!r->live)
 		return 0;
 	if (r->s.sessiond_pid > 0) /* ours: now that the session exists, so do its consumers */

@@ -38,22 +38,23 @@ one_process() {
 pair() {
 	rm -f "$tmp/b.started" "$tmp/a.done"
 	("$bin" record -o "$tmp/$1-A" -- sh -c "
-		'$bin' run --no-trace -q --ranks 2 --ops 300 || exit 1
+		'$bin' run --no-trace -q --ranks 2 --ops 300 --timeout 60s || exit 1
 		while [ ! -e '$tmp/b.started' ]; do sleep 0.1; done" \
 		>"$tmp/$1-A.out" 2>"$tmp/$1-A.err"
 	 echo $? >"$tmp/$1-A.rc"; touch "$tmp/a.done") &
 	"$bin" record -o "$tmp/$1-B" -- sh -c "
 		touch '$tmp/b.started'
 		while [ ! -e '$tmp/a.done' ]; do sleep 0.1; done
-		exec '$bin' run --no-trace -q --ranks 2 --ops 200" >"$out" 2>"$err"
+		exec '$bin' run --no-trace -q --ranks 2 --ops 200 --timeout 60s" \
+		>"$tmp/$1-B.out" 2>"$tmp/$1-B.err"
 	rc_b=$?
 	wait
 	[ "$(cat "$tmp/$1-A.rc")" = 0 ] ||
 		{ cat "$tmp/$1-A.err" >>"$err"; fail "$1: record A exited $(cat "$tmp/$1-A.rc")"; }
-	[ "$rc_b" = 0 ] || fail "$1: record B exited $rc_b"
+	[ "$rc_b" = 0 ] || { cat "$tmp/$1-B.err" >>"$err"; fail "$1: record B exited $rc_b"; }
 	for t in A B; do
-		run 0 watchdog "$tmp/$1-$t" &&
-			grep -q '^watchdog: no stall' "$out" || fail "$1: watchdog on trace $t"
+		run 0 watchdog "$tmp/$1-$t" && grep -q '^watchdog: no stall' "$out" ||
+			{ cat "$tmp/$1-$t.err" >>"$err"; fail "$1: watchdog on trace $t"; }
 		one_process "$1 $t" "$tmp/$1-$t"
 	done
 	[ "$(vpids "$tmp/$1-A")" != "$(vpids "$tmp/$1-B")" ] || fail "$1: A and B share a process"
@@ -103,11 +104,11 @@ kill -0 "$sysd" 2>/dev/null || fail "system: the system daemon was stopped"
 lttng list 2>/dev/null | grep -q 'other-user' || fail "system: the other session is gone"
 
 # --- a foreign libproxyscope process during a recording -----------------------------------------
-"$bin" run --no-trace -q --ranks 2 --ops 100000000 >/dev/null 2>&1 &
+"$bin" run --no-trace -q --ranks 2 --ops 100000000 --timeout 60s >/dev/null 2>&1 &
 foreign=$!
 registered() { lttng list -u 2>/dev/null | grep -q "PID: $foreign"; }
 wait_for 60 registered || fail "foreign: pid $foreign never registered with the daemon"
-if run 0 record -o "$tmp/fg" -- "$bin" run --no-trace -q --ranks 2 --ops 300; then
+if run 0 record -o "$tmp/fg" -- "$bin" run --no-trace -q --ranks 2 --ops 300 --timeout 60s; then
 	run 0 watchdog "$tmp/fg" || fail "foreign: watchdog on the recording"
 	grep -q "$foreign" "$out" && fail "foreign: pid $foreign named in the report"
 	vpids "$tmp/fg" | grep -qx "$foreign" && fail "foreign: pid $foreign in the trace"
