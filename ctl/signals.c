@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "signals.h"
@@ -75,6 +76,10 @@ static volatile sig_atomic_t g_say_fd = -1;
 static const char *volatile g_phase, *volatile g_ack;
 static volatile sig_atomic_t g_owned[CTL_SIGNALS_OWNED_MAX];
 static const char *volatile g_owned_dir; /* ctl_signals_own_dir's */
+/* Written once by the handler (or the signal thread) of the first signal, read by the teardown:
+ * relaxed is enough, the teardown runs after the count it reads says a signal came. Lock-free
+ * on the machines we build for, so a handler may store it. */
+static _Atomic uint64_t g_first_ns;
 
 void ctl_signals_say_to(int fd, bool tty)
 {
@@ -107,6 +112,7 @@ void ctl_signals_child_forget(void)
 	g_say_fd = -1;
 	g_caught = 0;
 	g_count = 0;
+	atomic_store_explicit(&g_first_ns, 0, memory_order_relaxed);
 	g_hurry = 0;
 	for (size_t i = 0; i < CTL_SIGNALS_OWNED_MAX; i++)
 		g_owned[i] = 0;
@@ -116,6 +122,11 @@ void ctl_signals_child_forget(void)
 int ctl_signals_count(void)
 {
 	return g_count;
+}
+
+uint64_t ctl_signals_first_ns(void)
+{
+	return atomic_load_explicit(&g_first_ns, memory_order_relaxed);
 }
 
 bool ctl_signals_hurry(void)
@@ -184,6 +195,11 @@ static void count_signal(int sig)
 	g_count = n;
 	if (n == 1) {
 		const char *ack = g_ack;
+		struct timespec now;
+
+		if (clock_gettime(CLOCK_REALTIME, &now) == 0) /* async-signal-safe */
+			atomic_store_explicit(&g_first_ns, (uint64_t)now.tv_sec * 1000000000u +
+						 (uint64_t)now.tv_nsec, memory_order_relaxed);
 
 		/* "\r\033[K": a half-drawn progress line is cleared, not glued to */
 		say(g_say_tty ? "\r\033[K" : NULL,

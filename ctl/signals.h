@@ -33,6 +33,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <sys/types.h>
@@ -72,6 +73,9 @@ void ctl_signals_say_to(int fd, bool tty);
 void ctl_signals_ack(const char *line);
 /* How many SIGINT/SIGTERM were taken so far (0: none). */
 int ctl_signals_count(void);
+/* When the first of them came, in ns since the epoch (CLOCK_REALTIME, as a trace's cut marker
+ * says it); 0 when none came. */
+uint64_t ctl_signals_first_ns(void);
 /* Whether the slow parts of a teardown are to be skipped (a second signal). */
 bool ctl_signals_hurry(void);
 /* What the teardown is doing, said if a third signal ends it: a static sentence of what is

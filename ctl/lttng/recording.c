@@ -87,6 +87,10 @@ int ctl_recording_stop(struct ctl_recording *r, bool quiet)
 		return 0;
 	r->ended = true;
 	cut_ns = now_realtime_ns(); /* what comes after the stop is not recorded */
+	/* Interrupted: the job was cut at the first Ctrl-C (CMD took it too), not when CMD's end
+	 * let us stop - on a busy machine seconds later, when its last tasks looked stuck. */
+	if (ctl_signals_first_ns() && ctl_signals_first_ns() < cut_ns)
+		cut_ns = ctl_signals_first_ns();
 	if (r->s.snapshot && lt_session_snapshot(&r->s, err, sizeof(err))) {
 		if (!quiet)
 			ctl_error("%s", err);
