@@ -60,7 +60,8 @@ watchdog_cut() {
 	if grep -q 'root cause: ' "$out"; then fail "$1: a root cause the interruption made"; fi
 }
 
-work="--ranks 4 --ops 100000000"
+# --timeout: only a hang guard here (at load 25-30 a healthy exec went past the default 2 s)
+work="--ranks 4 --ops 100000000 --timeout 60s"
 shapes=${SIGINT_SHAPES:-run procs record watch hosts}
 if [ "$(id -u)" -ne 0 ] || ! command -v mpirun >/dev/null || ! command -v lttng-relayd >/dev/null
 then
