@@ -80,7 +80,18 @@ static void test_workload__fault_parse_accepts_every_kind(void **state)
 	assert_int_equal(f.net.kind, ENC_NET_LOOP_FAULT_SLOW);
 	assert_int_equal(f.net.rank, 5);
 	assert_int_equal(f.net.exec_id, ENC_NET_LOOP_ANY_EXEC);
+	assert_int_equal(f.net.exec_to, 0);
 	assert_int_equal(f.net.arg, 100);
+
+	/* slow progress that starts mid-run: to the end, or over a stretch */
+	parse_ok("slow-progress:rank=1,us=2000,from=20", &f);
+	assert_int_equal(f.net.kind, ENC_NET_LOOP_FAULT_SLOW);
+	assert_int_equal(f.net.exec_id, 20);
+	assert_int_equal(f.net.exec_to, ENC_NET_LOOP_ANY_EXEC);
+	assert_int_equal(f.net.arg, 2000);
+	parse_ok("slow-progress:from=3,to=8,rank=0,us=7", &f);
+	assert_int_equal(f.net.exec_id, 3);
+	assert_int_equal(f.net.exec_to, 8);
 
 	parse_ok("kill:rank=3,exec=5", &f);
 	assert_int_equal(f.target, ENC_WL_FAULT_KILL);
@@ -147,6 +158,8 @@ static void test_workload__fault_parse_rejects_with_reason(void **state)
 		{ "device-delay:rank=1,from=3,to=3,ms=2", "below" },
 		{ "device-stall:rank=1,from=2,to=3", "'from'" },
 		{ "slow-progress:us=5", "rank" },
+		{ "slow-progress:rank=1,us=5,to=9", "'from'" },
+		{ "slow-progress:rank=1,us=5,from=9,to=9", "below" },
 		{ "device-stall:rank=x,exec=2", "'x'" },           /* malformed values */
 		{ "device-stall:rank=-1,exec=2", "'-1'" },
 		{ "device-stall:rank=1,exec=", "exec" },
@@ -195,6 +208,8 @@ static void test_workload__fault_format_round_trips(void **state)
 		"device-delay:rank=3,ms=5,from=20,to=59",
 		"net-drop:rank=2,exec=9",
 		"slow-progress:rank=5,us=100",
+		"slow-progress:rank=5,us=100,from=20",
+		"slow-progress:rank=5,us=100,from=20,to=30",
 		"kill:rank=3,exec=5",
 		"partition:host=1,exec=4",
 		"device-stall:proc=1,exec=3",
