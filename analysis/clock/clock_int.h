@@ -24,6 +24,12 @@ struct psa__clock_edge {
 	int64_t w;
 	uint64_t pairs;
 	int64_t sum, max;
+	/* In flight: from the later of the send and the receive's post to the receive's end -
+	 * min(recv - send, the receive's own post-to-end time). The pairs whose send bounds it
+	 * (@sum_sent of them, recorded clocks: the offsets move them) and the sum of the others'
+	 * receive times (one clock: nothing moves them). */
+	uint64_t sent_n;
+	int64_t sum_sent, sum_posted;
 };
 
 struct psa_clock {

@@ -102,8 +102,32 @@ void psa_report_json_links(struct jw *j, const struct psa_report *r)
 		jw_i64(j, l[i].min_ns);
 		jw_key(j, "max_ns");
 		jw_i64(j, l[i].max_ns);
+		jw_key(j, "transit_mean_ns");
+		jw_double(j, l[i].transit_ns);
 		jw_key(j, "slow");
 		jw_bool(j, psa_clock_link_slow(l, n, i));
+		jw_end_object(j);
+	}
+	jw_end_array(j);
+	/* the pairs of hosts named: a slow link, not the ranks that wait on it */
+	jw_key(j, "slow_links");
+	jw_begin_array(j);
+	for (size_t i = 0; i < n; i++) {
+		size_t back = psa_clock_link_back(l, n, i);
+
+		if (!psa_clock_link_slow(l, n, i) ||
+		    (back < n && back < i && psa_clock_link_slow(l, n, back)))
+			continue;
+		jw_begin_object(j);
+		jw_key(j, "hosts");
+		jw_begin_array(j);
+		jw_string(j, l[i].from);
+		jw_string(j, l[i].to);
+		jw_end_array(j);
+		jw_key(j, "transit_mean_ns");
+		jw_double(j, l[i].transit_ns);
+		jw_key(j, "others_median_ns");
+		jw_double(j, psa_clock_link_others_ns(l, n, i));
 		jw_end_object(j);
 	}
 	jw_end_array(j);
