@@ -141,8 +141,10 @@ static int edge_add(struct psa_clock *c, uint32_t from, uint32_t to, int64_t w, 
 	if (recv_ns == UINT64_MAX || w <= (int64_t)recv_ns) {
 		e->sent_n++;
 		e->sum_sent += w;
+		e->transit[psa__transit_bucket(w)]++;
 	} else {
 		e->sum_posted += (int64_t)recv_ns;
+		e->transit[psa__transit_bucket((int64_t)recv_ns)]++;
 	}
 	c->host[from].pairs++;
 	c->host[to].pairs++;
