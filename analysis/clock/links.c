@@ -22,7 +22,8 @@ unsigned psa__transit_bucket(int64_t ns)
 		return 0;
 	octave = 63u - (unsigned)__builtin_clzll(us);
 	/* the two bits below the leading one: the quarter of the octave */
-	quarter = octave >= 2 ? (unsigned)(us >> (octave - 2)) & 3u : (unsigned)(us << (2 - octave)) & 3u;
+	quarter = octave >= 2 ? (unsigned)(us >> (octave - 2)) & 3u
+			      : (unsigned)(us << (2 - octave)) & 3u;
 	if (1 + octave * 4 + quarter >= PSA__TRANSIT_BUCKETS)
 		return PSA__TRANSIT_BUCKETS - 1;
 	return 1 + octave * 4 + quarter;
