@@ -17,7 +17,7 @@
 #include "hosts.h"
 #include "spawn.h"
 
-/* Run `tc ARGS...` in this process's namespaces; 0, or -EIO when it failed. */
+/* Run @argv (`tc ...`, `ss ...`) in this process's namespaces; 0, or -EIO when it failed. */
 static int tc(char *const argv[])
 {
 	pid_t pid;
@@ -30,6 +30,21 @@ static int tc(char *const argv[])
 		if (errno != EINTR)
 			return -errno;
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -EIO;
+}
+
+/* Reset this namespace's TCP connections with the hosts @hosts[0..n) (`ss -K`: the kernel's
+ * socket destruction; both ends see the connection reset, the link stays up). */
+static int reset_here(const uint32_t *hosts, size_t n)
+{
+	char dst[32];
+	char *ss[] = { "ss", "-K", "-t", "dst", dst, NULL };
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < n; i++) {
+		snprintf(dst, sizeof(dst), HOSTS_NET ".%" PRIu32, hosts[i] + 1);
+		rc = tc(ss);
+	}
+	return rc;
 }
 
 int host_link_slow_here(const uint32_t *hosts, size_t n, uint32_t kbit)
@@ -47,6 +62,8 @@ int host_link_slow_here(const uint32_t *hosts, size_t n, uint32_t kbit)
 			   NULL };
 	int rc;
 
+	if (!kbit)
+		return reset_here(hosts, n);
 	snprintf(rate, sizeof(rate), "%" PRIu32 "kbit", kbit);
 	rc = tc(root);
 	if (!rc)

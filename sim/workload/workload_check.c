@@ -61,8 +61,6 @@ static int link_check(const struct enc_wl_args *a, const struct enc_wl_fault *f,
 			       spec, l->host >= a->hosts ? l->host : l->peer, a->hosts);
 	if (l->peer == l->host)
 		return invalid(res, "fault '%s': a host's link to itself", spec);
-	if (!l->kbit)
-		return invalid(res, "fault '%s': kbit=0 would stop the link: see partition", spec);
 	if (!a->link_slow)
 		return invalid(res, "fault '%s': nothing can limit this host's link", spec);
 	return 0;

@@ -77,6 +77,8 @@ static const struct kind_desc kind_descs[] = {
 	{ "partition", ENC_WL_FAULT_PARTITION, 0, KEY_BIT(KEY_HOST) | KEY_BIT(KEY_EXEC), 0 },
 	{ "slow-link", ENC_WL_FAULT_LINK, 0, KEY_BIT(KEY_HOST) | KEY_BIT(KEY_EXEC) | KEY_BIT(KEY_KBIT),
 	  KEY_BIT(KEY_PEER) },
+	/* a link fault of rate 0: the connections reset, the link left up (kind 1: kind_of) */
+	{ "net-break", ENC_WL_FAULT_LINK, 1, KEY_BIT(KEY_HOST) | KEY_BIT(KEY_EXEC), KEY_BIT(KEY_PEER) },
 };
 
 #define KIND_DESCS_N (sizeof(kind_descs) / sizeof(kind_descs[0]))
@@ -234,7 +236,8 @@ int enc_wl_fault_parse(const char *spec, struct enc_wl_fault *out, char *err, si
 	if (!kd)
 		return reject(err, errlen,
 			      "unknown fault kind '%.*s' (device-stall, device-delay, net-drop, "
-			      "slow-progress, kill, partition, slow-link)", (int)kind_len, spec);
+			      "slow-progress, kill, partition, slow-link, net-break)", (int)kind_len,
+			      spec);
 	rc = pairs_parse(kd, spec[kind_len] ? spec + kind_len + 1 : "", vals, &seen, err, errlen);
 	if (rc)
 		return rc;
@@ -248,6 +251,10 @@ int enc_wl_fault_parse(const char *spec, struct enc_wl_fault *out, char *err, si
 	rc = range_check(kd, vals, seen, err, errlen);
 	if (rc)
 		return rc;
+	/* a rate of 0 is a net-break, which the spec then says */
+	if (kd->target == ENC_WL_FAULT_LINK && (seen & KEY_BIT(KEY_KBIT)) && !vals[KEY_KBIT])
+		return reject(err, errlen, "%s: kbit=0 stops the link: see net-break or partition",
+			      kd->name);
 
 	memset(out, 0, sizeof(*out));
 	out->target = kd->target;
@@ -306,8 +313,10 @@ int enc_wl_args_add_fault(struct enc_wl_args *args, const char *spec, char *err,
 
 static const struct kind_desc *kind_of(const struct enc_wl_fault *f)
 {
-	uint32_t kind = f->target == ENC_WL_FAULT_DEV ? f->dev.f.kind :
-			f->target == ENC_WL_FAULT_NET ? f->net.kind : 0;
+	uint32_t kind = f->target == ENC_WL_FAULT_DEV	? f->dev.f.kind
+			: f->target == ENC_WL_FAULT_NET ? f->net.kind
+			: f->target == ENC_WL_FAULT_LINK ? !f->link.kbit
+							 : 0;
 
 	for (size_t i = 0; i < KIND_DESCS_N; i++)
 		if (kind_descs[i].target == f->target && kind_descs[i].kind == kind)

@@ -302,6 +302,7 @@ static void partition_check(struct enc__wl_rank *r, uint64_t e)
 }
 
 #define ENC_WL_TP_FAULT_SLOW_LINK 6 /* encdev:fault's kind SLOW_LINK; stream = the peer host */
+#define ENC_WL_TP_FAULT_NET_BREAK 7 /* encdev:fault's kind NET_BREAK; stream = the peer host */
 
 /* The hosts whose traffic with this process's host @f limits, in @out; how many (0: none). */
 static size_t link_targets(const struct enc_wl_args *a, const struct enc_wl_link_fault *f,
@@ -340,15 +341,21 @@ static void link_slow_check(struct enc__wl_rank *r, uint64_t e)
 			continue;
 		pthread_mutex_lock(&run->cut_mtx);
 		if (!run->slowed[i]) {
-			sim_warn("workload %s: rank %" PRIu32 " exec %" PRIu64 ": limiting host %"
-				 PRIu32 "'s traffic to %" PRIu32 " kbit/s, as the slow-link fault "
-				 "asks", run->job, r->rank, e, a->host, f->kbit);
-			enc_tp(encdev, fault, r->rank, e, ENC_WL_TP_FAULT_SLOW_LINK, f->peer,
+			if (f->kbit)
+				sim_warn("workload %s: rank %" PRIu32 " exec %" PRIu64 ": limiting "
+					 "host %" PRIu32 "'s traffic to %" PRIu32 " kbit/s, as the "
+					 "slow-link fault asks", run->job, r->rank, e, a->host, f->kbit);
+			else
+				sim_warn("workload %s: rank %" PRIu32 " exec %" PRIu64 ": resetting "
+					 "host %" PRIu32 "'s connections, as the net-break fault asks",
+					 run->job, r->rank, e, a->host);
+			enc_tp(encdev, fault, r->rank, e,
+			       f->kbit ? ENC_WL_TP_FAULT_SLOW_LINK : ENC_WL_TP_FAULT_NET_BREAK, f->peer,
 			       (uint64_t)f->host << 32 | f->kbit);
 			rc = a->link_slow(a->link_slow_arg, to, n, f->kbit);
 			if (rc)
-				sim_err("workload %s: cannot limit the link of host %" PRIu32 ": %s",
-					run->job, a->host, strerror(-rc));
+				sim_err("workload %s: cannot %s the link of host %" PRIu32 ": %s",
+					run->job, f->kbit ? "limit" : "break", a->host, strerror(-rc));
 			run->slowed[i] = true;
 		}
 		pthread_mutex_unlock(&run->cut_mtx);

@@ -8,8 +8,12 @@
 #   slow and the four other links not, and the pair is named once as a slow link (in the JSON's
 #   slow_links and the text), with the fault both hosts recorded (exec 10, K kbit/s): the link,
 #   not a rank;
-# - a broken link before the first post (partition:host=1,exec=0, a 3 s timeout): the root is
+# - a link down before the first post (partition:host=1,exec=0, a 3 s timeout): the root is
 #   host1 unreachable, and no task is called slow_progress, whatever the time its posts took;
+# - broken connections before the first post (net-break:host=1,exec=0: host1's TCP connections
+#   reset, the link up - the transport says "Transport endpoint is not connected", as in the
+#   loaded run of the issue): the roots are the tasks that failed on it, named a broken
+#   connection with the fault recorded, and no task is slow_progress;
 # - nothing of the hosts is left after each run.
 #
 # Time on a busy machine: the healthy run measures the machine's own noise, the largest median
@@ -87,6 +91,19 @@ s = json.load(open(sys.argv[1]))["watchdog"]["stalls"]
 assert not [x for x in s if x["cause"] == "slow_progress"], s
 roots = [x for x in s if x["root_cause"]]
 assert len(roots) == 1 and roots[0]["cause"] == "host_unreachable" and roots[0]["host"] == "host1", roots
+' "$tmp/out"
+run "$tmp/break" --timeout 3s --inject net-break:host=1,exec=0
+check "broken connections before the first post: exit 1" test "$rc" -eq 1
+check "broken connections: nothing left" nothing_left
+"$bin" watchdog --json "$tmp/break" >"$tmp/out" 2>"$tmp/err"
+check "broken connections: the roots are the broken connection, no task is slow_progress" \
+	python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))["watchdog"]["stalls"]
+assert not [x for x in s if x["cause"] == "slow_progress"], s
+roots = [x for x in s if x["root_cause"]]
+assert roots and all(x["cause"] == "task_error" and "the connection broke (an injected "
+                     "net-break fault" in x["detail"] for x in roots), roots
 ' "$tmp/out"
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]

@@ -226,6 +226,7 @@ struct psa_group {
 /* The recording process's host limits its traffic to host `stream` (0xFFFFFFFF: every other);
  * arg = the faulted host << 32 | kbit/s. */
 #define PSA_FAULT_SLOW_LINK 6
+#define PSA_FAULT_NET_BREAK 7 /* the same, its TCP connections to `stream` about to be reset */
 struct psa_device_fault {
 	const struct psa_proc *proc;
 	uint32_t rank;

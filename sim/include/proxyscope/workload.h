@@ -82,7 +82,8 @@ struct enc_wl_partition_fault {
 #define ENC_WL_MAX_HOSTS_SLOWED 64 /* a job with a slow-link fault: at most this many hosts */
 
 /* From exec @exec_id on, the traffic between host @host and host @peer (ENC_WL_ALL_HOSTS: every
- * other host) is limited to @kbit kbit/s each way (across hosts). */
+ * other host) is limited to @kbit kbit/s each way (across hosts); @kbit 0 (net-break): their
+ * TCP connections are reset instead, the link left up. */
 struct enc_wl_link_fault {
 	uint32_t host;
 	uint32_t peer;
@@ -139,7 +140,7 @@ struct enc_wl_args {
 	int (*link_cut)(void *arg);
 	void *link_cut_arg;
 	/* The slow-link fault: limit this process's host's traffic to the hosts @hosts[0..n) to
-	 * @kbit kbit/s; called once per host, by the first rank of its first process (local_proc
+	 * @kbit kbit/s (0, the net-break fault: reset its TCP connections with them); called once per host, by the first rank of its first process (local_proc
 	 * 0) that starts the exec the fault names, after it recorded the fault; returns 0 once the
 	 * limit holds, or -errno. NULL: slow links cannot be armed. */
 	int (*link_slow)(void *arg, const uint32_t *hosts, size_t n, uint32_t kbit);
@@ -205,6 +206,8 @@ ENC_API void enc_wl_args_default(struct enc_wl_args *args);
  *	                                        (across hosts: enc_wl_args.hosts, link_cut)
  *	slow-link:host=H,exec=E,kbit=K[,peer=P] from exec E, H's traffic to P (every other host)
  *	                                        and back limited to K kbit/s (link_slow)
+ *	net-break:host=H,exec=E[,peer=P]        as H's ranks start E, the TCP connections between
+ *	                                        H and P (every other host) reset (link_slow, 0)
  * Returns 0, or -EINVAL with a one-line reason naming the offending text in @err (may be NULL).
  * The rank is checked against the run's rank count only by enc_wl_run.
  */
