@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The slow-link fault's limit, in a process on a simulated host (hosts.h: host_link_slow_here).
+ * The slow-link fault's limit, and the net-break fault's resets, in a process on a simulated
+ * host (hosts.h: host_link_slow_here).
  *
  * Design choice: an HTB qdisc on the host's own end of its link, with a u32 filter per peer
  * host sending that traffic to one class limited to the fault's rate; everything else (the
