@@ -356,8 +356,7 @@ static bool connection_broken(int status)
 }
 
 /* "; no process died: the connection broke" and the net-break fault its host recorded, if any. */
-static void broken_note(const struct psa_model *m, const struct psa__failed_task *f,
-			struct psa_stall *s)
+static void broken_note(const struct psa_model *m, struct psa_stall *s)
 {
 	size_t n, used = strlen(s->detail);
 	const struct psa_device_fault *d = psa_model_device_faults(m, &n);
@@ -371,7 +370,6 @@ static void broken_note(const struct psa_model *m, const struct psa__failed_task
 	snprintf(s->detail + used, sizeof(s->detail) - used,
 		 "; no process died: the connection broke%s", fault ? " (an injected net-break "
 		 "fault, recorded on its host)" : "");
-	(void)f;
 }
 
 static int stall_cmp(const void *a, const void *b)
@@ -415,7 +413,7 @@ int psa__watchdog_add_failed(struct psa_watchdog *w, const struct psa_model *m)
 			psa__stall_wait_on(s, (uint32_t)f->peer);
 		failed_detail(m, f, s);
 		if (root < 0)
-			broken_note(m, f, s);
+			broken_note(m, s);
 	}
 	if (w->n - first > 1)
 		qsort(&w->stalls[first], w->n - first, sizeof(w->stalls[0]), stall_cmp);
