@@ -476,9 +476,10 @@ int cmd_run(int argc, char **argv)
 		fputs(run_usage, stdout);
 		return CLI_EXIT_OK;
 	}
-	if (c.hosts) { /* the partition fault, checked and armed across hosts */
+	if (c.hosts) { /* the partition and slow-link faults, checked and armed across hosts */
 		c.args.hosts = c.hosts;
 		c.args.link_cut = run_hosts_link_cut;
+		c.args.link_slow = run_hosts_link_slow;
 	}
 	if (c.child || c.xchild) /* the job's processes: the command the user runs says it */
 		ctl_signals_say_to(-1, false);

@@ -32,4 +32,5 @@ void stragglers_links_print(const struct psa_report *r, FILE *out)
 {
 	if (r->clock)
 		psa_clock_links_print(r->clock, out);
+	psa_report_slow_links_print(r, out);
 }

@@ -23,7 +23,10 @@ LTTNG_UST_TRACEPOINT_ENUM(encdev, fault_kind,
 		lttng_ust_field_enum_value("LATE", 1)
 		lttng_ust_field_enum_value("SLOW", 2)
 		lttng_ust_field_enum_value("KILL", 3)
-		lttng_ust_field_enum_value("PARTITION", 4)))
+		lttng_ust_field_enum_value("PARTITION", 4)
+		lttng_ust_field_enum_value("SLOW_PROGRESS", 5)
+		lttng_ust_field_enum_value("SLOW_LINK", 6)
+		lttng_ust_field_enum_value("NET_BREAK", 7)))
 
 /* The device reached the net stage of @exec_id and wrote @stream's trigger word. */
 LTTNG_UST_TRACEPOINT_EVENT(encdev, trigger_write,
@@ -61,7 +64,12 @@ LTTNG_UST_TRACEPOINT_EVENT(encdev, sema_wait_end,
  * all), @arg = total extra ms for LATE, us for SLOW. KILL (the workload's kill fault): the
  * process holding the rank is about to die (SIGKILL) as the rank starts @exec_id; @arg = pid.
  * PARTITION (the workload's partition fault): the rank starts @exec_id and its host's link is
- * about to go down; @arg = the host's index in the job. */
+ * about to go down; @arg = the host's index in the job. SLOW_PROGRESS (the workload's
+ * slow-progress fault): each progress call of the rank's tasks of @exec_id takes @arg us longer;
+ * one event per exec it holds for. SLOW_LINK (the workload's slow-link fault): the rank starts
+ * @exec_id and its host's traffic to host @stream (0xFFFFFFFF: to every other host) is about to
+ * be limited; @arg = the faulted host's index << 32 | the rate in kbit/s. NET_BREAK (the
+ * net-break fault): the same, its TCP connections to host @stream about to be reset. */
 LTTNG_UST_TRACEPOINT_EVENT(encdev, fault,
 	LTTNG_UST_TP_ARGS(uint32_t, rank, uint64_t, exec_id, int, kind, uint32_t, stream,
 			  uint64_t, arg),

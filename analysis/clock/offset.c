@@ -38,6 +38,7 @@ struct pending {
 	uint32_t sends, recvs;             /* the events seen under the name */
 	bool ambiguous;
 	uint64_t ts;
+	uint64_t recv_ns;                  /* the receive's post to its end (UINT64_MAX: none) */
 };
 
 int psa_clock_create(struct psa_clock **out)
@@ -106,8 +107,9 @@ static long host_index(struct psa_clock *c, const char *name)
 	return c->last_host = (long)c->host_n++;
 }
 
-/* Tighten the bound of offset(@to) - offset(@from) <= @w. */
-static int edge_add(struct psa_clock *c, uint32_t from, uint32_t to, int64_t w)
+/* Tighten the bound of offset(@to) - offset(@from) <= @w; the message was in the receive's
+ * hands @recv_ns (links.c: the time in flight). */
+static int edge_add(struct psa_clock *c, uint32_t from, uint32_t to, int64_t w, uint64_t recv_ns)
 {
 	struct psa_hkey key = PSA_HKEY(psa_key((uint64_t)from + 1, (uint64_t)to + 1), from, to);
 	uintptr_t idx = (uintptr_t)psa_hashmap_find(&c->edge_idx, &key);
@@ -136,18 +138,26 @@ static int edge_add(struct psa_clock *c, uint32_t from, uint32_t to, int64_t w)
 	}
 	e->sum += w;
 	e->pairs++;
+	if (recv_ns == UINT64_MAX || w <= (int64_t)recv_ns) {
+		e->sent_n++;
+		e->sum_sent += w;
+		e->transit[psa__transit_bucket(w)]++;
+	} else {
+		e->sum_posted += (int64_t)recv_ns;
+		e->transit[psa__transit_bucket((int64_t)recv_ns)]++;
+	}
 	c->host[from].pairs++;
 	c->host[to].pairs++;
 	return 0;
 }
 
 static int pair_add(struct psa_clock *c, uint32_t send_host, uint64_t send_ts, uint32_t recv_host,
-		    uint64_t recv_ts)
+		    uint64_t recv_ts, uint64_t recv_ns)
 {
 	if (send_host == recv_host)
 		return 0;
 	/* the difference of two times since 1970 fits: both are below 2^63 ns */
-	return edge_add(c, send_host, recv_host, (int64_t)recv_ts - (int64_t)send_ts);
+	return edge_add(c, send_host, recv_host, (int64_t)recv_ts - (int64_t)send_ts, recv_ns);
 }
 
 int psa_clock_add_pair(struct psa_clock *c, const char *send_host, uint64_t send_ts,
@@ -157,7 +167,7 @@ int psa_clock_add_pair(struct psa_clock *c, const char *send_host, uint64_t send
 
 	if (s < 0 || r < 0)
 		return -ENOMEM;
-	return pair_add(c, (uint32_t)s, send_ts, (uint32_t)r, recv_ts);
+	return pair_add(c, (uint32_t)s, send_ts, (uint32_t)r, recv_ts, UINT64_MAX);
 }
 
 /*
@@ -199,7 +209,7 @@ int psa_clock_feed(struct psa_clock *c, const struct psa_event *ev)
 	int64_t kind;
 	bool is_send;
 	long h_ev = host_index(c, ev->host);
-	uint64_t ts = ev->ts_ns, before;
+	uint64_t ts = ev->ts_ns, before, recv_ns = UINT64_MAX;
 	int rc = 0;
 
 	if (h_ev < 0 || thread_before(c, (uint32_t)h_ev, ev, &before))
@@ -217,6 +227,8 @@ int psa_clock_feed(struct psa_clock *c, const struct psa_event *ev)
 		return 0;
 	if (is_send)
 		ts = before; /* 0: nothing before it on its thread, no bound (the name still counts) */
+	else if (psa_ev_has(ev, PSA_F_latency_ns))
+		recv_ns = (uint64_t)psa__f(ev, PSA_F_latency_ns, 0);
 	job = (uint64_t)psa__f(ev, PSA_F_job, 0);
 	src = (uint64_t)psa__f(ev, is_send ? PSA_F_rank : PSA_F_peer, 0);
 	dst = (uint64_t)psa__f(ev, is_send ? PSA_F_peer : PSA_F_rank, 0);
@@ -234,7 +246,7 @@ int psa_clock_feed(struct psa_clock *c, const struct psa_event *ev)
 			c->free = p->next_free;
 		*p = (struct pending){ .job = job, .src = src, .dst = dst, .exec = exec, .tag = tag,
 				       .host = (uint32_t)h_ev, .sends = is_send, .recvs = !is_send,
-				       .ambiguous = !ts, .ts = ts };
+				       .ambiguous = !ts, .ts = ts, .recv_ns = recv_ns };
 		if (psa_hashmap_insert(&c->pending, &key, p)) {
 			free(p);
 			return -ENOMEM;
@@ -254,9 +266,9 @@ int psa_clock_feed(struct psa_clock *c, const struct psa_event *ev)
 		return 0;
 	psa_hashmap_remove(&c->pending, &key);
 	if (!p->ambiguous && is_send)
-		rc = pair_add(c, (uint32_t)h_ev, ts, p->host, p->ts);
+		rc = pair_add(c, (uint32_t)h_ev, ts, p->host, p->ts, p->recv_ns);
 	else if (!p->ambiguous)
-		rc = pair_add(c, p->host, p->ts, (uint32_t)h_ev, ts);
+		rc = pair_add(c, p->host, p->ts, (uint32_t)h_ev, ts, recv_ns);
 	p->next_free = c->free;
 	c->free = p;
 	return rc;

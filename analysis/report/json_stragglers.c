@@ -85,6 +85,7 @@ void psa_report_json_links(struct jw *j, const struct psa_report *r)
 {
 	size_t n;
 	struct psa_clock_link *l = links_of(r, &n);
+	struct psa_slow_link *sl;
 
 	jw_key(j, "links");
 	jw_begin_array(j);
@@ -102,10 +103,45 @@ void psa_report_json_links(struct jw *j, const struct psa_report *r)
 		jw_i64(j, l[i].min_ns);
 		jw_key(j, "max_ns");
 		jw_i64(j, l[i].max_ns);
+		jw_key(j, "transit_mean_ns");
+		jw_double(j, l[i].transit_ns);
+		jw_key(j, "transit_median_ns");
+		jw_double(j, l[i].transit_median_ns);
 		jw_key(j, "slow");
 		jw_bool(j, psa_clock_link_slow(l, n, i));
 		jw_end_object(j);
 	}
 	jw_end_array(j);
 	free(l);
+	/* the pairs of hosts named: a slow link, not the ranks that wait on it */
+	jw_key(j, "slow_links");
+	jw_begin_array(j);
+	if (!psa_report_slow_links(r, &sl, &n)) {
+		for (size_t i = 0; i < n; i++) {
+			jw_begin_object(j);
+			jw_key(j, "hosts");
+			jw_begin_array(j);
+			jw_string(j, sl[i].a);
+			jw_string(j, sl[i].b);
+			jw_end_array(j);
+			jw_key(j, "transit_median_ns");
+			jw_double(j, sl[i].transit_ns);
+			jw_key(j, "others_median_ns");
+			jw_double(j, sl[i].others_ns);
+			jw_key(j, "injected");
+			if (sl[i].injected) {
+				jw_begin_object(j);
+				jw_key(j, "exec_id");
+				jw_u64(j, sl[i].exec_id);
+				jw_key(j, "kbit");
+				jw_u64(j, sl[i].kbit);
+				jw_end_object(j);
+			} else {
+				jw_null(j);
+			}
+			jw_end_object(j);
+		}
+		free(sl);
+	}
+	jw_end_array(j);
 }

@@ -348,6 +348,30 @@ static void failed_detail(const struct psa_model *m, const struct psa__failed_ta
 			 s->status, strerror(-s->status));
 }
 
+/* The transport's words for a connection that broke (the ofi backend's errno over tcp). Not
+ * -EPIPE: the loop backend fails a block with it when its peer's comm closed, at the end. */
+static bool connection_broken(int status)
+{
+	return status == -ENOTCONN || status == -ECONNRESET || status == -ECONNABORTED;
+}
+
+/* "; no process died: the connection broke" and the net-break fault its host recorded, if any. */
+static void broken_note(const struct psa_model *m, struct psa_stall *s)
+{
+	size_t n, used = strlen(s->detail);
+	const struct psa_device_fault *d = psa_model_device_faults(m, &n);
+	const struct psa_device_fault *fault = NULL;
+
+	for (size_t i = 0; i < n && !fault; i++)
+		if (d[i].kind == PSA_FAULT_NET_BREAK && d[i].proc && !strcmp(d[i].proc->host, s->host))
+			fault = &d[i];
+	if (used >= sizeof(s->detail))
+		return;
+	snprintf(s->detail + used, sizeof(s->detail) - used,
+		 "; no process died: the connection broke%s", fault ? " (an injected net-break "
+		 "fault, recorded on its host)" : "");
+}
+
 static int stall_cmp(const void *a, const void *b)
 {
 	const struct psa_stall *x = a, *y = b;
@@ -363,12 +387,12 @@ int psa__watchdog_add_failed(struct psa_watchdog *w, const struct psa_model *m)
 {
 	size_t first = w->n;
 
-	for (size_t i = 0; w->deaths_n && i < w->failed_n; i++) {
+	for (size_t i = 0; i < w->failed_n; i++) {
 		const struct psa__failed_task *f = &w->failed[i];
-		int root = death_of_failure(w, f->proc, &f->s, f->peer, f->ts);
+		int root = w->deaths_n ? death_of_failure(w, f->proc, &f->s, f->peer, f->ts) : -1;
 		struct psa_stall *s = NULL;
 
-		if (root < 0 || f->s.status >= 0)
+		if (f->s.status >= 0 || (root < 0 && !connection_broken(f->s.status)))
 			continue;
 		/* Over the threshold too: the failure says more than the slow state. */
 		for (size_t k = 0; k < w->n && !s; k++)
@@ -379,12 +403,17 @@ int psa__watchdog_add_failed(struct psa_watchdog *w, const struct psa_model *m)
 			return -ENOMEM;
 		*s = f->s;
 		s->cause = PSA_CAUSE_TASK_ERROR;
-		s->failed = true;
+		s->failed = root >= 0;
 		s->root = root;
+		/* no death explains it: the transport said the connection broke, a root itself */
+		s->root_cause = root < 0;
+		s->observed = root < 0;
 		s->waiting_on_n = 0;
 		if (f->peer >= 0)
 			psa__stall_wait_on(s, (uint32_t)f->peer);
 		failed_detail(m, f, s);
+		if (root < 0)
+			broken_note(m, s);
 	}
 	if (w->n - first > 1)
 		qsort(&w->stalls[first], w->n - first, sizeof(w->stalls[0]), stall_cmp);

@@ -8,13 +8,15 @@
  * PROGRESSING to its first post is the length of that first call - unless its progress records
  * (INFO) show B2 rounds returning before that post: the transport refused the posts, and no
  * call held the worker longer than the longest record of one round. A task that failed with no
- * call measured is its error's story, never a slow call read from a gap.
+ * call measured is its error's story, never a slow call read from a gap (but one cancelled
+ * after its first post, as its consumer gave up, still made that call).
  *
  * The threshold findings (finished tasks that spent longer than the threshold in one state)
  * are classified like stalls: a task that waited for its own device's trigger, or whose seam
  * calls took the time, is a root; one that waited on peers leads to them, and the chains are
  * followed as for stalls.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -24,11 +26,17 @@
 /* A seam call is microseconds; a thread preempted on a busy machine loses a few ms. */
 #define SLOW_CALL_NS 10000000ull
 
-/* At INFO: the longest a B2 call of @t can have held its worker, as far as the trace shows
- * (0: nothing shows one). */
+/*
+ * At INFO: the longest a B2 call of @t can have held its worker, as far as the trace shows
+ * (0: nothing shows one). A task cancelled as its comm was freed (-ECANCELED: its consumer gave
+ * up, or the run ended) made its calls before that, so its first post still ends its first
+ * call; any other failure is the transport's story (a refused post, an endpoint gone), never a
+ * call read from the gap.
+ */
 static uint64_t info_call_ns(const struct psa_task *t)
 {
-	if (t->status || !t->progress_ts || t->first_post_ts <= t->progress_ts)
+	if ((t->status && t->status != -ECANCELED) || !t->progress_ts ||
+	    t->first_post_ts <= t->progress_ts)
 		return 0;
 	if (t->prog_before_post) /* rounds returned before it posted: refused posts */
 		return t->prog_single_max_ns;
@@ -158,6 +166,73 @@ void psa__watchdog_threshold_recheck(const struct psa_watchdog *w, const struct 
 		 "a B2 progress call of it took %.3f s, more than half the consumer timeout (%u ms): "
 		 "the seam held its worker that long, then the task finished",
 		 (double)s->b2_longest_ns * S_PER_NS, tot.timeout_ms_max);
+}
+
+/*
+ * After the rechecks: a finished task that waited long for its trigger while a rank sharing
+ * its worker made a slow B2 call in the same exec waited on that call, not on its device - the
+ * worker (one thread) reads the trigger words between calls. It leads to that rank.
+ */
+void psa__watchdog_threshold_held(struct psa_watchdog *w)
+{
+	for (size_t i = 0; i < w->n; i++) {
+		struct psa_stall *s = &w->stalls[i];
+
+		if (!s->done || !s->root_cause || s->cause != PSA_CAUSE_SLOW_STATE ||
+		    s->state != PSA_STATE_WAITING_DEVICE_TRIGGER)
+			continue;
+		for (size_t k = 0; k < w->n; k++) {
+			const struct psa_stall *o = &w->stalls[k];
+
+			/* a call of half the wait at least: the wait was mostly that call */
+			if (k == i || o->cause != PSA_CAUSE_SLOW_PROGRESS || o->proc != s->proc ||
+			    o->gid != s->gid || o->job != s->job || o->exec_id != s->exec_id ||
+			    2 * o->b2_longest_ns < s->duration_ns)
+				continue;
+			s->cause = PSA_CAUSE_WAITING_ON_PEER;
+			s->root_cause = false;
+			s->waiting_on_n = 0;
+			psa__stall_wait_on(s, o->rank);
+			snprintf(s->detail, sizeof(s->detail),
+				 "WAITING_DEVICE_TRIGGER lasted %.3f s while the task's worker (gid %u) "
+				 "was held by rank %u's B2 progress call of %.3f s: it could not read "
+				 "the trigger word, then it finished", (double)s->duration_ns * S_PER_NS,
+				 s->gid, o->rank, (double)o->b2_longest_ns * S_PER_NS);
+			break;
+		}
+	}
+}
+
+/*
+ * A slow_progress root whose rank recorded the slow-progress fault (one event per exec it held
+ * for) says so, with the exec the fault began at: the evidence that it was injected, and where.
+ */
+void psa__watchdog_slow_fault_note(struct psa_watchdog *w, const struct psa_model *m)
+{
+	size_t n;
+	const struct psa_device_fault *f = psa_model_device_faults(m, &n);
+
+	for (size_t i = 0; i < w->n; i++) {
+		struct psa_stall *s = &w->stalls[i];
+		const struct psa_device_fault *first = NULL;
+		size_t used = strlen(s->detail);
+
+		if (s->cause != PSA_CAUSE_SLOW_PROGRESS)
+			continue;
+		for (size_t k = 0; k < n; k++)
+			if (f[k].kind == PSA_FAULT_SLOW_PROGRESS && f[k].proc &&
+			    f[k].proc->id == s->proc && f[k].rank == s->rank &&
+			    f[k].exec_id <= s->exec_id && (!first || f[k].exec_id < first->exec_id))
+				first = &f[k];
+		if (!first)
+			continue;
+		s->observed = true;
+		if (used < sizeof(s->detail))
+			snprintf(s->detail + used, sizeof(s->detail) - used,
+				 "; the rank recorded an injected slow-progress fault (%llu us a call) "
+				 "from exec %llu", (unsigned long long)first->arg,
+				 (unsigned long long)first->exec_id);
+	}
 }
 
 void psa__watchdog_threshold(const struct psa_watchdog *w, const struct psa_task *t,

@@ -375,6 +375,7 @@ static int analyze_at(struct psa_watchdog *w, const struct psa_model *m, uint64_
 	w->poll_stuck_ns = tot.timeout_ms_max ? (uint64_t)tot.timeout_ms_max * 1000000u : UINT64_MAX;
 	for (size_t i = 0; i < w->n; i++) /* the findings of finished tasks, so far */
 		psa__watchdog_threshold_recheck(w, m, &w->stalls[i]);
+	psa__watchdog_threshold_held(w);
 	if (psa__watchdog_deaths(w, m) || psa__watchdog_hosts_cut(w, m) ||
 	    psa__watchdog_add_failed(w, m))
 		return -ENOMEM;
@@ -392,6 +393,7 @@ static int analyze_at(struct psa_watchdog *w, const struct psa_model *m, uint64_
 			return -ENOMEM;
 	for (size_t i = 0; damaged(w) && i < w->n; i++)
 		psa__stall_unsure(&w->stalls[i], PSA_UNSURE_DAMAGED);
+	psa__watchdog_slow_fault_note(w, m);
 	int rc = psa__watchdog_chain(w, m, 0);
 
 	if (rc)

@@ -89,6 +89,8 @@ void psa__watchdog_threshold(const struct psa_watchdog *w, const struct psa_task
 			     struct psa_stall *s);
 void psa__watchdog_threshold_recheck(const struct psa_watchdog *w, const struct psa_model *m,
 				     struct psa_stall *s);
+void psa__watchdog_threshold_held(struct psa_watchdog *w);
+void psa__watchdog_slow_fault_note(struct psa_watchdog *w, const struct psa_model *m);
 
 /* watchdog/progress.c: what a task's progress records say (a leaf, like stall.c). */
 uint64_t psa__progress_window(const struct psa_task *t);

@@ -121,6 +121,14 @@ int hosts_link_set(struct hosts *h, const struct host *host, bool up);
  */
 int host_link_down_here(void);
 
+/*
+ * In a process on a simulated host (the slow-link fault): limit what the host sends to the
+ * hosts @hosts[0..n) (their indexes: host i is HOSTS_NET.(i+1)) to @kbit kbit/s, its other
+ * traffic unlimited (hosts_link.c); @kbit 0 (the net-break fault): reset this host's TCP
+ * connections with them instead. Returns 0, or -errno (-EIO: `tc` or `ss` failed).
+ */
+int host_link_slow_here(const uint32_t *hosts, size_t n, uint32_t kbit);
+
 /* Bring every simulated host's own end of its link up again (the partition healed), so that
  * what its daemons still hold (mpirun's, the tracer's) reaches the collector. 0 or -errno. */
 int hosts_links_heal(struct hosts *h);

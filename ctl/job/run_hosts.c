@@ -68,6 +68,12 @@ int run_hosts_link_cut(void *arg)
 	return host_link_down_here();
 }
 
+int run_hosts_link_slow(void *arg, const uint32_t *hosts, size_t n, uint32_t kbit)
+{
+	(void)arg;
+	return host_link_slow_here(hosts, n, kbit);
+}
+
 /*
  * The gate of a watched job: babeltrace2's live source sees only what a session sends after it
  * attached (live_watch.h), and the sessions' streams - which it waits for before attaching -

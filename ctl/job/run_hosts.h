@@ -87,6 +87,8 @@ void run_hosts_job_started(const char *dir, uint32_t rank);
 uint32_t run_hosts_job_gone(const char *dir, uint32_t procs);
 /* The partition fault's cut (enc_wl_args.link_cut) in a process on a simulated host. */
 int run_hosts_link_cut(void *arg);
+/* The slow-link fault's limit (enc_wl_args.link_slow) in a process on a simulated host. */
+int run_hosts_link_slow(void *arg, const uint32_t *hosts, size_t n, uint32_t kbit);
 /* Whether @args arms a partition fault (its host's link is healed after the job). */
 bool run_hosts_partitions(const struct enc_wl_args *args);
 

@@ -92,57 +92,6 @@ static int invalid(struct enc_wl_result *res, const char *fmt, ...)
 	return -EINVAL;
 }
 
-/* A partition cuts a host's link: a job across hosts, with a way to cut it. */
-static int partition_check(const struct enc_wl_args *a, const struct enc_wl_fault *f,
-			   const char *spec, struct enc_wl_result *res)
-{
-	if (a->hosts < 2)
-		return invalid(res, "fault '%s' cuts a host's link: it needs a job across at least "
-			       "2 hosts", spec);
-	if (f->partition.host >= a->hosts)
-		return invalid(res, "fault '%s': host %" PRIu32 " out of range (hosts=%" PRIu32 ")",
-			       spec, f->partition.host, a->hosts);
-	if (!a->link_cut)
-		return invalid(res, "fault '%s': nothing can cut this host's link", spec);
-	return 0;
-}
-
-static int fault_check(const struct enc_wl_args *a, const struct enc_wl_fault *f,
-		       struct enc_wl_result *res)
-{
-	char spec[96];
-	uint32_t rank;
-
-	enc_wl_fault_format(f, spec, sizeof(spec));
-	if (f->target == ENC_WL_FAULT_DEV && f->dev.whole_proc && f->dev.proc >= a->procs)
-		return invalid(res, "fault '%s': process %" PRIu32 " out of range (procs=%" PRIu32
-			       ")", spec, f->dev.proc, a->procs);
-	if (f->target == ENC_WL_FAULT_DEV)
-		rank = f->dev.whole_proc ? 0 : f->dev.rank;
-	else if (f->target == ENC_WL_FAULT_NET)
-		rank = f->net.rank;
-	else if (f->target == ENC_WL_FAULT_KILL)
-		rank = f->kill.rank;
-	else if (f->target == ENC_WL_FAULT_PARTITION)
-		return partition_check(a, f, spec, res);
-	else
-		return invalid(res, "fault '%s': unknown target %" PRIu32, spec, f->target);
-	if (rank >= a->ranks)
-		return invalid(res, "fault '%s': rank %" PRIu32 " out of range (ranks=%" PRIu32 ")",
-			       spec, rank, a->ranks);
-	if (f->target == ENC_WL_FAULT_DEV && f->dev.f.stream != ENC_DEV_ALL_STREAMS &&
-	    f->dev.f.stream >= a->streams)
-		return invalid(res, "fault '%s': stream %" PRIu32 " out of range (streams=%" PRIu32
-			       ")", spec, f->dev.f.stream, a->streams);
-	if (f->target == ENC_WL_FAULT_NET && strcmp(backend_of(a), "loop"))
-		return invalid(res, "fault '%s' is armed on the loop backend's fabric; this run "
-			       "uses '%s'", spec, backend_of(a));
-	if (f->target == ENC_WL_FAULT_KILL && a->procs < 2)
-		return invalid(res, "fault '%s' kills a process: it needs ranks spread over at "
-			       "least 2 processes (procs=%" PRIu32 ")", spec, a->procs);
-	return 0;
-}
-
 static int procs_check(const struct enc_wl_args *a, struct enc_wl_result *res)
 {
 	uint32_t first, count;
@@ -214,7 +163,7 @@ static int args_check(const struct enc_wl_args *a, struct enc_wl_result *res)
 	if (a->faults_n > ENC_WL_MAX_FAULTS)
 		return invalid(res, "%zu faults (at most %d)", a->faults_n, ENC_WL_MAX_FAULTS);
 	for (size_t i = 0; i < a->faults_n; i++) {
-		int rc = fault_check(a, &a->faults[i], res);
+		int rc = enc__wl_fault_check(a, &a->faults[i], res);
 
 		if (rc)
 			return rc;

@@ -25,6 +25,8 @@ enum key {
 	KEY_US,
 	KEY_FROM,
 	KEY_TO,
+	KEY_PEER,
+	KEY_KBIT,
 	KEY_NR
 };
 
@@ -46,6 +48,8 @@ static const struct key_desc key_descs[KEY_NR] = {
 	[KEY_FROM] = { "from", UINT64_MAX - 1 },
 	[KEY_TO] = { "to", UINT64_MAX - 1 },
 	[KEY_PROC] = { "proc", UINT32_MAX - 1 },
+	[KEY_PEER] = { "peer", UINT32_MAX - 1 },
+	[KEY_KBIT] = { "kbit", UINT32_MAX },
 };
 
 struct kind_desc {
@@ -66,10 +70,15 @@ static const struct kind_desc kind_descs[] = {
 	  KEY_BIT(KEY_TO) },
 	{ "net-drop", ENC_WL_FAULT_NET, ENC_NET_LOOP_FAULT_DROP,
 	  KEY_BIT(KEY_RANK) | KEY_BIT(KEY_EXEC), 0 },
+	/* from the start, or from exec E on (from=E), or over a stretch (from=E1,to=E2) */
 	{ "slow-progress", ENC_WL_FAULT_NET, ENC_NET_LOOP_FAULT_SLOW,
-	  KEY_BIT(KEY_RANK) | KEY_BIT(KEY_US), 0 },
+	  KEY_BIT(KEY_RANK) | KEY_BIT(KEY_US), KEY_BIT(KEY_FROM) | KEY_BIT(KEY_TO) },
 	{ "kill", ENC_WL_FAULT_KILL, 0, KEY_BIT(KEY_RANK) | KEY_BIT(KEY_EXEC), 0 },
 	{ "partition", ENC_WL_FAULT_PARTITION, 0, KEY_BIT(KEY_HOST) | KEY_BIT(KEY_EXEC), 0 },
+	{ "slow-link", ENC_WL_FAULT_LINK, 0, KEY_BIT(KEY_HOST) | KEY_BIT(KEY_EXEC) | KEY_BIT(KEY_KBIT),
+	  KEY_BIT(KEY_PEER) },
+	/* a link fault of rate 0: the connections reset, the link left up (kind 1: kind_of) */
+	{ "net-break", ENC_WL_FAULT_LINK, 1, KEY_BIT(KEY_HOST) | KEY_BIT(KEY_EXEC), KEY_BIT(KEY_PEER) },
 };
 
 #define KIND_DESCS_N (sizeof(kind_descs) / sizeof(kind_descs[0]))
@@ -79,6 +88,7 @@ static const char *const target_names[ENC_WL_FAULT_TARGET_NR] = {
 	[ENC_WL_FAULT_NET] = "net",
 	[ENC_WL_FAULT_KILL] = "process",
 	[ENC_WL_FAULT_PARTITION] = "host link",
+	[ENC_WL_FAULT_LINK] = "link rate",
 };
 
 const char *enc_wl_fault_target_str(enum enc_wl_fault_target target)
@@ -170,20 +180,27 @@ static int pairs_parse(const struct kind_desc *kd, const char *p, uint64_t vals[
 	return 0;
 }
 
-/* A kind that takes its execs either as exec=E or as from=E1,to=E2 (E1 < E2): exactly one. */
+/*
+ * A kind that takes its execs either as exec=E or as from=E1,to=E2 (E1 < E2): exactly one. A
+ * kind without exec= (slow-progress) holds from the start, or from=E1 on, or from=E1 to=E2.
+ */
 static int range_check(const struct kind_desc *kd, const uint64_t vals[KEY_NR], unsigned seen,
 		       char *err, size_t errlen)
 {
 	bool exec = seen & KEY_BIT(KEY_EXEC), from = seen & KEY_BIT(KEY_FROM),
 	     to = seen & KEY_BIT(KEY_TO);
+	bool takes_exec = (kd->required | kd->optional) & KEY_BIT(KEY_EXEC);
 
 	if (!(kd->optional & KEY_BIT(KEY_FROM)))
 		return 0;
 	if (exec && (from || to))
 		return reject(err, errlen, "%s: give exec=E or from=E1,to=E2, not both", kd->name);
-	if (!exec && !(from && to))
-		return reject(err, errlen, "%s: missing key '%s'", kd->name,
-			      from ? "to" : to ? "from" : "exec");
+	if (to && !from)
+		return reject(err, errlen, "%s: missing key 'from'", kd->name);
+	if (takes_exec && !exec && !(from && to))
+		return reject(err, errlen, "%s: missing key '%s'", kd->name, from ? "to" : "exec");
+	if (from && !to)
+		return 0;
 	if (from && vals[KEY_FROM] >= vals[KEY_TO])
 		return reject(err, errlen, "%s: from=%" PRIu64 " must be below to=%" PRIu64,
 			      kd->name, vals[KEY_FROM], vals[KEY_TO]);
@@ -219,7 +236,8 @@ int enc_wl_fault_parse(const char *spec, struct enc_wl_fault *out, char *err, si
 	if (!kd)
 		return reject(err, errlen,
 			      "unknown fault kind '%.*s' (device-stall, device-delay, net-drop, "
-			      "slow-progress, kill, partition)", (int)kind_len, spec);
+			      "slow-progress, kill, partition, slow-link, net-break)", (int)kind_len,
+			      spec);
 	rc = pairs_parse(kd, spec[kind_len] ? spec + kind_len + 1 : "", vals, &seen, err, errlen);
 	if (rc)
 		return rc;
@@ -233,6 +251,10 @@ int enc_wl_fault_parse(const char *spec, struct enc_wl_fault *out, char *err, si
 	rc = range_check(kd, vals, seen, err, errlen);
 	if (rc)
 		return rc;
+	/* a rate of 0 is a net-break, which the spec then says */
+	if (kd->target == ENC_WL_FAULT_LINK && (seen & KEY_BIT(KEY_KBIT)) && !vals[KEY_KBIT])
+		return reject(err, errlen, "%s: kbit=0 stops the link: see net-break or partition",
+			      kd->name);
 
 	memset(out, 0, sizeof(*out));
 	out->target = kd->target;
@@ -252,11 +274,22 @@ int enc_wl_fault_parse(const char *spec, struct enc_wl_fault *out, char *err, si
 	} else if (kd->target == ENC_WL_FAULT_PARTITION) {
 		out->partition.host = (uint32_t)vals[KEY_HOST];
 		out->partition.exec_id = vals[KEY_EXEC];
+	} else if (kd->target == ENC_WL_FAULT_LINK) {
+		out->link.host = (uint32_t)vals[KEY_HOST];
+		out->link.peer = (seen & KEY_BIT(KEY_PEER)) ? (uint32_t)vals[KEY_PEER]
+							    : ENC_WL_ALL_HOSTS;
+		out->link.exec_id = vals[KEY_EXEC];
+		out->link.kbit = (uint32_t)vals[KEY_KBIT];
 	} else {
 		out->net.kind = kd->kind;
 		out->net.rank = (uint32_t)vals[KEY_RANK];
-		out->net.exec_id = (seen & KEY_BIT(KEY_EXEC)) ? vals[KEY_EXEC]
-							      : ENC_NET_LOOP_ANY_EXEC;
+		out->net.exec_id = (seen & KEY_BIT(KEY_EXEC))	? vals[KEY_EXEC]
+				   : (seen & KEY_BIT(KEY_FROM)) ? vals[KEY_FROM]
+								: ENC_NET_LOOP_ANY_EXEC;
+		/* from=E alone: to the end of the run */
+		if (seen & KEY_BIT(KEY_FROM))
+			out->net.exec_to = (seen & KEY_BIT(KEY_TO)) ? vals[KEY_TO]
+								    : ENC_NET_LOOP_ANY_EXEC;
 		out->net.arg = (uint32_t)vals[KEY_US];
 	}
 	return 0;
@@ -280,8 +313,10 @@ int enc_wl_args_add_fault(struct enc_wl_args *args, const char *spec, char *err,
 
 static const struct kind_desc *kind_of(const struct enc_wl_fault *f)
 {
-	uint32_t kind = f->target == ENC_WL_FAULT_DEV ? f->dev.f.kind :
-			f->target == ENC_WL_FAULT_NET ? f->net.kind : 0;
+	uint32_t kind = f->target == ENC_WL_FAULT_DEV	? f->dev.f.kind
+			: f->target == ENC_WL_FAULT_NET ? f->net.kind
+			: f->target == ENC_WL_FAULT_LINK ? !f->link.kbit
+							 : 0;
 
 	for (size_t i = 0; i < KIND_DESCS_N; i++)
 		if (kind_descs[i].target == f->target && kind_descs[i].kind == kind)
@@ -302,6 +337,12 @@ static bool key_value(const struct enc_wl_fault *f, int k, uint64_t *v)
 		*v = k == KEY_HOST ? f->partition.host : f->partition.exec_id;
 		return k == KEY_HOST || k == KEY_EXEC;
 	}
+	if (f->target == ENC_WL_FAULT_LINK) {
+		*v = k == KEY_HOST ? f->link.host : k == KEY_PEER ? f->link.peer :
+		     k == KEY_KBIT ? f->link.kbit : f->link.exec_id;
+		return k == KEY_HOST || k == KEY_EXEC || k == KEY_KBIT ||
+		       (k == KEY_PEER && *v != ENC_WL_ALL_HOSTS);
+	}
 	switch (k) {
 	case KEY_RANK:
 		*v = dev ? f->dev.rank : f->net.rank;
@@ -311,11 +352,16 @@ static bool key_value(const struct enc_wl_fault *f, int k, uint64_t *v)
 		return dev && f->dev.whole_proc;
 	case KEY_EXEC:
 		*v = dev ? f->dev.f.exec_id : f->net.exec_id;
-		return *v != UINT64_MAX && !(dev && f->dev.f.exec_to > f->dev.f.exec_id);
+		return *v != UINT64_MAX && !(dev && f->dev.f.exec_to > f->dev.f.exec_id) &&
+		       !(!dev && f->net.exec_to > f->net.exec_id);
 	case KEY_FROM:
-	case KEY_TO:
-		*v = k == KEY_FROM ? f->dev.f.exec_id : f->dev.f.exec_to;
-		return dev && f->dev.f.exec_to > f->dev.f.exec_id;
+		*v = dev ? f->dev.f.exec_id : f->net.exec_id;
+		return dev ? f->dev.f.exec_to > f->dev.f.exec_id
+			   : f->net.exec_to > f->net.exec_id && *v != UINT64_MAX;
+	case KEY_TO: /* a net fault's open end (to the end of the run) is no key */
+		*v = dev ? f->dev.f.exec_to : f->net.exec_to;
+		return dev ? f->dev.f.exec_to > f->dev.f.exec_id
+			   : f->net.exec_to > f->net.exec_id && *v != UINT64_MAX;
 	case KEY_STREAM:
 		*v = f->dev.f.stream;
 		return dev && *v != ENC_DEV_ALL_STREAMS;

@@ -76,6 +76,8 @@ struct enc__wl_run {
 	 * cut_mtx; the others starting that exec wait for it, so none runs it on a live link. */
 	pthread_mutex_t cut_mtx;
 	bool cut_done;             /* C */
+	/* The slow-link faults (by index in args->faults): limited once per process, the same way. */
+	bool slowed[ENC_WL_MAX_FAULTS]; /* C */
 };
 
 static inline bool enc__wl_rank_is_mine(const struct enc__wl_run *run, uint32_t rank)
@@ -88,6 +90,10 @@ static inline uint32_t enc__wl_peers(const struct enc_wl_args *a)
 {
 	return a->pattern == ENC_WL_ALLTOALL && a->ranks > 1 ? a->ranks - 1 : 1;
 }
+
+/* workload_check.c: whether the run can arm fault @f; -EINVAL with the reason in @res->err. */
+int enc__wl_fault_check(const struct enc_wl_args *a, const struct enc_wl_fault *f,
+			struct enc_wl_result *res);
 
 /* The rank thread (arg: struct enc__wl_rank *). */
 void *enc__wl_rank_main(void *arg);

@@ -241,6 +241,33 @@ static void kill_check(struct enc__wl_rank *r, uint64_t e)
 	}
 }
 
+#define ENC_WL_TP_FAULT_SLOW_PROGRESS 5 /* encdev:fault's kind SLOW_PROGRESS; arg = the us */
+
+/*
+ * The slow-progress fault is armed on the loop fabric before the run and applies to the blocks
+ * of its execs (net_loop.h); the rank records each exec it holds for as it starts it, so a
+ * fault that begins mid-run is seen from its first exec on, as the device's own faults are.
+ */
+static void slow_progress_note(struct enc__wl_rank *r, uint64_t e)
+{
+	const struct enc_wl_args *a = r->run->args;
+
+	for (size_t i = 0; i < a->faults_n; i++) {
+		const struct enc_net_loop_fault *f = &a->faults[i].net;
+		bool in;
+
+		if (a->faults[i].target != ENC_WL_FAULT_NET || f->kind != ENC_NET_LOOP_FAULT_SLOW ||
+		    f->rank != r->rank)
+			continue;
+		in = f->exec_id == ENC_NET_LOOP_ANY_EXEC ||
+		     (f->exec_to > f->exec_id ? e >= f->exec_id && e <= f->exec_to
+					      : e == f->exec_id);
+		if (in)
+			enc_tp(encdev, fault, r->rank, e, ENC_WL_TP_FAULT_SLOW_PROGRESS, UINT32_MAX,
+			       (uint64_t)f->arg);
+	}
+}
+
 #define ENC_WL_TP_FAULT_PARTITION 4 /* encdev:fault's kind PARTITION; arg = the host */
 
 /* The partition fault: this process's host's link goes down as its ranks start exec @e. */
@@ -269,6 +296,67 @@ static void partition_check(struct enc__wl_rank *r, uint64_t e)
 				sim_err("workload %s: cannot cut the link of host %" PRIu32 ": %s",
 					run->job, a->host, strerror(-rc));
 			run->cut_done = true;
+		}
+		pthread_mutex_unlock(&run->cut_mtx);
+	}
+}
+
+#define ENC_WL_TP_FAULT_SLOW_LINK 6 /* encdev:fault's kind SLOW_LINK; stream = the peer host */
+#define ENC_WL_TP_FAULT_NET_BREAK 7 /* encdev:fault's kind NET_BREAK; stream = the peer host */
+
+/* The hosts whose traffic with this process's host @f limits, in @out; how many (0: none). */
+static size_t link_targets(const struct enc_wl_args *a, const struct enc_wl_link_fault *f,
+			   uint32_t *out)
+{
+	size_t n = 0;
+
+	if (a->host == f->host) {
+		for (uint32_t h = 0; h < a->hosts && n < ENC_WL_MAX_HOSTS_SLOWED; h++)
+			if (h != a->host && (f->peer == ENC_WL_ALL_HOSTS || f->peer == h))
+				out[n++] = h;
+	} else if (f->peer == ENC_WL_ALL_HOSTS || f->peer == a->host) {
+		out[n++] = f->host; /* the way back */
+	}
+	return n;
+}
+
+/*
+ * The slow-link fault: as its ranks start exec @e, the host's first process limits the traffic
+ * between the faulted host and its peer - both ends limit what they send, so the link is slow
+ * both ways. Recorded first, with the rank that started the exec.
+ */
+static void link_slow_check(struct enc__wl_rank *r, uint64_t e)
+{
+	struct enc__wl_run *run = r->run;
+	const struct enc_wl_args *a = run->args;
+	uint32_t to[ENC_WL_MAX_HOSTS_SLOWED];
+
+	for (size_t i = 0; i < a->faults_n; i++) {
+		const struct enc_wl_link_fault *f = &a->faults[i].link;
+		size_t n;
+		int rc;
+
+		if (a->faults[i].target != ENC_WL_FAULT_LINK || !a->hosts || a->local_proc ||
+		    f->exec_id != e || !(n = link_targets(a, f, to)))
+			continue;
+		pthread_mutex_lock(&run->cut_mtx);
+		if (!run->slowed[i]) {
+			if (f->kbit)
+				sim_warn("workload %s: rank %" PRIu32 " exec %" PRIu64 ": limiting "
+					 "host %" PRIu32 "'s traffic to %" PRIu32 " kbit/s, as the "
+					 "slow-link fault asks", run->job, r->rank, e, a->host, f->kbit);
+			else
+				sim_warn("workload %s: rank %" PRIu32 " exec %" PRIu64 ": resetting "
+					 "host %" PRIu32 "'s connections, as the net-break fault asks",
+					 run->job, r->rank, e, a->host);
+			enc_tp(encdev, fault, r->rank, e,
+			       f->kbit ? ENC_WL_TP_FAULT_SLOW_LINK : ENC_WL_TP_FAULT_NET_BREAK, f->peer,
+			       (uint64_t)f->host << 32 | f->kbit);
+			rc = a->link_slow(a->link_slow_arg, to, n, f->kbit);
+			if (rc)
+				sim_err("workload %s: cannot %s the link of host %" PRIu32 ": %s",
+					run->job, f->kbit ? "limit" : "break", a->host, strerror(-rc));
+			run->slowed[i] = true;
 		}
 		pthread_mutex_unlock(&run->cut_mtx);
 	}
@@ -338,6 +426,8 @@ static int exec_run(struct enc__wl_rank *r, uint64_t e)
 
 	kill_check(r, e);
 	partition_check(r, e);
+	slow_progress_note(r, e);
+	link_slow_check(r, e);
 	sendbuf_fill(r, e);
 	ops_build(r, e);
 	exec_build(r, e, &ex);

@@ -361,6 +361,44 @@ static void test_clock__a_name_seen_twice_gives_no_pair(void **state)
 	psa_clock_destroy(c);
 }
 
+/*
+ * The links (psa_clock_links): host a <-> b carries every message 30 ms; the other links 0.2 ms
+ * but for two messages of 400 ms each (a preempted receiver), which move their mean past twice
+ * the others' and not their median. Only a <-> b is slow, both ways.
+ */
+static void test_clock__a_slow_link_on_its_median_not_a_few_late_messages(void **state)
+{
+	static const char *const hosts[] = { "a", "b", "c" };
+	struct psa_clock *c = make();
+	struct psa_clock_link *l;
+	size_t n;
+
+	(void)state;
+	for (int i = 0; i < 3; i++)
+		for (int k = 0; k < 3; k++)
+			for (int m = 0; i != k && m < 40; m++) {
+				bool ab = (i < 2 && k < 2);
+				int64_t lat = ab ? 30 * MS : m < 2 && i == 2 ? 400 * MS : 200 * US;
+
+				send_msg(c, hosts[i], 0, hosts[k], 0, T0 + (uint64_t)m * 1000 * MS, lat);
+			}
+	assert_int_equal(psa_clock_estimate(c), 0);
+	assert_int_equal(psa_clock_links(c, &l, &n), 0);
+	assert_int_equal(n, 6);
+	for (size_t i = 0; i < n; i++) {
+		bool ab = strcmp(l[i].from, "c") && strcmp(l[i].to, "c");
+
+		assert_int_equal(psa_clock_link_slow(l, n, i), ab);
+		/* the median within the bucket's eighth of an octave */
+		assert_true(l[i].transit_median_ns > (ab ? 30 * MS : 200 * US) * 7 / 8 &&
+			    l[i].transit_median_ns < (ab ? 30 * MS : 200 * US) * 9 / 8);
+		if (!ab && !strcmp(l[i].from, "c"))
+			assert_true(l[i].transit_ns > 2 * 200 * US * 10); /* the mean moved */
+	}
+	free(l);
+	psa_clock_destroy(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -374,6 +412,7 @@ int main(void)
 		cmocka_unit_test(test_clock__unlinked_host_and_single_host),
 		cmocka_unit_test(test_clock__events_matched_into_pairs),
 		cmocka_unit_test(test_clock__a_name_seen_twice_gives_no_pair),
+		cmocka_unit_test(test_clock__a_slow_link_on_its_median_not_a_few_late_messages),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -85,7 +85,7 @@ expect "a number: nothing to offer" ''
 
 # --- fault specs ---------------------------------------------------------------------------
 comp 'proxyscope run --inject ' proxyscope run --inject ''
-expect "--inject kinds" 'device-delay:|device-stall:|kill:|net-drop:|partition:|slow-progress:|'
+expect "--inject kinds" 'device-delay:|device-stall:|kill:|net-break:|net-drop:|partition:|slow-link:|slow-progress:|'
 comp 'proxyscope run --inject dev' proxyscope run --inject dev
 expect "--inject dev" 'device-delay:|device-stall:|'
 comp 'proxyscope run --inject device-stall:' proxyscope run --inject device-stall :

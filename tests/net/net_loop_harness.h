@@ -66,5 +66,6 @@ void test_net_loop__close_cancels_started_blocks(void **state);
 void test_net_loop__drop_fault_loses_the_ranks_sends(void **state);
 void test_net_loop__delay_fault_holds_completions_back(void **state);
 void test_net_loop__slow_fault_lengthens_every_progress_call(void **state);
+void test_net_loop__slow_fault_over_a_range_of_execs(void **state);
 
 #endif /* TESTS_NET_NET_LOOP_HARNESS_H */

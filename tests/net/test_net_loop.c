@@ -403,6 +403,7 @@ int main(void)
 		cmocka_unit_test(test_net_loop__drop_fault_loses_the_ranks_sends),
 		cmocka_unit_test(test_net_loop__delay_fault_holds_completions_back),
 		cmocka_unit_test(test_net_loop__slow_fault_lengthens_every_progress_call),
+		cmocka_unit_test(test_net_loop__slow_fault_over_a_range_of_execs),
 		cmocka_unit_test(test_net_loop__rejects_bad_open_arguments),
 		cmocka_unit_test(test_net_loop__rejects_bad_blocks_and_faults),
 	};

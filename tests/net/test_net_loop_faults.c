@@ -154,3 +154,46 @@ void test_net_loop__slow_fault_lengthens_every_progress_call(void **state)
 	LOOP->close(b);
 	enc_net_loop_clear_faults("slow");
 }
+
+/* A step of a block of @exec on @nc, in ms. */
+static double step_ms(struct enc_net_comm *nc, uint64_t exec)
+{
+	struct th_block tb;
+	struct th_drv d;
+	struct timespec t0;
+	double ms;
+
+	th_block_init(&tb, exec, NULL);
+	d = (struct th_drv){ .nc = nc, .req = th_block_start(nc, &tb) };
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	th_drv_step(&d);
+	ms = th_elapsed_ms(&t0);
+	LOOP->stop(nc, d.req);
+	return ms;
+}
+
+void test_net_loop__slow_fault_over_a_range_of_execs(void **state)
+{
+	/* 500 ms a call: far above what a preempted call loses on a busy machine, so the execs
+	 * outside the range are told from those inside by the bound alone */
+	const struct enc_net_loop_fault slow = { .kind = ENC_NET_LOOP_FAULT_SLOW, .rank = 0,
+						 .exec_id = 2, .exec_to = 3, .arg = 500000 };
+	const struct enc_net_loop_fault open_ended = { .kind = ENC_NET_LOOP_FAULT_SLOW, .rank = 1,
+						       .exec_id = 7,
+						       .exec_to = ENC_NET_LOOP_ANY_EXEC,
+						       .arg = 500000 };
+	struct enc_net_comm *a = th_rank_open("slowr", 0, 2), *b = th_rank_open("slowr", 1, 2);
+
+	(void)state;
+	assert_int_equal(enc_net_loop_inject("slowr", &slow), 0);
+	assert_int_equal(enc_net_loop_inject("slowr", &open_ended), 0);
+	assert_true(step_ms(a, 1) < 500);
+	assert_true(step_ms(a, 2) >= 500);
+	assert_true(step_ms(a, 3) >= 500);
+	assert_true(step_ms(a, 4) < 500);
+	assert_true(step_ms(b, 6) < 500);
+	assert_true(step_ms(b, 1000) >= 500); /* from exec 7 to the end */
+	LOOP->close(a);
+	LOOP->close(b);
+	enc_net_loop_clear_faults("slowr");
+}

@@ -69,6 +69,19 @@ static void test_workload__fault_parse_accepts_every_kind(void **state)
 	assert_int_equal(f.dev.f.exec_to, 59);
 	assert_int_equal(f.dev.f.arg, 5);
 
+	parse_ok("slow-link:host=0,exec=10,kbit=2000,peer=1", &f);
+	assert_int_equal(f.target, ENC_WL_FAULT_LINK);
+	assert_int_equal(f.link.host, 0);
+	assert_int_equal(f.link.peer, 1);
+	assert_int_equal(f.link.exec_id, 10);
+	assert_int_equal(f.link.kbit, 2000);
+	parse_ok("slow-link:host=2,exec=0,kbit=64", &f);
+	assert_int_equal(f.link.peer, ENC_WL_ALL_HOSTS);
+	parse_ok("net-break:host=1,exec=0", &f);
+	assert_int_equal(f.target, ENC_WL_FAULT_LINK);
+	assert_int_equal(f.link.host, 1);
+	assert_int_equal(f.link.kbit, 0); /* a link fault of rate 0 */
+
 	parse_ok("net-drop:rank=2,exec=9", &f);
 	assert_int_equal(f.target, ENC_WL_FAULT_NET);
 	assert_int_equal(f.net.kind, ENC_NET_LOOP_FAULT_DROP);
@@ -80,7 +93,18 @@ static void test_workload__fault_parse_accepts_every_kind(void **state)
 	assert_int_equal(f.net.kind, ENC_NET_LOOP_FAULT_SLOW);
 	assert_int_equal(f.net.rank, 5);
 	assert_int_equal(f.net.exec_id, ENC_NET_LOOP_ANY_EXEC);
+	assert_int_equal(f.net.exec_to, 0);
 	assert_int_equal(f.net.arg, 100);
+
+	/* slow progress that starts mid-run: to the end, or over a stretch */
+	parse_ok("slow-progress:rank=1,us=2000,from=20", &f);
+	assert_int_equal(f.net.kind, ENC_NET_LOOP_FAULT_SLOW);
+	assert_int_equal(f.net.exec_id, 20);
+	assert_int_equal(f.net.exec_to, ENC_NET_LOOP_ANY_EXEC);
+	assert_int_equal(f.net.arg, 2000);
+	parse_ok("slow-progress:from=3,to=8,rank=0,us=7", &f);
+	assert_int_equal(f.net.exec_id, 3);
+	assert_int_equal(f.net.exec_to, 8);
 
 	parse_ok("kill:rank=3,exec=5", &f);
 	assert_int_equal(f.target, ENC_WL_FAULT_KILL);
@@ -130,6 +154,40 @@ static void test_workload__a_partition_is_checked_against_the_hosts(void **state
 	assert_non_null(strstr(err, "host 2 out of range (hosts=2)"));
 }
 
+static int slow_never(void *arg, const uint32_t *hosts, size_t n, uint32_t kbit)
+{
+	(void)arg, (void)hosts, (void)n, (void)kbit;
+	return -EPERM;
+}
+
+/* A slow link or a break needs a job across hosts, hosts of it, two ends, a way to limit it. */
+static void test_workload__a_slow_link_is_checked_against_the_hosts(void **state)
+{
+	struct enc_wl_args a;
+	char err[ENC_WL_ERR_MAX] = "";
+
+	(void)state;
+	enc_wl_args_default(&a);
+	assert_int_equal(enc_wl_args_add_fault(&a, "slow-link:host=0,peer=1,exec=2,kbit=100", err,
+					       sizeof(err)), 0);
+	assert_int_equal(enc_wl_args_check(&a, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "across at least 2 hosts"));
+	a.hosts = 2;
+	assert_int_equal(enc_wl_args_check(&a, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "nothing can limit"));
+	a.link_slow = slow_never;
+	assert_int_equal(enc_wl_args_check(&a, err, sizeof(err)), 0);
+	a.faults[0].link.peer = 2;
+	assert_int_equal(enc_wl_args_check(&a, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "host 2 out of range (hosts=2)"));
+	a.faults[0].link.peer = 0;
+	assert_int_equal(enc_wl_args_check(&a, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "to itself"));
+	a.faults[0].link.peer = ENC_WL_ALL_HOSTS;
+	a.faults[0].link.kbit = 0; /* a net-break */
+	assert_int_equal(enc_wl_args_check(&a, err, sizeof(err)), 0);
+}
+
 static void test_workload__fault_parse_rejects_with_reason(void **state)
 {
 	static const struct {
@@ -147,6 +205,11 @@ static void test_workload__fault_parse_rejects_with_reason(void **state)
 		{ "device-delay:rank=1,from=3,to=3,ms=2", "below" },
 		{ "device-stall:rank=1,from=2,to=3", "'from'" },
 		{ "slow-progress:us=5", "rank" },
+		{ "slow-progress:rank=1,us=5,to=9", "'from'" },
+		{ "slow-link:host=0,exec=1,kbit=0", "net-break" },
+		{ "slow-link:host=0,exec=1", "'kbit'" },
+		{ "net-break:host=0,exec=1,kbit=5", "'kbit'" },
+		{ "slow-progress:rank=1,us=5,from=9,to=9", "below" },
 		{ "device-stall:rank=x,exec=2", "'x'" },           /* malformed values */
 		{ "device-stall:rank=-1,exec=2", "'-1'" },
 		{ "device-stall:rank=1,exec=", "exec" },
@@ -194,7 +257,13 @@ static void test_workload__fault_format_round_trips(void **state)
 		"device-delay:rank=3,exec=4,ms=250",
 		"device-delay:rank=3,ms=5,from=20,to=59",
 		"net-drop:rank=2,exec=9",
+		"slow-link:host=0,exec=10,peer=1,kbit=2000",
+		"slow-link:host=2,exec=0,kbit=64",
+		"net-break:host=1,exec=0",
+		"net-break:host=1,exec=3,peer=0",
 		"slow-progress:rank=5,us=100",
+		"slow-progress:rank=5,us=100,from=20",
+		"slow-progress:rank=5,us=100,from=20,to=30",
 		"kill:rank=3,exec=5",
 		"partition:host=1,exec=4",
 		"device-stall:proc=1,exec=3",
@@ -290,7 +359,12 @@ static void test_workload__run_rejects_bad_args(void **state)
 
 static void run_ok(struct enc_wl_args *args, struct enc_wl_result *res)
 {
-	int rc = enc_wl_run(args, res);
+	int rc;
+
+	/* A healthy run has no stall at all: the default 2 s watchdog fired on one (rank 1 exec 5)
+	 * under the asan preset at load 20, with nothing wrong. */
+	args->timeout_ms = 30000;
+	rc = enc_wl_run(args, res);
 
 	if (rc)
 		fail_msg("enc_wl_run: %d (%s)", rc, res->err);
@@ -469,6 +543,7 @@ int main(void)
 		cmocka_unit_test(test_workload__fault_parse_rejects_with_reason),
 		cmocka_unit_test(test_workload__fault_format_round_trips),
 		cmocka_unit_test(test_workload__a_partition_is_checked_against_the_hosts),
+		cmocka_unit_test(test_workload__a_slow_link_is_checked_against_the_hosts),
 		cmocka_unit_test(test_workload__args_add_fault_bounds_the_list),
 		cmocka_unit_test(test_workload__pattern_depends_on_rank_exec_and_offset),
 		cmocka_unit_test(test_workload__run_rejects_bad_args),

@@ -76,7 +76,10 @@ static size_t term_column(const struct section *s)
 	return INDENT + w + 2;
 }
 
-/* The fault specs from @i on, aligned: "form   note". Returns the index after them. */
+#define SPEC_NOTE_COL_MAX 56 /* past it, a spec's note goes under its form */
+
+/* The fault specs from @i on, aligned: "form   note", or the note on the next line when the
+ * forms are too wide. Returns the index after them. */
 static size_t specs(struct buf *o, const struct section *s, size_t i, size_t indent)
 {
 	size_t w = 0, end = i;
@@ -89,7 +92,12 @@ static size_t specs(struct buf *o, const struct section *s, size_t i, size_t ind
 	for (; i < end; i++) {
 		spaces(o, indent);
 		buf_puts(o, s->b[i].text);
-		if (s->b[i].note[0]) {
+		if (s->b[i].note[0] && indent + w + 2 > SPEC_NOTE_COL_MAX) {
+			/* forms this wide would leave the notes a column of a word or two */
+			buf_puts(o, "\n");
+			spaces(o, indent + 4);
+			fill(o, s->b[i].note, indent + 4, indent + 4);
+		} else if (s->b[i].note[0]) {
 			spaces(o, w + 2 - strlen(s->b[i].text));
 			fill(o, s->b[i].note, indent + w + 2, indent + w + 2);
 		} else {

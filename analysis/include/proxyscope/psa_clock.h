@@ -105,13 +105,25 @@ int psa_clock_fixes(const struct psa_clock *c, struct psa_clock_fix **out, size_
 struct psa_clock_link {
 	char from[PSA_HOST_MAX], to[PSA_HOST_MAX];
 	uint64_t pairs;
-	double mean_ns;
+	double mean_ns;   /* send to receive: the receiver's own lateness too */
 	int64_t min_ns, max_ns;
+	/* In flight: from the later of the send and the receive's post to the receive's end. A
+	 * receiver that posted late waits for no link, so only this tells a slow link from the
+	 * ranks that wait on it (in a collective every link then looks slow from send to receive). */
+	double transit_ns;
+	double transit_median_ns; /* its median, within an eighth of an octave */
 };
 /* After psa_clock_estimate: every (from, to) with a message, by name. 0 or -ENOMEM; free(*@out). */
 int psa_clock_links(const struct psa_clock *c, struct psa_clock_link **out, size_t *n);
-/* Link @i of @l[0..n) is slow: its mean over twice the median of the others'. */
+
+#define PSA_LINK_SLOW_MIN_NS 1000000 /* a slow link is at least this much slower than the rest */
+/* Link @i of @l[0..n) is slow: its median time in flight over twice the median of the others'
+ * medians, and PSA_LINK_SLOW_MIN_NS above it. */
 bool psa_clock_link_slow(const struct psa_clock_link *l, size_t n, size_t i);
+/* The index in @l[0..n) of link @i's way back (to -> from), or @n. */
+size_t psa_clock_link_back(const struct psa_clock_link *l, size_t n, size_t i);
+/* The median of the median times in flight of the links of @l[0..n) but @i. */
+double psa_clock_link_others_ns(const struct psa_clock_link *l, size_t n, size_t i);
 /* "links:" and a line per link, a slow one marked (nothing without messages between hosts). */
 void psa_clock_links_print(const struct psa_clock *c, FILE *out);
 

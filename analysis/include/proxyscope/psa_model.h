@@ -222,6 +222,11 @@ struct psa_group {
 #define PSA_FAULT_SLOW 2
 #define PSA_FAULT_KILL 3 /* the process holding the rank is about to SIGKILL itself; arg = pid */
 #define PSA_FAULT_PARTITION 4 /* the link of the recording process's host is about to go down */
+#define PSA_FAULT_SLOW_PROGRESS 5 /* each progress call of the rank in exec_id: arg us longer */
+/* The recording process's host limits its traffic to host `stream` (0xFFFFFFFF: every other);
+ * arg = the faulted host << 32 | kbit/s. */
+#define PSA_FAULT_SLOW_LINK 6
+#define PSA_FAULT_NET_BREAK 7 /* the same, its TCP connections to `stream` about to be reset */
 struct psa_device_fault {
 	const struct psa_proc *proc;
 	uint32_t rank;

@@ -24,7 +24,8 @@ extern "C" {
 enum enc_net_loop_fault_kind {
 	ENC_NET_LOOP_FAULT_DROP = 0,  /* the sends of @rank in exec @exec_id are lost: never delivered */
 	ENC_NET_LOOP_FAULT_DELAY = 1, /* completions of @rank's ops in @exec_id held back @arg ms */
-	ENC_NET_LOOP_FAULT_SLOW = 2,  /* every progress call of @rank takes @arg us longer */
+	ENC_NET_LOOP_FAULT_SLOW = 2,  /* every progress call of @rank in its execs takes @arg us
+				       * longer */
 	ENC_NET_LOOP_FAULT_KIND_NR
 };
 
@@ -35,6 +36,9 @@ struct enc_net_loop_fault {
 	uint32_t rank;
 	uint64_t exec_id; /* or ENC_NET_LOOP_ANY_EXEC */
 	uint32_t arg;     /* ms for DELAY, us for SLOW, unused for DROP */
+	/* Above @exec_id: the fault holds from @exec_id to @exec_to, both included
+	 * (ENC_NET_LOOP_ANY_EXEC: to the end), so a fault can begin mid-run; 0: @exec_id only. */
+	uint64_t exec_to;
 };
 
 /* Arm @f on the loop fabric of @job. Returns 0, -EINVAL for a bad kind, -ENOMEM. */

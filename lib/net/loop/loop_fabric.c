@@ -193,7 +193,11 @@ void enc__net_loop_fabric_close(struct loop_fabric *fab, uint32_t rank)
 
 static bool fault_applies(const struct enc_net_loop_fault *f, uint32_t rank, uint64_t exec_id)
 {
-	return f->rank == rank && (f->exec_id == ENC_NET_LOOP_ANY_EXEC || f->exec_id == exec_id);
+	if (f->rank != rank)
+		return false;
+	if (f->exec_to > f->exec_id && f->exec_id != ENC_NET_LOOP_ANY_EXEC)
+		return exec_id >= f->exec_id && exec_id <= f->exec_to;
+	return f->exec_id == ENC_NET_LOOP_ANY_EXEC || f->exec_id == exec_id;
 }
 
 void enc__net_loop_fault_plan(struct loop_fabric *fab, uint32_t rank, uint64_t exec_id,

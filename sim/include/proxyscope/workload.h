@@ -51,6 +51,7 @@ enum enc_wl_fault_target {
 	ENC_WL_FAULT_NET = 1, /* the job's loop fabric (enc_net_loop_inject) */
 	ENC_WL_FAULT_KILL = 2, /* the process holding a rank (SIGKILL at an exec's start) */
 	ENC_WL_FAULT_PARTITION = 3, /* a host's link (cut as its ranks start an exec) */
+	ENC_WL_FAULT_LINK = 4, /* the rate of a host's link (limited as its ranks start an exec) */
 	ENC_WL_FAULT_TARGET_NR
 };
 
@@ -77,6 +78,19 @@ struct enc_wl_partition_fault {
 	uint64_t exec_id;
 };
 
+#define ENC_WL_ALL_HOSTS UINT32_MAX
+#define ENC_WL_MAX_HOSTS_SLOWED 64 /* a job with a slow-link fault: at most this many hosts */
+
+/* From exec @exec_id on, the traffic between host @host and host @peer (ENC_WL_ALL_HOSTS: every
+ * other host) is limited to @kbit kbit/s each way (across hosts); @kbit 0 (net-break): their
+ * TCP connections are reset instead, the link left up. */
+struct enc_wl_link_fault {
+	uint32_t host;
+	uint32_t peer;
+	uint64_t exec_id;
+	uint32_t kbit;
+};
+
 /* One parsed --inject spec. @target says which member is valid; a net fault carries its rank. */
 struct enc_wl_fault {
 	uint32_t target; /* enum enc_wl_fault_target */
@@ -85,6 +99,7 @@ struct enc_wl_fault {
 		struct enc_net_loop_fault net;
 		struct enc_wl_kill_fault kill;
 		struct enc_wl_partition_fault partition;
+		struct enc_wl_link_fault link;
 	};
 };
 
@@ -124,6 +139,12 @@ struct enc_wl_args {
 	 * fault; returns once the link is down (0) or -errno. NULL: partitions cannot be armed. */
 	int (*link_cut)(void *arg);
 	void *link_cut_arg;
+	/* The slow-link fault: limit this process's host's traffic to the hosts @hosts[0..n) to
+	 * @kbit kbit/s (0, the net-break fault: reset its TCP connections with them); called once per host, by the first rank of its first process (local_proc
+	 * 0) that starts the exec the fault names, after it recorded the fault; returns 0 once the
+	 * limit holds, or -errno. NULL: slow links cannot be armed. */
+	int (*link_slow)(void *arg, const uint32_t *hosts, size_t n, uint32_t kbit);
+	void *link_slow_arg;
 	size_t faults_n;
 	struct enc_wl_fault faults[ENC_WL_MAX_FAULTS];
 };
@@ -179,9 +200,14 @@ ENC_API void enc_wl_args_default(struct enc_wl_args *args);
  *	device-delay:rank=R,from=E1,to=E2,ms=M  ... every exec from E1 to E2 (a straggler)
  *	net-drop:rank=R,exec=E                  the sends of R in exec E are lost
  *	slow-progress:rank=R,us=U               every progress call of R takes U us longer
+ *	slow-progress:rank=R,us=U,from=E1[,to=E2] ... from exec E1 on (to E2, included)
  *	kill:rank=R,exec=E                      the process holding R dies (SIGKILL) as R starts E
  *	partition:host=H,exec=E                 host H's link goes down as its ranks start E
  *	                                        (across hosts: enc_wl_args.hosts, link_cut)
+ *	slow-link:host=H,exec=E,kbit=K[,peer=P] from exec E, H's traffic to P (every other host)
+ *	                                        and back limited to K kbit/s (link_slow)
+ *	net-break:host=H,exec=E[,peer=P]        as H's ranks start E, the TCP connections between
+ *	                                        H and P (every other host) reset (link_slow, 0)
  * Returns 0, or -EINVAL with a one-line reason naming the offending text in @err (may be NULL).
  * The rank is checked against the run's rank count only by enc_wl_run.
  */

@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <proxyscope/psa_clock.h>
 #include <proxyscope/psa_event.h>
@@ -121,6 +122,25 @@ struct psa_report_read_opts {
  */
 int psa_report_read(struct psa_report *r, char *const *paths, size_t n,
 		    const struct psa_report_read_opts *opts, char *err, size_t errlen);
+
+/*
+ * A slow link between two hosts (psa_clock_link_slow, either way), named once per pair: the
+ * ranks on its hosts wait on it, so it is the link that is slow, not a rank. With the slow-link
+ * fault each end recorded (encdev:fault SLOW_LINK), said as injected.
+ */
+struct psa_slow_link {
+	char a[PSA_HOST_MAX], b[PSA_HOST_MAX]; /* a -> b is its first slow way by name */
+	double transit_ns;  /* a -> b's median time in flight */
+	double others_ns;   /* the median of the other links' medians */
+	bool injected;      /* both hosts recorded a slow-link fault */
+	uint64_t exec_id;   /* then: the first exec it held from, */
+	uint32_t kbit;      /* and its rate */
+};
+
+/* After the read: the slow links (slow_links.c). 0 or -ENOMEM; free(*@out). */
+int psa_report_slow_links(const struct psa_report *r, struct psa_slow_link **out, size_t *n);
+/* "slow link: A <-> B: ..." for each (nothing when no link is slow). */
+void psa_report_slow_links_print(const struct psa_report *r, FILE *out);
 
 #ifdef __cplusplus
 }
