@@ -336,6 +336,7 @@ static int read_tail(struct psa_report *r, struct psa_input *in, char *const *pa
 	bool no_widen = nw && !strcmp(nw, "1");
 	uint64_t window = w0 && strtoull(w0, NULL, 10) ? strtoull(w0, NULL, 10) : TAIL_WINDOW_NS;
 	char *prev = NULL;
+	uint64_t read_ns;
 	unsigned reads = 0;
 	int rc;
 
@@ -375,9 +376,15 @@ static int read_tail(struct psa_report *r, struct psa_input *in, char *const *pa
 		prev = complete ? now : NULL; /* compared only with a window that held its story */
 		if (!complete)
 			free(now);
-		window = reads >= TAIL_TRIES	   ? 0 /* the whole read */
-			 : window > UINT64_MAX / 2 ? UINT64_MAX
-						   : window * 2;
+		/* doubled, and past the window just read (its packets reach further back than it
+		 * asked): the next holds at least one packet more, so the verdicts compared are
+		 * those of two different reads */
+		read_ns = r->in.rs.window_ns;
+		window = window > UINT64_MAX / 2 ? UINT64_MAX : window * 2;
+		if (window <= read_ns)
+			window = read_ns + 1;
+		if (reads >= TAIL_TRIES)
+			window = 0; /* the whole read */
 	}
 	free(prev);
 	return rc;

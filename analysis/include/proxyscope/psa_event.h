@@ -32,8 +32,9 @@ enum psa_ev_type {
 const char *psa_ev_name(enum psa_ev_type type);
 /* The type of "provider:event"; PSA_EV_UNKNOWN if it is not in the catalogue. */
 enum psa_ev_type psa_ev_lookup(const char *name);
-/* Whether events of @type tell a task's life (its enqueue, states, seam calls, trigger, ops,
- * timeouts), else they are set-up or facts of a process (comms, workers, buses, faults). */
+/* Whether events of @type tell a task's life (its enqueue, states, progress records, seam
+ * calls, trigger, ops, timeouts): every event the model files under a task, else they are set-up
+ * or facts of a process (comms, workers, buses, faults). */
 bool psa_ev_tells_task(uint32_t type);
 
 /*
@@ -136,7 +137,8 @@ struct psa_read_stats {
 	/* CTF input: how much of it was read (the tail-first read, read/ctf/tail/) */
 	uint64_t bytes_read;      /* of the stream files, the bytes handed to babeltrace2 */
 	uint64_t bytes_total;     /* of the stream files */
-	uint64_t window_ns;       /* the final window read per stream (0: everything was read) */
+	uint64_t window_ns;       /* the final window read whole on every stream, at least the one
+				   * asked for (0: everything was read) */
 	uint64_t skipped_losses;  /* losses the index shows in the packets left out */
 };
 

@@ -122,9 +122,10 @@ int psa__tail_read_begin(struct psa_trace_dirs *dirs, const bool *hide,
 			st->bytes_total += b;
 		}
 	}
+	/* the window read: the one asked for, rounded out to the packets kept */
 	for (size_t i = 0; t->made && i < dirs->n; i++)
-		if (t->made[i])
-			st->window_ns = window_ns;
+		if (t->made[i] && t->pick[i].end - t->pick[i].cut + 1 > st->window_ns)
+			st->window_ns = t->pick[i].end - t->pick[i].cut + 1;
 	return rc < 0 ? rc : 0;
 }
 

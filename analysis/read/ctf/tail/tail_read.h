@@ -23,7 +23,8 @@ struct psa_tail_read {
 /*
  * Before a read of @dirs: with @window_ns (0: read everything), cut each trace not @hide[i] to
  * its final @window_ns (LTTng's clock counts ns) and its set-up packets: dirs->open[i] and
- * dirs->seam[i] set. @st gets bytes_read, bytes_total, window_ns (0 when no trace was cut) and
+ * dirs->seam[i] set. @st gets bytes_read, bytes_total, window_ns (the window read, from the
+ * start of the packets kept on every stream to the end; 0 when no trace was cut) and
  * skipped_losses; a trace read whole counts @bytes[i], its stream files' bytes as its check
  * found them (@bytes NULL: its directory is walked for them). 0 or -ENOMEM;
  * psa__tail_read_end after either.
