@@ -83,6 +83,9 @@ struct psa_event {
 /* In ev->present: a tail-first read's task event before its window (read/ctf/tail/): not for
  * the model (the streams were read in part there), but it names its process, rank and task. */
 #define PSA_EV_BEFORE_WINDOW (UINT64_C(1) << 63)
+/* In ev->present: before the inner window, a shorter one read in the same pass (set on every
+ * event before it that would be PSA_EV_BEFORE_WINDOW there; implied by PSA_EV_BEFORE_WINDOW). */
+#define PSA_EV_BEFORE_INNER (UINT64_C(1) << 62)
 
 static inline bool psa_ev_has(const struct psa_event *ev, enum psa_field f)
 {
@@ -140,6 +143,7 @@ struct psa_read_stats {
 	uint64_t window_ns;       /* the final window read whole on every stream, at least the one
 				   * asked for (0: everything was read) */
 	uint64_t skipped_losses;  /* losses the index shows in the packets left out */
+	uint64_t inner_window_ns; /* the inner window read in the same pass (0: none) */
 };
 
 #define PSA_ERR_MAX 512
