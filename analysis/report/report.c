@@ -379,9 +379,11 @@ static int inner_verdict(struct psa_report *ir, const struct psa_report *r, stru
  * at least one packet shorter, two models in one pass; the verdict is the window's when both
  * hold the story of every open task, rank and process (psa__tail_cover_complete,
  * tail_holds_open_tasks) and give the same verdict. Else the next read's inner window is the
- * window just read, and its window twice that; after TAIL_TRIES reads, or when the window
- * reaches the start of every stream, the whole trace is read. For the tests only (their traces
- * are shorter than the first window): PROXYSCOPE_TAIL_WINDOW_NS, the first inner window;
+ * window just read, and its window a quarter longer if that held its story (the verdicts
+ * differed, or the inner window did not hold), twice as long if not; after TAIL_TRIES reads,
+ * or when the window reaches the start of every stream, the whole trace is read. For the tests
+ * only (their traces are shorter than the first window): PROXYSCOPE_TAIL_WINDOW_NS, the first
+ * inner window;
  * PROXYSCOPE_TAIL_NO_WIDEN=1 takes the verdict of a read of that window alone, to show the
  * widening is needed.
  */
@@ -400,7 +402,7 @@ static int read_tail(struct psa_report *r, struct psa_input *in, char *const *pa
 		struct psa__tail_cover cover, icover;
 		struct psa_report ir = { .parts = r->parts, .wopts = r->wopts };
 		struct inner_win iw = { &ir, inner, &icover };
-		bool with_inner = window && !no_widen, agree;
+		bool with_inner = window && !no_widen, agree, held = false;
 		char *now = NULL, *then = NULL;
 
 		if (reads && parts_again(r)) {
@@ -419,7 +421,7 @@ static int read_tail(struct psa_report *r, struct psa_input *in, char *const *pa
 		if (!rc)
 			rc = analyze(r, paths, n, err, errlen);
 		r->in.tail_reads = ++reads;
-		if (!rc && r->in.rs.window_ns && !no_widen && holds(r, &cover)) {
+		if (!rc && r->in.rs.window_ns && !no_widen && (held = holds(r, &cover))) {
 			rc = inner_verdict(&ir, r, in, &icover, paths, n, &then, err, errlen);
 			if (!rc && then && !(now = verdict_text(r))) {
 				snprintf(err, errlen, "cannot compare the verdicts: out of memory");
@@ -437,8 +439,11 @@ static int read_tail(struct psa_report *r, struct psa_input *in, char *const *pa
 		if ((rc && rc != -ENODATA) || !r->in.rs.window_ns || no_widen || agree)
 			return rc;
 		inner = r->in.rs.window_ns - 1; /* the packets just read */
+		/* a window that held its story is the next inner window: one a quarter longer
+		 * (or a packet) is enough to compare with; else the story lies further back */
 		window = reads >= TAIL_TRIES	  ? 0 /* the whole read */
 			 : inner > UINT64_MAX / 2 ? UINT64_MAX
+			 : held			  ? inner + inner / 4
 						  : inner * 2;
 	}
 }
