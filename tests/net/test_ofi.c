@@ -133,8 +133,11 @@ static int child_main(struct enc_wl_args *a, uint32_t proc, const struct child_s
 	case EXPECT_PEER_DEAD:
 		pthread_mutex_lock(&g_log_mtx); /* every rank thread is joined: for tsan's sake */
 		pthread_mutex_unlock(&g_log_mtx);
-		if (!res.has_failure || res.first_failure.status != -ESRCH ||
-		    res.wall_ns >= (uint64_t)TIMEOUT_MS * 1000000u || !g_log_hit[0]) {
+		/* In time: the death failed every rank before any consumer's watchdog fired (no
+		 * timeout among the failures). Not the run's wall time against the watchdog's: it
+		 * holds the set-up too, which took over 3 s at load 20 with the death seen at once. */
+		if (!res.has_failure || res.first_failure.status != -ESRCH || res.timeouts ||
+		    !g_log_hit[0]) {
 			fprintf(stderr, "process %u: failure %d (rank %u exec %llu %s) status %d, %llu "
 				"failures, %llu timeouts, wall %llu ms, log '%s'\n", proc,
 				res.has_failure, res.first_failure.rank,
