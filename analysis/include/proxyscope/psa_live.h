@@ -73,15 +73,16 @@ void psa_live_status(struct psa_live *l, struct psa_live_status *st);
 
 /*
  * A session holding nothing while another session's stream got more than @silent_ns of trace
- * time past what it vouched for is silent: it no longer holds the others back, what it sends
- * when it comes back is delivered behind the present, and psa_live_silent names it. 0 (the
- * default): a session holds the others back however long it is silent.
+ * time past what it vouched for is silent until it catches up to within @silent_ns: it no
+ * longer holds the others back, what it sends when it comes back is delivered behind the
+ * present, and psa_live_silent names it. 0 (the default): a session holds the others back
+ * however long it is silent.
  */
 void psa_live_set_silence(struct psa_live *l, uint64_t silent_ns);
 
 struct psa_live_silent {
 	char host[PSA_HOST_MAX]; /* the HOST of its URL: the host its session's traces name */
-	uint64_t since_ts;       /* the trace time it vouched for last (its stream went silent) */
+	uint64_t since_ts;       /* the trace time it had vouched for when it went silent */
 };
 
 /* The sessions silent at the last poll, at most @max into @out; returns how many there are. */

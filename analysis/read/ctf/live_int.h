@@ -44,6 +44,7 @@ struct live_src {
 	uint64_t vouched;                 /* C: the trace time delivered up to (0: nothing yet) */
 	bool ended;                       /* C: its queue ended */
 	bool silent;                      /* C: left out of the merge's order */
+	uint64_t silent_since;            /* C: what it had vouched for when it went silent */
 };
 
 struct psa_live {

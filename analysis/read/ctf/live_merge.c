@@ -12,7 +12,9 @@
  * others back (without that, a partition stopped the whole watch until the link came back), and
  * the caller learns which hosts are silent since when (psa_live_silent). What a silent session
  * sends when it comes back is delivered as it comes, behind the present (a session's own
- * events stay in order); it is silent no more once it holds an item again. The silence is
+ * events stay in order); it is silent no more once it caught up to within silent_ns (not at
+ * its first item: a host whose link healed sent its backlog in pieces, and each gap between
+ * them made it silent again, a new finding each time). The silence is
  * judged on the trace clock, by how far the other sessions' readers got, not on the wall
  * clock (on a loaded machine every stream comes late). A session that is only late is silent
  * too until it comes back (at load 12-15 a host's consumer daemon, nice -10, waited 1-2 s at a
@@ -161,13 +163,18 @@ static size_t release(struct psa_live *l, const struct psa_sink *sink)
 		for (size_t i = 0; i < l->n; i++) {
 			struct live_src *s = &l->src[i];
 
-			if (s->ended || s->head) {
+			uint64_t v = vouched(l, s, c->head->ts);
+			bool behind = l->silent_ns && latest > v + l->silent_ns;
+
+			/* silent from the first look that found it behind, with nothing, until it
+			 * caught up again: what it sends meanwhile is its backlog */
+			if (s->ended || (s->head && !s->silent) || !behind) {
 				s->silent = false;
-				continue;
+			} else if (!s->silent) {
+				s->silent = true;
+				s->silent_since = v;
 			}
-			s->silent = l->silent_ns &&
-				    latest > vouched(l, s, c->head->ts) + l->silent_ns;
-			if (!s->silent && s->vouched < c->head->ts)
+			if (!s->ended && !s->head && !s->silent && s->vouched < c->head->ts)
 				held = true;
 		}
 		if (held)
@@ -253,7 +260,7 @@ size_t psa_live_silent(const struct psa_live *l, struct psa_live_silent *out, si
 			continue;
 		if (k < max) {
 			psa__copy_str(out[k].host, sizeof(out[k].host), s->host, strlen(s->host));
-			out[k].since_ts = s->vouched ? s->vouched : l->first_ts;
+			out[k].since_ts = s->silent_since;
 		}
 		k++;
 	}
