@@ -38,7 +38,7 @@ def check(stamped, fault_ns, threshold_s, stall_s, host):
         if text.startswith("{"):
             notes.append((float(t), json.loads(text)))
     findings = [n for _, n in notes if n["event"] == "finding"]
-    first = next(((t, n) for t, n in notes if n["event"] == "finding" and n["silent"] and
+    first = next(((t, n) for t, n in notes if n["event"] == "finding" and n.get("silent") and
                   n["host"] == host), None)
     fails = []
     if first is None:
