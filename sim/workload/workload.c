@@ -11,14 +11,12 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <proxyscope/bananaphone.h>
 #include <proxyscope/net_loop.h>
 
 #include "enc/time.h"
@@ -74,117 +72,6 @@ int enc_wl_pattern_parse(const char *name, enum enc_wl_pattern *out)
 	return -EINVAL;
 }
 
-static const char *backend_of(const struct enc_wl_args *a)
-{
-	return a->backend ? a->backend : "loop";
-}
-
-static int invalid(struct enc_wl_result *res, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static int invalid(struct enc_wl_result *res, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(res->err, sizeof(res->err), fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
-static int procs_check(const struct enc_wl_args *a, struct enc_wl_result *res)
-{
-	uint32_t first, count;
-
-	if (a->pattern >= ENC_WL_PATTERN_NR)
-		return invalid(res, "pattern=%" PRIu32 " is not a pattern", a->pattern);
-	if (!enc_net_ops_find(backend_of(a)))
-		return invalid(res, "backend '%s' does not exist (loop, ofi)", backend_of(a));
-	/* on one host the bus bounds the processes; across hosts only the ranks do */
-	if (a->procs < 1 || a->procs > a->ranks)
-		return invalid(res, "procs=%" PRIu32 " out of range (1..ranks=%" PRIu32 ")",
-			       a->procs, a->ranks);
-	if (!a->local_procs && a->procs > BP_MAX_LOCAL)
-		return invalid(res, "procs=%" PRIu32 " out of range (1..%d on one host)", a->procs,
-			       BP_MAX_LOCAL);
-	if (a->local_procs > BP_MAX_LOCAL || a->local_procs > a->procs ||
-	    (a->local_procs && a->local_proc >= a->local_procs))
-		return invalid(res, "local_proc=%" PRIu32 " of local_procs=%" PRIu32 " out of range "
-			       "(1..%d processes of %" PRIu32 " on this host)", a->local_proc,
-			       a->local_procs, BP_MAX_LOCAL, a->procs);
-	if (a->proc >= a->procs)
-		return invalid(res, "proc=%" PRIu32 " out of range (procs=%" PRIu32 ")", a->proc,
-			       a->procs);
-	if (a->procs == 1)
-		return 0;
-	if (!strcmp(backend_of(a), "loop"))
-		return invalid(res, "the loop backend runs in one process: procs=%" PRIu32
-			       " needs the ofi backend", a->procs);
-	if (!a->job)
-		return invalid(res, "procs=%" PRIu32 ": the processes must share a job name",
-			       a->procs);
-	for (uint32_t p = 0; p < a->procs; p++) {
-		enc_wl_proc_ranks(a, p, &first, &count);
-		if (first % a->ranks_per_proxy)
-			return invalid(res, "ranks-per-proxy=%" PRIu32 ": a proxy's ranks would span "
-				       "two processes (process %" PRIu32 " starts at rank %" PRIu32
-				       ")", a->ranks_per_proxy, p, first);
-	}
-	return 0;
-}
-
-static int args_check(const struct enc_wl_args *a, struct enc_wl_result *res)
-{
-	if (a->ranks < 1)
-		return invalid(res, "ranks=0 must be at least 1");
-	if (a->ranks_per_proxy < 1)
-		return invalid(res, "ranks-per-proxy=%" PRIu32 " must be at least 1",
-			       a->ranks_per_proxy);
-	if (a->streams < 1 || a->streams > ENC_MAX_STREAMS)
-		return invalid(res, "streams=%" PRIu32 " out of range (1..%d)", a->streams,
-			       ENC_MAX_STREAMS);
-	if (a->blocks < 1 || a->blocks > ENC_WL_MAX_BLOCKS)
-		return invalid(res, "blocks=%" PRIu32 " out of range (1..%d)", a->blocks,
-			       ENC_WL_MAX_BLOCKS);
-	/* every op carries at least one byte */
-	if (a->bytes < (uint64_t)a->streams * a->blocks)
-		return invalid(res, "bytes=%" PRIu64 " out of range (at least streams * blocks = %"
-			       PRIu64 ")", a->bytes, (uint64_t)a->streams * a->blocks);
-	if (a->bytes > SIZE_MAX / 2)
-		return invalid(res, "bytes=%" PRIu64 " out of range", a->bytes);
-	if (a->timeout_ms < 1)
-		return invalid(res, "timeout-ms=0 must be at least 1");
-	if (a->job && (!a->job[0] || strlen(a->job) >= ENC_WL_JOB_MAX))
-		return invalid(res, "job name '%s' must have 1..%d characters", a->job,
-			       ENC_WL_JOB_MAX - 1);
-	if (a->hosts && a->host >= a->hosts)
-		return invalid(res, "host=%" PRIu32 " out of range (hosts=%" PRIu32 ")", a->host,
-			       a->hosts);
-	if (a->faults_n > ENC_WL_MAX_FAULTS)
-		return invalid(res, "%zu faults (at most %d)", a->faults_n, ENC_WL_MAX_FAULTS);
-	for (size_t i = 0; i < a->faults_n; i++) {
-		int rc = enc__wl_fault_check(a, &a->faults[i], res);
-
-		if (rc)
-			return rc;
-	}
-	return procs_check(a, res);
-}
-
-int enc_wl_args_check(const struct enc_wl_args *args, char *err, size_t errlen)
-{
-	struct enc_wl_result *res = calloc(1, sizeof(*res));
-	int rc;
-
-	if (!res)
-		return -ENOMEM;
-	rc = args_check(args, res);
-	if (rc && err && errlen)
-		snprintf(err, errlen, "%s", res->err);
-	free(res);
-	return rc;
-}
-
 static void job_name(const struct enc_wl_args *a, char *buf, size_t len)
 {
 	static unsigned counter; /* relaxed: only uniqueness within the process matters */
@@ -225,7 +112,8 @@ static int config_build(const struct enc_wl_args *a, uint32_t ranks_here,
 	cfg->proxy_timeout_ms = a->timeout_ms;
 	cfg->device_wait = a->device_wait;
 	cfg->early_completion = a->early_completion;
-	snprintf(cfg->net_backend, sizeof(cfg->net_backend), "%s", backend_of(a));
+	snprintf(cfg->net_backend, sizeof(cfg->net_backend), "%s",
+		 a->backend ? a->backend : "loop");
 	if (a->provider)
 		snprintf(cfg->net_provider, sizeof(cfg->net_provider), "%s", a->provider);
 	return enc_config_from_lookup(cfg, progress_env, err, errlen);
@@ -385,7 +273,7 @@ int enc_wl_run(const struct enc_wl_args *args, struct enc_wl_result *res)
 	int rc;
 
 	memset(res, 0, sizeof(*res));
-	rc = args_check(args, res);
+	rc = enc__wl_args_check(args, res);
 	if (rc)
 		return rc;
 	res->ranks = args->ranks;

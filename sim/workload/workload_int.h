@@ -91,9 +91,9 @@ static inline uint32_t enc__wl_peers(const struct enc_wl_args *a)
 	return a->pattern == ENC_WL_ALLTOALL && a->ranks > 1 ? a->ranks - 1 : 1;
 }
 
-/* workload_check.c: whether the run can arm fault @f; -EINVAL with the reason in @res->err. */
-int enc__wl_fault_check(const struct enc_wl_args *a, const struct enc_wl_fault *f,
-			struct enc_wl_result *res);
+/* workload_check.c: whether @a is a run that can be made, its faults armed; -EINVAL with the
+ * reason in @res->err. */
+int enc__wl_args_check(const struct enc_wl_args *a, struct enc_wl_result *res);
 
 /* The rank thread (arg: struct enc__wl_rank *). */
 void *enc__wl_rank_main(void *arg);
