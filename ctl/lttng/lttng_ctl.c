@@ -284,12 +284,26 @@ static void remove_home(struct lt_session *s)
 	s->home[0] = '\0';
 }
 
+/* Inside the namespace of a recording of ours that runs us (record -- proxyscope run ...):
+ * its filter keeps this namespace's processes, so we must stay in it to be recorded. */
+static bool in_enclosing_recording(void)
+{
+	const char *outer = getenv(LT_RECORDING_NS_ENV);
+	struct stat st;
+
+	return outer && !stat("/proc/self/ns/mnt", &st) &&
+	       strtoull(outer, NULL, 10) == (unsigned long long)st.st_ino;
+}
+
 int lt_isolate(struct lt_session *s)
 {
+	char ino[32];
 	struct stat st;
 
 	if (s->mnt_ns)
 		return 0;
+	if (in_enclosing_recording())
+		return -EEXIST;
 	if (unshare(CLONE_NEWNS))
 		return -errno;
 	/* A slave: the machine's mounts (and /run/lttng's system daemon) still show here; the
@@ -298,6 +312,8 @@ int lt_isolate(struct lt_session *s)
 	if (mount("none", "/", NULL, MS_REC | MS_SLAVE, NULL) || stat("/proc/self/ns/mnt", &st))
 		return -errno;
 	s->mnt_ns = (uint64_t)st.st_ino;
+	snprintf(ino, sizeof(ino), "%" PRIu64, s->mnt_ns);
+	setenv(LT_RECORDING_NS_ENV, ino, 1); /* for what we start: in_enclosing_recording */
 	return 0;
 }
 

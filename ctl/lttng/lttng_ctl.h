@@ -101,8 +101,12 @@ int lt_tools_check(char *err, size_t errlen);
  * command's tree, children included, never another user's libproxyscope process - and a
  * session daemon we have to start is private to it. Must run before this process has a second
  * thread. Returns 0, or a negative errno (not root, threads running): then nothing changed and
- * the recording takes every process, as before.
+ * the recording takes every process, as before. -EEXIST: this process runs inside a recording
+ * of ours that isolated itself (LT_RECORDING_NS_ENV names our namespace: `record -- proxyscope
+ * run`), and stays there, or that recording would lose it; ours then takes every process of
+ * that namespace - the enclosing recording's tree.
  */
+#define LT_RECORDING_NS_ENV "PROXYSCOPE_RECORDING_MNT_NS"
 int lt_isolate(struct lt_session *s);
 
 /*
