@@ -19,7 +19,7 @@
 #include "spawn.h"
 
 /* Run @argv (`tc ...`, `ss ...`) in this process's namespaces; 0, or -EIO when it failed. */
-static int tc(char *const argv[])
+static int run_here(char *const argv[])
 {
 	pid_t pid;
 	int st, rc;
@@ -43,7 +43,7 @@ static int reset_here(const uint32_t *hosts, size_t n)
 
 	for (size_t i = 0; !rc && i < n; i++) {
 		snprintf(dst, sizeof(dst), HOSTS_NET ".%" PRIu32, hosts[i] + 1);
-		rc = tc(ss);
+		rc = run_here(ss);
 	}
 	return rc;
 }
@@ -66,14 +66,14 @@ int host_link_slow_here(const uint32_t *hosts, size_t n, uint32_t kbit)
 	if (!kbit)
 		return reset_here(hosts, n);
 	snprintf(rate, sizeof(rate), "%" PRIu32 "kbit", kbit);
-	rc = tc(root);
+	rc = run_here(root);
 	if (!rc)
-		rc = tc(all);
+		rc = run_here(all);
 	if (!rc)
-		rc = tc(slow);
+		rc = run_here(slow);
 	for (size_t i = 0; !rc && i < n; i++) {
 		snprintf(dst, sizeof(dst), HOSTS_NET ".%" PRIu32 "/32", hosts[i] + 1);
-		rc = tc(filter);
+		rc = run_here(filter);
 	}
 	return rc;
 }

@@ -80,7 +80,7 @@ static uint64_t now_realtime_ns(void)
 int ctl_recording_stop(struct ctl_recording *r, bool quiet)
 {
 	char err[LT_ERR_MAX];
-	uint64_t cut_ns;
+	uint64_t cut_ns, first_ns;
 	int rc = 0, e;
 
 	if (r->ended)
@@ -89,8 +89,9 @@ int ctl_recording_stop(struct ctl_recording *r, bool quiet)
 	cut_ns = now_realtime_ns(); /* what comes after the stop is not recorded */
 	/* Interrupted: the job was cut at the first Ctrl-C (CMD took it too), not when CMD's end
 	 * let us stop - on a busy machine seconds later, when its last tasks looked stuck. */
-	if (ctl_signals_first_ns() && ctl_signals_first_ns() < cut_ns)
-		cut_ns = ctl_signals_first_ns();
+	first_ns = ctl_signals_first_ns();
+	if (first_ns && first_ns < cut_ns)
+		cut_ns = first_ns;
 	if (r->s.snapshot && lt_session_snapshot(&r->s, err, sizeof(err))) {
 		if (!quiet)
 			ctl_error("%s", err);
