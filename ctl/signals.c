@@ -40,9 +40,35 @@ void ctl_signals_child_reset(void)
 	sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
+void ctl_signals_block_all(sigset_t *old)
+{
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, old);
+}
+
+void ctl_signals_set_mask(const sigset_t *mask)
+{
+	pthread_sigmask(SIG_SETMASK, mask, NULL);
+}
+
 void ctl_signals_die_with_parent(int sig)
 {
 	prctl(PR_SET_PDEATHSIG, sig);
+}
+
+void ctl_signals_drop_terminal(void)
+{
+	static const int sigs[] = { SIGINT, SIGQUIT };
+
+	/* Setting SIG_IGN discards a pending signal (POSIX), whatever the disposition after. */
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct sigaction cur;
+
+		if (sigaction(sigs[i], NULL, &cur) == 0 && signal(sigs[i], SIG_IGN) != SIG_ERR)
+			sigaction(sigs[i], &cur, NULL);
+	}
 }
 
 void ctl_signals_host_helper(void)

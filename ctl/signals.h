@@ -49,12 +49,22 @@ void ctl_signals_take_back(void);
 /* No signal blocked. */
 void ctl_signals_child_reset(void);
 
+/* Around fork(): every signal blocked in the calling thread, the mask before in *@old; then
+ * @old back. A signal that comes while the child is between fork() and its own dispositions
+ * waits, pending, instead of running our handler there (which took the terminal's Ctrl-C
+ * meant for a user's command: the command ran on and `record` waited for it for ever). */
+void ctl_signals_block_all(sigset_t *old);
+void ctl_signals_set_mask(const sigset_t *mask);
+
 /* Nothing of ours said or done by a signal in the child (every child, first): no
  * acknowledgement, no count, no daemon of ours stopped by its third Ctrl-C. */
 void ctl_signals_child_forget(void);
 
 /* In a process of ours (a --procs child started by exec): @sig when the parent dies. */
 void ctl_signals_die_with_parent(int sig);
+
+/* A pending SIGINT or SIGQUIT dropped, the dispositions kept (a child that left our group). */
+void ctl_signals_drop_terminal(void);
 
 /* A helper of the simulated hosts: SIGINT and SIGQUIT ignored (the CLI tears down on Ctrl-C). */
 void ctl_signals_host_helper(void);

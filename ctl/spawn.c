@@ -47,19 +47,29 @@ static void child_io(const struct ctl_spawn_opts *o)
 		_exit(126);
 }
 
-static void child_run(const struct ctl_spawn_opts *o)
+/* Entered with every signal blocked (ctl_spawn); @mask is the caller's. A signal that came
+ * since fork() is pending: it is taken with the child's own dispositions once they are set -
+ * a user's command ends by the Ctrl-C as it would have after exec(), a helper ignores it, and
+ * a child in a group of its own drops the terminal's, which was sent to the group it left
+ * (the parent has its own copy). */
+static void child_run(const struct ctl_spawn_opts *o, const sigset_t *mask)
 {
 	ctl_signals_child_forget();
 	if (o->own_session)
 		setsid();
 	else if (o->own_group)
 		setpgid(0, 0);
+	if (o->own_session || o->own_group)
+		ctl_signals_drop_terminal();
+	if (o->ignore_int_quit)
+		ctl_signals_host_helper();
 	if (o->pdeathsig > 0)
 		ctl_signals_die_with_parent(o->pdeathsig);
 	if (o->restore)
 		ctl_signals_restore(o->restore);
 	if (o->default_int_quit)
 		ctl_signals_host_command();
+	ctl_signals_set_mask(mask);
 	if (o->empty_mask)
 		ctl_signals_child_reset();
 	child_io(o);
@@ -82,14 +92,14 @@ static void child_run(const struct ctl_spawn_opts *o)
 
 int ctl_spawn(const struct ctl_spawn_opts *o, pid_t *pid)
 {
+	sigset_t mask;
 	pid_t child;
-	int st;
+	int st, e;
 
 	if (!o->main && (!o->argv || !o->argv[0]))
 		return -EINVAL;
+	ctl_signals_block_all(&mask);
 	child = fork();
-	if (child < 0)
-		return -errno;
 	if (child == 0) {
 		if (o->detach) {
 			pid_t grandchild = fork();
@@ -97,8 +107,12 @@ int ctl_spawn(const struct ctl_spawn_opts *o, pid_t *pid)
 			if (grandchild != 0)
 				_exit(grandchild < 0);
 		}
-		child_run(o);
+		child_run(o, &mask);
 	}
+	e = errno;
+	ctl_signals_set_mask(&mask);
+	if (child < 0)
+		return -e;
 	if (!o->detach) {
 		*pid = child;
 		return 0;

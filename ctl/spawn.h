@@ -32,6 +32,8 @@ struct ctl_spawn_opts {
 	bool empty_mask;          /* no signal blocked (a daemon: signals.h) */
 	const struct ctl_sigcatch *restore; /* the dispositions we caught, given back to it */
 	bool default_int_quit;    /* SIGINT and SIGQUIT back to their default (after a helper) */
+	bool ignore_int_quit;     /* SIGINT and SIGQUIT ignored: a helper of the simulated hosts
+				     (the CLI tears down on Ctrl-C; a signal must not race it) */
 
 	const char *stdin_path;   /* stdin from this file */
 	bool io_null;             /* stdin, stdout and stderr on /dev/null (@log overrides the

@@ -51,7 +51,6 @@ static void holder_main(const struct host *host, bool mounts, const char *hosts_
 
 	if (getppid() != parent) /* we died before PR_SET_PDEATHSIG was set (ctl_spawn) */
 		_exit(1);
-	ctl_signals_host_helper(); /* the CLI tears down on Ctrl-C; a signal must not race it */
 	if (unshare(CLONE_NEWNET | CLONE_NEWUTS | CLONE_NEWNS) < 0)
 		e = errno;
 	else if (sethostname(host->name, strlen(host->name)) < 0)
@@ -103,7 +102,7 @@ static int holder_start(struct hosts *h, struct host *host, bool mounts, char *e
 		return -errno;
 	ha = (struct holder_arg){ host, mounts, hosts_file, p, parent };
 	e = ctl_spawn(&(struct ctl_spawn_opts){ .main = holder_child, .arg = &ha,
-						.pdeathsig = SIGKILL }, &pid);
+						.pdeathsig = SIGKILL, .ignore_int_quit = true }, &pid);
 	if (e) {
 		close(p[0]);
 		close(p[1]);
