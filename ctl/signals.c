@@ -155,6 +155,21 @@ uint64_t ctl_signals_first_ns(void)
 	return atomic_load_explicit(&g_first_ns, memory_order_relaxed);
 }
 
+unsigned ctl_signals_budget_ms(unsigned normal_ms)
+{
+	uint64_t first = ctl_signals_first_ns(), now, left_ms;
+	struct timespec ts;
+
+	if (!first || clock_gettime(CLOCK_REALTIME, &ts))
+		return normal_ms;
+	now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	left_ms = now >= first + CTL_TEARDOWN_MS * 1000000ull ? 0 :
+		  (first + CTL_TEARDOWN_MS * 1000000ull - now) / 1000000u;
+	if (left_ms < CTL_TEARDOWN_STEP_MIN_MS)
+		left_ms = CTL_TEARDOWN_STEP_MIN_MS;
+	return left_ms < normal_ms ? (unsigned)left_ms : normal_ms;
+}
+
 bool ctl_signals_hurry(void)
 {
 	return g_hurry != 0;

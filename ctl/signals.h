@@ -86,6 +86,15 @@ int ctl_signals_count(void);
 /* When the first of them came, in ns since the epoch (CLOCK_REALTIME, as a trace's cut marker
  * says it); 0 when none came. */
 uint64_t ctl_signals_first_ns(void);
+/*
+ * How long a teardown step may wait for what it would wait @normal_ms for: @normal_ms until a
+ * signal came; then what is left of CTL_TEARDOWN_MS after the first one, at least
+ * CTL_TEARDOWN_STEP_MIN_MS. The first Ctrl-C promises an exit within a few seconds; each step's
+ * own bound (a daemon's 5 s, the destroy's 3 s) added up past it on a busy machine.
+ */
+#define CTL_TEARDOWN_MS 4000u
+#define CTL_TEARDOWN_STEP_MIN_MS 200u
+unsigned ctl_signals_budget_ms(unsigned normal_ms);
 /* Whether the slow parts of a teardown are to be skipped (a second signal). */
 bool ctl_signals_hurry(void);
 /* What the teardown is doing, said if a third signal ends it: a static sentence of what is

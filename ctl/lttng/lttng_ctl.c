@@ -384,10 +384,14 @@ static void sessiond_release(struct lt_session *s, bool wait)
 {
 	if (wait && s->sessiond_pid > 0 && kill(s->sessiond_pid, SIGTERM) == 0) {
 		struct timespec tick = { 0, 10 * 1000 * 1000 };
+		/* after a Ctrl-C, what is left of the teardown's time: a watch interrupted at
+		 * load 12 exited 14.4 s after it (the destroy's 3 s, the drain, then 5 s here) */
+		unsigned ticks = ctl_signals_budget_ms(5000) / 10;
 
 		/* Not our child (it daemonized): poll until it is gone, at most 5 s, then kill it;
 		 * after a second Ctrl-C it ends on its own, unwatched. */
-		for (int i = 0; i < 500 && kill(s->sessiond_pid, 0) == 0 && !ctl_signals_hurry(); i++)
+		for (unsigned i = 0; i < ticks && kill(s->sessiond_pid, 0) == 0 &&
+				     !ctl_signals_hurry(); i++)
 			nanosleep(&tick, NULL);
 		if (!ctl_signals_hurry() && kill(s->sessiond_pid, 0) == 0)
 			kill(s->sessiond_pid, SIGKILL);
