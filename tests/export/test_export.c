@@ -227,6 +227,7 @@ int main(void)
 		cmocka_unit_test(test_export__csv_has_one_row_per_interval),
 		cmocka_unit_test(test_export__html_is_self_contained_and_escaped),
 		cmocka_unit_test(test_export__html_caps_a_huge_trace_and_says_so),
+		cmocka_unit_test(test_export__html_keeps_the_root_window_and_the_end),
 		cmocka_unit_test(test_export__checker_catches_what_viewers_reject),
 		cmocka_unit_test(test_export__write_error_is_reported),
 	};
