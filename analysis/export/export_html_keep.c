@@ -254,8 +254,13 @@ static int root_add(struct hkeep *k, struct psa_export *e, const struct psa_stal
 	w->since = s->since_ts ? psa__export_rel(e, s->since_ts)
 			       : end > s->duration_ns ? end - s->duration_ns : 0;
 	w->to = s->done ? w->since + s->duration_ns : end;
-	w->lo = (uint32_t)((s->rank + nranks - HTML_NEIGHBOURS % nranks) % nranks);
-	w->hi = (uint32_t)((s->rank + HTML_NEIGHBOURS) % nranks);
+	if (nranks <= 2 * HTML_NEIGHBOURS + 1) {
+		w->lo = 0;
+		w->hi = (uint32_t)(nranks - 1);
+	} else {
+		w->lo = (uint32_t)((s->rank + nranks - HTML_NEIGHBOURS) % nranks);
+		w->hi = (uint32_t)((s->rank + HTML_NEIGHBOURS) % nranks);
+	}
 	for (uint64_t d = 0; d <= 2 * HTML_NEIGHBOURS && d < nranks && !rc; d++)
 		rc = near_add(k, s->job, (uint32_t)((w->lo + d) % nranks), k->roots_n);
 	for (uint32_t i = 0; i < s->waiting_on_n && i < PSA_WAITING_MAX && !rc; i++)
@@ -337,7 +342,7 @@ static void replay_one(struct hkeep *k, const struct hrec *r, void *arg)
 	if (under_cut(k, 1, end_key(k, r), interval)) {
 		if (interval) {
 			k->kept[1]++;
-			if (!k->end_from || r->begin < k->end_from)
+			if (k->kept[1] == 1 || r->begin < k->end_from)
 				k->end_from = r->begin;
 		}
 		p->fn(p->arg, r);
