@@ -148,12 +148,13 @@ static void write_verdict(struct psa_export *e, const struct psa_model_totals *t
 		e->interrupted ? "true" : "false");
 	for (size_t i = 0; e->verdict && psa_watchdog_root_line(e->verdict, i, &s, line, sizeof(line));
 	     i++) {
-		uint64_t end = s->done ? 0 : tot->last_ts;
-		uint64_t from = end > s->duration_ns ? end - s->duration_ns : 0;
+		/* a finished root (a threshold finding): the time it was stuck, when the trace says */
+		uint64_t end = s->done ? (s->since_ts ? s->since_ts + s->duration_ns : 0) : tot->last_ts;
+		uint64_t from = s->since_ts ? s->since_ts : end > s->duration_ns ? end - s->duration_ns : 0;
 
 		fputs(i ? ",{\"line\":" : "{\"line\":", f);
 		psa__json_str(f, line);
-		/* a finished root (a threshold finding) has no window of its own here: 0, 0 */
+		/* no window known: 0, 0 */
 		fprintf(f, ",\"proc\":%u,\"task_id\":\"%" PRIu64 "\",\"from_ns\":%" PRIu64
 			   ",\"to_ns\":%" PRIu64 "}",
 			s->proc, s->task_id, end ? psa__export_rel(e, from) : 0,
