@@ -35,7 +35,7 @@
 
 #include "export_chrome.h"
 
-#define TID_BASE 65536u /* above any pid (psa_proc id + 1) */
+#define TID_BASE (1u << 30) /* above any pid (psa_proc id + 1, or a rank group's) */
 
 static struct chrome *to_chrome(struct psa_export *e)
 {
@@ -45,6 +45,42 @@ static struct chrome *to_chrome(struct psa_export *e)
 unsigned psa__chrome_pid(const struct psa_proc *p)
 {
 	return p->id + 1;
+}
+
+unsigned psa__chrome_rank_pid(unsigned proc_id, uint32_t rank)
+{
+	uint32_t b = rank / CHROME_BLOCK_RANKS;
+
+	if (b >= CHROME_BLOCKS_MAX)
+		b = CHROME_BLOCKS_MAX - 1;
+	return b ? CHROME_GROUP_PID_BASE + proc_id * CHROME_BLOCKS_MAX + b : proc_id + 1;
+}
+
+static unsigned task_pid(const struct psa_task *t)
+{
+	return psa__chrome_rank_pid(t->proc->id, t->rank);
+}
+
+/* The group of @t's block (named at the end), counting a lane more; NULL: the first block. */
+static struct rank_group *group_of(struct chrome *c, const struct psa_task *t)
+{
+	unsigned pid = task_pid(t);
+	struct rank_group *g;
+
+	if (pid == psa__chrome_pid(t->proc))
+		return NULL;
+	g = psa_hashmap_get(&c->groups, pid);
+	if (g)
+		return g;
+	g = calloc(1, sizeof(*g));
+	if (!g || psa_hashmap_put(&c->groups, pid, g)) {
+		free(g);
+		psa__export_fail(&c->base, -ENOMEM);
+		return NULL;
+	}
+	g->p = t->proc;
+	g->block = t->rank / CHROME_BLOCK_RANKS;
+	return g;
 }
 
 /* Start one event object: {"ph":..,"pid":..,"tid":.. (the caller adds the rest and "}"). */
@@ -148,7 +184,11 @@ static struct lane *lane_take(struct chrome *c, const struct psa_task *t)
 				snprintf(name, sizeof(name), "rank %" PRIu32 " %s", t->rank,
 					 psa_kind_str(t->kind));
 			/* by rank, network before barrier, then lane */
-			meta_thread(c, psa__chrome_pid(t->proc), ls->v[i].tid, name,
+			struct rank_group *g = group_of(c, t);
+
+			if (g)
+				g->lanes++;
+			meta_thread(c, task_pid(t), ls->v[i].tid, name,
 				    (int64_t)((uint64_t)t->rank << 16 | (uint64_t)(t->kind & 0xff) << 8 | i));
 		}
 	}
@@ -157,8 +197,9 @@ static struct lane *lane_take(struct chrome *c, const struct psa_task *t)
 }
 
 /* The track of a real thread, named on first use (NULL: out of memory). */
-static struct thread *thread_track(struct chrome *c, const struct psa_proc *p, uint32_t vtid,
-				   const char *procname, const char *role, int64_t sort_index)
+static struct thread *thread_track(struct chrome *c, const struct psa_proc *p, unsigned pid,
+				   uint32_t vtid, const char *procname, const char *role,
+				   int64_t sort_index)
 {
 	uint64_t key = psa__export_key(p, (uint64_t)vtid + 1);
 	struct thread *th = psa_hashmap_get(&c->threads, key);
@@ -173,13 +214,14 @@ static struct thread *thread_track(struct chrome *c, const struct psa_proc *p, u
 		return NULL;
 	}
 	th->tid = c->next_tid++;
+	th->pid = pid;
 	th->origin = UINT64_MAX;
 	if (procname && procname[0])
 		snprintf(name, sizeof(name), "%.*s (vtid %" PRIu32 ", %s)", PSA_PROCNAME_MAX, procname,
 			 vtid, role);
 	else
 		snprintf(name, sizeof(name), "vtid %" PRIu32 " (%s)", vtid, role);
-	meta_thread(c, psa__chrome_pid(p), th->tid, name, sort_index);
+	meta_thread(c, pid, th->tid, name, sort_index);
 	return th;
 }
 
@@ -189,6 +231,7 @@ static int chrome_init(struct psa_export *e)
 
 	psa_hashmap_init(&c->threads);
 	psa_hashmap_init(&c->lanes);
+	psa_hashmap_init(&c->groups);
 	c->next_tid = TID_BASE;
 	fputs("{\"traceEvents\":[", e->out);
 	return 0;
@@ -243,7 +286,7 @@ void psa__chrome_state_slice(struct chrome *c, const struct psa_task *t, uint64_
 {
 	struct psa_export *e = &c->base;
 	uint64_t rb = psa__export_rel(e, begin), re = psa__export_rel(e, end);
-	FILE *f = psa__chrome_ev_begin(c, "X", psa__chrome_pid(t->proc), tid);
+	FILE *f = psa__chrome_ev_begin(c, "X", task_pid(t), tid);
 
 	fprintf(f, ",\"cat\":\"state\",\"name\":\"%s%s exec %" PRIu64 " #%" PRIu64 "\"",
 		root ? "ROOT CAUSE: " : "", psa_state_str(state), t->exec_id, t->task_id);
@@ -312,7 +355,7 @@ static void chrome_seam(struct psa_export *e, const struct psa_task *t, struct p
 	}
 	if (begin > end)
 		begin = end;
-	f = psa__chrome_ev_begin(c, "X", psa__chrome_pid(t->proc), lane_tid(ct));
+	f = psa__chrome_ev_begin(c, "X", task_pid(t), lane_tid(ct));
 	fprintf(f, ",\"cat\":\"seam\",\"name\":\"%s exec %" PRIu64 " #%" PRIu64 "\"",
 		psa_seam_str(which), t->exec_id, t->task_id);
 	psa__chrome_ev_span(f, psa__export_rel(e, begin), psa__export_rel(e, end), lane_origin(ct));
@@ -332,7 +375,7 @@ static void thread_mark(struct chrome *c, const struct psa_task *t, struct threa
 {
 	uint64_t dur = ts >= th->last_end ? 2 : 0;
 	char label[128];
-	FILE *f = psa__chrome_ev_begin(c, "X", psa__chrome_pid(t->proc), th->tid);
+	FILE *f = psa__chrome_ev_begin(c, "X", th->pid, th->tid);
 
 	task_label(t, label, sizeof(label));
 	fprintf(f, ",\"cat\":\"queue\",\"name\":\"%s %s\"", what, label);
@@ -354,7 +397,7 @@ static void drain(struct chrome *c, const struct psa_task *t, struct psa_xtask *
 		  const struct psa_event *ev)
 {
 	struct chrome_task *ct = psa__xtask_priv(xt);
-	struct thread *w = thread_track(c, t->proc, ev->vtid, ev->procname, "worker", -1);
+	struct thread *w = thread_track(c, t->proc, task_pid(t), ev->vtid, ev->procname, "worker", -1);
 
 	if (!w)
 		return;
@@ -383,7 +426,8 @@ static void chrome_instant(struct psa_export *e, const struct psa_task *t, struc
 	FILE *f;
 
 	if (ev->type == PSA_EV_encproxy_task_enqueue) {
-		struct thread *th = thread_track(c, t->proc, ev->vtid, ev->procname, "enqueues", -2);
+		struct thread *th = thread_track(c, t->proc, task_pid(t), ev->vtid, ev->procname,
+						 "enqueues", -2);
 
 		if (th)
 			thread_mark(c, t, th, "enqueue", ev->ts_ns, "flow_out", xt->seq);
@@ -396,7 +440,7 @@ static void chrome_instant(struct psa_export *e, const struct psa_task *t, struc
 	}
 	if (!is_instant(ev->type))
 		return;
-	f = psa__chrome_ev_begin(c, "i", psa__chrome_pid(t->proc), lane_tid(ct));
+	f = psa__chrome_ev_begin(c, "i", task_pid(t), lane_tid(ct));
 	fputs(",\"s\":\"t\",\"cat\":\"event\",\"name\":", f);
 	psa__json_str(f, psa_ev_name(ev->type));
 	psa__chrome_ev_ts(f, "ts", psa__export_rel(e, ev->ts_ns));
@@ -420,7 +464,8 @@ static void chrome_worker_end(struct psa_export *e, const struct psa_worker *w)
 {
 	struct chrome *c = to_chrome(e);
 	uint64_t end = w->end_ts ? w->end_ts : (w->mode_since > w->last_ts ? w->mode_since : w->last_ts);
-	struct thread *th = thread_track(c, w->proc, w->vtid, NULL, "worker", -1);
+	struct thread *th = thread_track(c, w->proc, psa__chrome_pid(w->proc), w->vtid, NULL, "worker",
+					 -1);
 	/* A worker normally starts before the first task event, the origin: its slice starts at
 	 * 0 then (not counted as clamped; begin_abs_ns says when it really began). */
 	uint64_t rb = w->begin_ts > e->origin ? w->begin_ts - e->origin : 0, re;
@@ -431,7 +476,7 @@ static void chrome_worker_end(struct psa_export *e, const struct psa_worker *w)
 	if (th->last_end > end)
 		end = th->last_end; /* enclose its last take mark */
 	re = psa__export_rel(e, end);
-	f = psa__chrome_ev_begin(c, "X", psa__chrome_pid(w->proc), th->tid);
+	f = psa__chrome_ev_begin(c, "X", th->pid, th->tid);
 
 	fprintf(f, ",\"cat\":\"worker\",\"name\":\"worker gid %" PRIu32 "\"", w->gid);
 	/* the worker's slice is the first of its track */
@@ -460,9 +505,9 @@ static int chrome_finish(struct psa_export *e, const struct psa_model *m)
 		   ",\"state_slices\":%" PRIu64 ",\"seam_slices\":%" PRIu64 ",\"instants\":%" PRIu64
 		   ",\"flows\":%" PRIu64 ",\"discarded_events\":%" PRIu64
 		   ",\"discarded_packets\":%" PRIu64 ",\"clamped\":%" PRIu64 ",\"lanes\":%" PRIu64
-		   ",\"interrupted\":%s,\"verdict\":\"%s\"}}\n",
+		   ",\"rank_groups\":%zu,\"interrupted\":%s,\"verdict\":\"%s\"}}\n",
 		tot.our_events, tot.tasks, tot.tasks_done, c->slices, c->seams, c->instants, c->flows,
-		tot.discarded_events, tot.discarded_packets, e->clamped, c->lanes_n,
+		tot.discarded_events, tot.discarded_packets, e->clamped, c->lanes_n, c->groups.n,
 		e->interrupted ? "true" : "false",
 		e->verdict ? psa_verdict_str(psa_watchdog_verdict(e->verdict)) : "none");
 	return 0;
@@ -480,6 +525,9 @@ static void chrome_fini(struct psa_export *e)
 	for (size_t i = 0; psa_hashmap_next(&c->lanes, &i, &k, &v);)
 		free(v);
 	psa_hashmap_fini(&c->lanes);
+	for (size_t i = 0; psa_hashmap_next(&c->groups, &i, &k, &v);)
+		free(v);
+	psa_hashmap_fini(&c->groups);
 	free(c->open);
 }
 

@@ -9,9 +9,29 @@
 
 #include "export_int.h"
 
+/*
+ * Lanes are grouped as the html page groups them: a process's ranks in blocks of
+ * CHROME_BLOCK_RANKS, each block past the first a "process" of its own in the file (a pid from
+ * CHROME_GROUP_PID_BASE), named after its process, host and ranks and sorted after it, so that
+ * Perfetto shows a 4096-rank job as 64 collapsed groups instead of one of 8192 tracks. The first
+ * block stays in the process's own pid.
+ */
+#define CHROME_BLOCK_RANKS 64u
+#define CHROME_BLOCKS_MAX 1024u            /* ranks past 65535 share the last block */
+#define CHROME_GROUP_PID_BASE (1u << 20)  /* above any psa_proc id + 1 */
+
+/* A block of ranks of one process, past its first. */
+struct rank_group {
+	const struct psa_proc *p;
+	uint32_t block;
+	uint64_t lanes, stalled;
+	bool root;
+};
+
 /* A real thread's track. */
 struct thread {
 	uint64_t tid;
+	unsigned pid;      /* its process, or the block of the ranks it served first */
 	uint64_t last_end; /* the end of its last mark (abs ns) */
 	uint64_t origin;   /* its first mark (relative ns; UINT64_MAX: none yet) */
 };
@@ -48,6 +68,7 @@ struct chrome {
 	struct psa_export base;
 	struct psa_hashmap threads; /* (proc, vtid) -> struct thread * */
 	struct psa_hashmap lanes;   /* (proc, rank, kind) -> struct lane_set * */
+	struct psa_hashmap groups;  /* pid -> struct rank_group * (blocks past the first) */
 	struct open_slice *open;
 	size_t open_n, open_cap;
 	uint64_t next_tid, lanes_n;
@@ -57,6 +78,8 @@ struct chrome {
 
 /* pid of a traced process: psa_proc id + 1 (a vpid reused on another host is another pid). */
 unsigned psa__chrome_pid(const struct psa_proc *p);
+/* pid of the lanes of @rank of process @proc_id: its block's (the process's for the first). */
+unsigned psa__chrome_rank_pid(unsigned proc_id, uint32_t rank);
 /* Start one event object: {"ph":..,"pid":..,"tid":.. (the caller adds the rest and "}"). */
 FILE *psa__chrome_ev_begin(struct chrome *c, const char *ph, unsigned pid, uint64_t tid);
 void psa__chrome_ev_ts(FILE *f, const char *key, uint64_t rel_ns);

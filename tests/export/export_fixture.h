@@ -60,5 +60,6 @@ struct jval parse(const char *text, size_t len);
 void test_export__csv_has_one_row_per_interval(void **state_);
 void test_export__html_is_self_contained_and_escaped(void **state_);
 void test_export__html_caps_a_huge_trace_and_says_so(void **state_);
+void test_export__html_keeps_the_root_window_and_the_end(void **state_);
 
 #endif

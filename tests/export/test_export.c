@@ -218,15 +218,72 @@ static void test_export__write_error_is_reported(void **state_)
 	fclose(full);
 }
 
+/* Past a process's first 64 ranks, each block of 64 is a pid of its own, named after the
+ * process and its ranks (its stalled lanes, the root cause), sorted after the process: Perfetto
+ * shows a 4096-rank job as groups, as the html page does. */
+static void test_export__chrome_groups_ranks_in_blocks(void **state_)
+{
+	static const uint32_t ranks[] = { 3, 70, 130 };
+	struct chrome_stats st;
+	struct jval doc;
+	char err[512];
+	struct fx f;
+	bool root_group = false, plain_group = false;
+	int64_t pid_root = 0;
+
+	fx_init(&f, PSA_EXPORT_CHROME);
+	for (size_t i = 0; i < 3; i++) {
+		enqueue_drain(&f, i + 1, ranks[i], 1, NET);
+		state(&f, 100, i + 1, ranks[i], 1, NET, 0, 2, 0);
+		if (ranks[i] != 70)
+			state(&f, 100, i + 1, ranks[i], 1, NET, 2, 4, 0);
+	}
+	ev(&f, 3000000, PSA_EV_encproxy_watchdog_timeout, RANK_TID(70), TASK(2, 70, 1, NET), "state",
+	   (int64_t)2, "waited_ns", (int64_t)3000000, "timeout_ms", (int64_t)3, NULL);
+	assert_int_equal(fx_finish(&f), 0);
+	doc = parse(f.buf, f.len);
+	if (chrome_check(&doc, &st, err, sizeof(err)))
+		fail_msg("%s", err); /* every pid named, among others */
+	assert_int_equal(st.procs, 3); /* the process (ranks 0-63) and two blocks */
+	for (size_t i = 0; i < jget(&doc, "traceEvents")->n; i++) {
+		const struct jval *e = &jget(&doc, "traceEvents")->items[i];
+		const char *name = jstr(e, "name");
+		int64_t pid;
+
+		if (!name || strcmp(name, "process_name") || !jint(e, "pid", &pid))
+			continue;
+		name = jstr(jget(e, "args"), "name");
+		if (strstr(name, " ranks 64-127: 1 stalled, ROOT CAUSE")) {
+			root_group = true;
+			pid_root = pid;
+		}
+		plain_group |= strstr(name, " ranks 128-191") && !strstr(name, "stalled");
+	}
+	assert_true(root_group && plain_group);
+	/* the root's slice and its instant are in its block */
+	for (size_t i = 0; i < jget(&doc, "traceEvents")->n; i++) {
+		const struct jval *e = &jget(&doc, "traceEvents")->items[i];
+		const char *name = jstr(e, "name");
+		int64_t pid;
+
+		if (name && !strncmp(name, "ROOT CAUSE", 10) && jint(e, "pid", &pid))
+			assert_int_equal(pid, pid_root);
+	}
+	jfree(&doc);
+	fx_fini(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_export__format_names_round_trip),
 		cmocka_unit_test(test_export__chrome_opens_as_meant_in_perfetto),
 		cmocka_unit_test(test_export__chrome_lanes_are_bounded_and_doubles_never_overlap),
+		cmocka_unit_test(test_export__chrome_groups_ranks_in_blocks),
 		cmocka_unit_test(test_export__csv_has_one_row_per_interval),
 		cmocka_unit_test(test_export__html_is_self_contained_and_escaped),
 		cmocka_unit_test(test_export__html_caps_a_huge_trace_and_says_so),
+		cmocka_unit_test(test_export__html_keeps_the_root_window_and_the_end),
 		cmocka_unit_test(test_export__checker_catches_what_viewers_reject),
 		cmocka_unit_test(test_export__write_error_is_reported),
 	};

@@ -189,9 +189,9 @@ void test_export__html_is_self_contained_and_escaped(void **state_)
 	fx_fini(&f);
 }
 
-/* More closed intervals than the page draws: the LAST ones are drawn (the end of the trace and
- * the lead-up to a stall), the earlier ones counted with when they were, open ones are kept, and
- * the exporter holds only the tasks alive at a time. */
+/* More closed intervals than the page draws, and no root cause: the LAST ones are drawn (the
+ * end of the trace), the earlier ones counted with when they were, open ones are kept, and the
+ * exporter holds only the tasks alive at a time. */
 void test_export__html_caps_a_huge_trace_and_says_so(void **state_)
 {
 	const uint64_t tasks = 101000; /* 2 closed intervals each: 202000 */
@@ -220,7 +220,7 @@ void test_export__html_caps_a_huge_trace_and_says_so(void **state_)
 	assert_true(jint(meta, "cap", &cap));
 	assert_int_equal(intervals, cap + 1); /* the open one is always written */
 	assert_int_equal(dropped, (int64_t)(2 * tasks) - cap);
-	assert_string_equal(jstr(meta, "kept"), "last");
+	assert_string_equal(jstr(meta, "kept"), "roots+end");
 	assert_true(jint(meta, "dropped_from_ns", &from) && jint(meta, "dropped_to_ns", &to));
 	assert_true(from < to);
 	/* every interval drawn comes after the ones left out */
@@ -231,6 +231,94 @@ void test_export__html_caps_a_huge_trace_and_says_so(void **state_)
 		if (r->n == 6 && !strcmp(r->items[0].s, "I"))
 			assert_true(strtoll(r->items[3].s, NULL, 10) >= to);
 	}
+	jfree(&doc);
+	free(data);
+	fx_fini(&f);
+}
+
+/* Whether the page's data draws a closed interval of a task of @rank and @exec. */
+static bool draws(const struct jval *evs, int64_t rank, int64_t exec)
+{
+	int64_t seq = -1;
+
+	for (size_t i = 0; i < evs->n; i++) {
+		const struct jval *r = &evs->items[i];
+
+		if (!strcmp(r->items[0].s, "T") && strtoll(r->items[3].s, NULL, 10) == rank &&
+		    strtoll(r->items[5].s, NULL, 10) == exec)
+			seq = strtoll(r->items[1].s, NULL, 10);
+		else if (seq >= 0 && !strcmp(r->items[0].s, "I") &&
+			 strtoll(r->items[1].s, NULL, 10) == seq && !strcmp(r->items[5].s, "0"))
+			return true;
+	}
+	return false;
+}
+
+/* A root cause early in a trace that goes on long after it (other ranks keep running): the
+ * page draws the root's exec on its rank and its neighbours, and the end of the trace, and says
+ * what it left out and where - the last intervals alone would have lost the root's window. */
+void test_export__html_keeps_the_root_window_and_the_end(void **state_)
+{
+	const uint64_t execs = 101000; /* ranks 0 and 1: 2 closed intervals each, 404000 */
+	uint64_t id = 1, root_id = 0;
+	struct fx f;
+	char *data;
+	size_t dlen;
+	struct jval doc;
+	int64_t dropped, intervals, cap, rank, sum = 0, bin_ns;
+	const struct jval *meta, *evs, *lo, *win;
+
+	fx_init(&f, PSA_EXPORT_HTML);
+	/* exec 3 on ranks 0..7: rank 5's device never triggers, the others finish */
+	for (uint32_t r = 0; r < 8; r++, id++) {
+		ev(&f, 100, PSA_EV_encproxy_task_enqueue, RANK_TID(r), TASK(id, r, 3, NET), NULL);
+		state(&f, 100, id, r, 3, NET, 0, 2, 0);
+		if (r == 5) {
+			root_id = id;
+			continue;
+		}
+		state(&f, 100, id, r, 3, NET, 2, 1, 0);
+		state(&f, 100, id, r, 3, NET, 1, 4, 0);
+	}
+	for (uint64_t x = 4; x < 4 + execs; x++) {
+		for (uint32_t r = 0; r < 2; r++, id++) {
+			ev(&f, 100, PSA_EV_encproxy_task_enqueue, RANK_TID(r), TASK(id, r, x, NET), NULL);
+			state(&f, 100, id, r, x, NET, 0, 1, 0);
+			state(&f, 100, id, r, x, NET, 1, 4, 0);
+		}
+	}
+	ev(&f, 100, PSA_EV_encproxy_watchdog_timeout, RANK_TID(5), TASK(root_id, 5, 3, NET), "state",
+	   (int64_t)2, "waited_ns", (int64_t)2000000, "timeout_ms", (int64_t)2, NULL);
+	assert_int_equal(fx_finish(&f), 0);
+
+	data = html_data(f.buf, &dlen);
+	doc = parse(data, dlen);
+	meta = jget(&doc, "meta");
+	evs = jget(&doc, "ev");
+	assert_true(jget(meta, "roots")->n >= 1);
+	assert_true(jint(meta, "dropped", &dropped) && jint(meta, "intervals", &intervals));
+	assert_true(jint(meta, "cap", &cap));
+	assert_string_equal(jstr(meta, "kept"), "roots+end");
+	assert_int_equal(intervals - 1, cap); /* the open one is always written */
+	assert_int_equal(dropped, (int64_t)(4 * execs + 7 * 3 + 1) - cap);
+	/* the root's exec on its rank (its INIT) and on its neighbours 3, 4, 6, 7 */
+	for (rank = 3; rank <= 7; rank++)
+		assert_true(draws(evs, rank, 3));
+	/* the end of the trace */
+	assert_true(draws(evs, 0, 4 + execs - 1) && draws(evs, 1, 4 + execs - 1));
+	/* not what lies between */
+	assert_false(draws(evs, 0, 4 + execs / 4));
+	/* where: the window kept around the root, the part of the end kept, a histogram */
+	lo = jget(meta, "left_out");
+	assert_non_null(lo);
+	win = jget(lo, "windows");
+	assert_true(win->n >= 1);
+	assert_true(jint(&win->items[0], "rank", &rank) && rank == 5);
+	assert_true(jint(&win->items[0], "exec", &rank) && rank == 3);
+	assert_true(jint(lo, "bin_ns", &bin_ns) && bin_ns > 0);
+	for (size_t i = 0; i < jget(lo, "bins")->n; i++)
+		sum += strtoll(jget(lo, "bins")->items[i].s, NULL, 10);
+	assert_int_equal(sum, dropped);
 	jfree(&doc);
 	free(data);
 	fx_fini(&f);
