@@ -9,9 +9,12 @@ share of every page it maps: a page mapped by the traced process and the consume
 counts half in each, so the sum over processes counts it once) and Pss_Shmem (the same for
 shared memory only: LTTng-UST's ring buffers are shared memory mapped by the consumer daemon
 and the traced process, so this is the buffers' pages). Prints at the end, on stderr:
-  recmem peak_pss_mb=N peak_shmem_mb=N peak_sessiond_mb=N peak_consumerd_mb=N peak_cmd_mb=N
-each the largest sum over a sample (the total and the shared memory as sums in one sample; the
-per-name figures each their own peak). Exits with CMD's status."""
+  recmem peak_rec_mb=N peak_pss_mb=N peak_shmem_mb=N peak_sessiond_mb=N peak_consumerd_mb=N
+         peak_cmd_mb=N
+each the largest over the samples of a sum in one sample: rec is the recording's memory (the
+session and consumer daemons' Pss and the traced processes' Pss_Shmem: their share of the
+buffers, not the workload's own memory), pss everything, shmem the shared memory of all, then
+each kind of process alone. Exits with CMD's status."""
 import os
 import subprocess
 import sys
@@ -66,7 +69,8 @@ def main():
     cmd = args[1:]
     own_ns = os.readlink("/proc/self/ns/mnt")
     child = subprocess.Popen(cmd)
-    peak = {"pss": 0, "shmem": 0, "sessiond": 0, "consumerd": 0, "cmd": 0}
+    keys = ("rec", "pss", "shmem", "sessiond", "consumerd", "cmd")
+    peak = dict.fromkeys(keys, 0)
     while child.poll() is None:
         ps = procs()
         tree, frontier = set(), {child.pid}
@@ -75,7 +79,7 @@ def main():
             frontier = {p for p, (pp, _, _) in ps.items() if pp in frontier} - tree
         nss = {ps[p][1] for p in tree if p in ps} - {own_ns}
         mine = {p for p, (_, ns, _) in ps.items() if p in tree or ns in nss}
-        tot = {"pss": 0, "shmem": 0, "sessiond": 0, "consumerd": 0, "cmd": 0}
+        tot = dict.fromkeys(keys, 0)
         for p in mine:
             r = rollup(p)
             if not r:
@@ -85,10 +89,15 @@ def main():
             tot["shmem"] += r.get("Pss_Shmem:", 0)
             if comm == "lttng-sessiond":
                 tot["sessiond"] += r.get("Pss:", 0)
+                tot["rec"] += r.get("Pss:", 0)
             elif comm == "lttng-consumerd":
                 tot["consumerd"] += r.get("Pss:", 0)
-            elif comm not in ("sh", "time", "unshare", "sleep"):
+                tot["rec"] += r.get("Pss:", 0)
+            elif comm not in ("sh", "time", "unshare", "sleep", "lttng-runas"):
                 tot["cmd"] += r.get("Pss:", 0)
+                tot["rec"] += r.get("Pss_Shmem:", 0)
+            else:
+                tot["rec"] += r.get("Pss:", 0) if comm == "lttng-runas" else 0
         for k, v in tot.items():
             peak[k] = max(peak[k], v)
         time.sleep(every)

@@ -7,6 +7,13 @@
 # results; `proxyscope watchdog` on the tree says the same; the default text fits a screen
 # (<= 60 lines: the other ranks' stalls grouped under the root); nothing of the hosts is left.
 # Needs root, mpirun and lttng-relayd.
+#
+# Not registered with ctest: it fails today, before the first exec (docs/decisions.md, "what
+# grows with the ranks across hosts"): the cross-host table of every rank's name must fit one
+# bus record (8 KiB: ~110 ranks; here 36 ranks fail their open with EMSGSIZE), and the open
+# warms up every pair of ranks (O(R^2) tcp;ofi_rxm connections, each with its own buffers: 16
+# processes grew to ~1 GB each and the setup had not ended after 5 min). Run it by hand:
+#   sh tests/hosts/test_run_hosts_scale.sh build/dev/cli/proxyscope
 set -u
 bin=$1
 dir=$(dirname "$0")
