@@ -79,7 +79,7 @@ for size in "$@"; do
 	    { split(mem, m, " "); for (i in m) { split(m[i], kv, "="); v[kv[1]] = kv[2] } }
 	    { printf "BENCH scale_run %s ranks=%d wall_s=%.3f events=%d lost=%d rec_mem_mb=%s all_mem_mb=%s text_lines=%d buffers=%s goal_rec_max_mb=%d load=\"%s\"\n",
 		name, ranks, $2, rec, lost, v["peak_rec_mb"], v["peak_pss_mb"], lines, bufs,
-		ranks >= 4096 ? 1024 : 256, load }' "$OUT/runs"
+		(ranks >= 4096 ? 1024 : 256), load }' "$OUT/runs"
 
 	babeltrace2 -o dummy "$T" >/dev/null 2>&1 || true # the page cache
 	i=0
