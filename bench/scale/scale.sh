@@ -34,7 +34,8 @@ one() { # label command...: one "label wall cpu maxrss_kb" line; stdout kept in 
 	l=$1
 	shift
 	/usr/bin/time -f "$l %e %U %S %M" -o "$OUT/t" "$@" >"$OUT/$l.out" 2>"$OUT/$l.err" || true
-	awk '{ printf "%s %.3f %.3f %d\n", $1, $2, $3 + $4, $5 }' "$OUT/t"
+	# (time writes "Command exited with non-zero status N" first when it did)
+	awk -v l="$l" '$1 == l { printf "%s %.3f %.3f %d\n", $1, $2, $3 + $4, $5 }' "$OUT/t"
 }
 
 for size in "$@"; do
