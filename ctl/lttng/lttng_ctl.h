@@ -82,7 +82,7 @@ void lt_buffers_size(struct lt_session *s, enum lt_level level, const struct lt_
  * late by that much loses nothing), and no more than all the events of the run; at least
  * LT_BUFFER_FLOOR, at most 1/8 of @mem in all. Before rounding to sub-buffers.
  */
-#define LT_BUFFER_LAG_S 2
+#define LT_BUFFER_LAG_S 4
 #define LT_BUFFER_FLOOR (UINT64_C(8) << 20)
 uint64_t lt_buffers_want(enum lt_level level, const struct lt_work *w, unsigned cpus, uint64_t mem);
 

@@ -261,6 +261,11 @@ static int setup_locked(struct run_trace *rt, const struct ctl_recording_opts *o
 		return -EINVAL;
 	}
 	rt->active = true;
+	/* A daemon of ours: its consumer must keep up with the run's threads, however many, or
+	 * the buffers would have to hold the whole run (why: see docs/ARCHITECTURE.md, Decisions
+	 * measured: a recording's buffers follow the event rate). Root only; a no-op otherwise. */
+	if (rt->s.sessiond_pid > 0 && !opts->watch)
+		live_boost_sessiond(rt->s.sessiond_pid);
 	rc = lt_wait_registered(getpid(), REGISTER_TIMEOUT_MS);
 	/* interrupted: the signal thread's teardown ends the session once we let go */
 	return rc && rc != -EINTR ? SETUP_UNREGISTERED : 0;
