@@ -33,7 +33,6 @@ static int trace_args(const struct run_cli *c, struct ctl_recording_opts *t)
 	*t = (struct ctl_recording_opts){
 		.output = c->output,
 		.level = LT_LEVEL_INFO,
-		.ranks = c->args.ranks,
 		.snapshot = c->snapshot,
 		.watch = c->watch,
 		.watch_threshold_ns = c->watch_threshold_ns ? c->watch_threshold_ns : 1000000000ull,
@@ -43,6 +42,7 @@ static int trace_args(const struct run_cli *c, struct ctl_recording_opts *t)
 		.on_interrupted = run_report_interrupted,
 		.timeline_gzip = c->timeline_gzip,
 	};
+	run_trace_work(&c->args, &t->work);
 	if (c->no_trace) {
 		if (c->output)
 			return cli_usage_error("run", "--output: there is no trace with --no-trace");

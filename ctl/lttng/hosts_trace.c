@@ -86,7 +86,7 @@ int hosts_trace_begin(struct hosts_trace *t, struct hosts *h, const struct ctl_r
 		s->level = o->level;
 		s->snapshot = o->snapshot;
 		/* the ranks of a host are not this process's: sized as record sizes a session */
-		lt_buffers_size(s, o->level, 0, o->buffer_size);
+		lt_buffers_size(s, o->level, NULL, o->buffer_size);
 		if (o->watch) {
 			s->live_url = t->relayd.session_url;
 			s->live_timer_us = CTL_LIVE_TIMER_US;

@@ -54,23 +54,29 @@ const char *lt_level_str(enum lt_level level)
 }
 
 /*
- * Tracer buffer bytes per CPU for each rank thread at each level. The loss in discard mode is
- * the consumer daemon falling behind while the run's threads share the CPUs with it, so the
- * room needed grows with the event rate: with the threads and with the level (DEBUG: every
- * poll) - but only until they fill the CPUs: an event costs its thread CPU time, so past
- * BUFFER_RANKS_PER_CPU ranks a CPU the rate is the CPUs', not the ranks' (why: see
- * docs/ARCHITECTURE.md, Decisions measured: a recording's buffers grow with its ranks).
+ * The buffers hold what the work fires in LT_BUFFER_LAG_S seconds at its expected event rate,
+ * and no more than the whole run (why: see docs/ARCHITECTURE.md, Decisions measured: a
+ * recording's buffers follow the event rate). The loss in discard mode is the consumer daemon
+ * falling behind while the run's threads share the CPUs with it; the rate is the ranks' (ranks
+ * x events per exec x execs per second) until they fill the CPUs: an event costs its thread CPU
+ * time, so past that it is the CPUs' (EVENTS_PER_CPU_S), whatever the ranks. The figures were
+ * measured on `proxyscope run` (docs/decisions.md).
  */
-static const uint64_t buffer_per_rank[LT_LEVEL_NR] = {
-	UINT64_C(1) << 20, UINT64_C(1) << 20, UINT64_C(64) << 20, UINT64_C(128) << 20,
-};
-#define BUFFER_RANKS_PER_CPU 2
-#define BUFFER_FLOOR (UINT64_C(8) << 20)   /* per CPU, whatever the run */
+#define EVENT_BYTES 80               /* an event in the buffer: 69-73 B measured, contexts in */
+#define EVENTS_PER_EXEC_RING 18      /* a rank's exec at INFO, the default ring: 17.8 measured */
+#define EVENTS_SETUP_PER_RANK 16     /* a rank's comm set-up and teardown, its worker's */
+/* Events per exec at each level, in sixteenths of INFO's: below INFO only failures fire; DEBUG
+ * adds every poll (2.7x INFO at 4 ranks, 9x at 128 ranks measured). */
+static const uint64_t level_x16[LT_LEVEL_NR] = { 1, 1, 16, 160 };
+/* The most events one CPU fires a second: at INFO twice what 2 CPUs made at 16 ranks at load 25
+ * (220 k/s), at DEBUG what they made at 4 ranks (2.0 M/s). */
+static const uint64_t events_per_cpu_s[LT_LEVEL_NR] = { 16000, 16000, 250000, 1000000 };
 /*
- * Per CPU when the ranks are unknown (`record`, `watch`): by level only (why: see
- * docs/ARCHITECTURE.md, Decisions measured: a recording's buffers grow with its ranks).
+ * Per CPU when nothing is known of the work (`record`, `watch`, the hosts' sessions): by level
+ * only (why: see docs/ARCHITECTURE.md, Decisions measured: a recording's buffers follow the
+ * event rate).
  */
-static const uint64_t buffer_unknown_ranks[LT_LEVEL_NR] = {
+static const uint64_t buffer_unknown_work[LT_LEVEL_NR] = {
 	UINT64_C(8) << 20, UINT64_C(8) << 20, UINT64_C(8) << 20, UINT64_C(32) << 20,
 };
 #define BUFFER_MEM_SHARE 8                 /* all CPUs' buffers: at most 1/8 of the memory */
@@ -82,28 +88,74 @@ static unsigned online_cpus(void)
 	return n > 0 ? (unsigned)n : 1;
 }
 
-void lt_buffers_size(struct lt_session *s, enum lt_level level, unsigned ranks, uint64_t override)
+static uint64_t mul_sat(uint64_t a, uint64_t b)
 {
-	unsigned cpus = online_cpus();
+	return a && b > UINT64_MAX / a ? UINT64_MAX : a * b;
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+uint64_t lt_buffers_want(enum lt_level level, const struct lt_work *w, unsigned cpus, uint64_t mem)
+{
+	unsigned l = (unsigned)level < LT_LEVEL_NR ? level : LT_LEVEL_INFO;
+	uint64_t want, cap = LT_BUFFER_MAX;
+
+	if (!cpus)
+		cpus = 1;
+	if (!w || !w->ranks) {
+		want = buffer_unknown_work[l];
+	} else {
+		uint64_t ev = w->events_per_exec ? w->events_per_exec : EVENTS_PER_EXEC_RING;
+		uint64_t ev_l = mul_sat(ev, level_x16[l]) / 16, rate, all;
+
+		if (!ev_l)
+			ev_l = 1;
+		/* events a second: the CPUs' most, or the ranks' when their execs are long */
+		rate = mul_sat(events_per_cpu_s[l], cpus);
+		if (w->exec_min_us) {
+			uint64_t ranks_rate = mul_sat(mul_sat(w->ranks, ev_l), 1000000) / w->exec_min_us;
+
+			if (ranks_rate < rate)
+				rate = ranks_rate;
+		}
+		want = mul_sat(mul_sat(rate, LT_BUFFER_LAG_S), EVENT_BYTES) / cpus;
+		/* every event of the run, twice a CPU's share of them (the threads need not
+		 * spread evenly over the CPUs); not at DEBUG, where the polls fire for as long
+		 * as a task waits, not once an exec */
+		if (w->execs && l < LT_LEVEL_DEBUG) {
+			all = mul_sat(add_sat(mul_sat(mul_sat(w->ranks, w->execs), ev_l),
+					      mul_sat(w->ranks, EVENTS_SETUP_PER_RANK)),
+				      EVENT_BYTES);
+			if (cpus > 1 && all / cpus * 2 < all)
+				all = all / cpus * 2;
+			if (all < want)
+				want = all;
+		}
+	}
+	if (want < LT_BUFFER_FLOOR)
+		want = LT_BUFFER_FLOOR;
+	if (mem && mem / BUFFER_MEM_SHARE / cpus < cap)
+		cap = mem / BUFFER_MEM_SHARE / cpus;
+	return want < cap ? want : cap;
+}
+
+void lt_buffers_size(struct lt_session *s, enum lt_level level, const struct lt_work *w,
+		     uint64_t override)
+{
 	uint64_t want = override, sub = LT_SUBBUF_MIN;
 
 	if (!want) {
 		long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-		uint64_t cap = LT_BUFFER_MAX;
 
-		unsigned l = (unsigned)level < LT_LEVEL_NR ? level : LT_LEVEL_INFO;
-
-		if (ranks > BUFFER_RANKS_PER_CPU * cpus)
-			ranks = BUFFER_RANKS_PER_CPU * cpus;
-		want = ranks ? buffer_per_rank[l] * ranks / cpus : buffer_unknown_ranks[l];
-		if (want < BUFFER_FLOOR)
-			want = BUFFER_FLOOR;
-		if (pages > 0 && page > 0 &&
-		    (uint64_t)pages * (uint64_t)page / BUFFER_MEM_SHARE / cpus < cap)
-			cap = (uint64_t)pages * (uint64_t)page / BUFFER_MEM_SHARE / cpus;
-		if (want > cap)
-			want = cap;
+		want = lt_buffers_want(level, w, online_cpus(),
+				       pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0);
+		/* an estimate: to the nearest power of two, not always up (the sizes double) */
+		want -= want / 3;
 	}
+	/* the asked-for size: rounded up */
 	while (sub * LT_NUM_SUBBUF < want)
 		sub <<= 1;
 	s->subbuf_size = sub;

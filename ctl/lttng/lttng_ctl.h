@@ -55,16 +55,36 @@ struct lt_session {
 };
 
 /*
+ * What a recording's command will do, as far as it is known: `run` knows its workload, `record`
+ * and `watch` do not (all zero). The buffers are sized from the event rate this gives.
+ */
+struct lt_work {
+	unsigned ranks;           /* the rank threads firing events; 0: unknown */
+	uint64_t execs;           /* execs per rank; 0: unknown (as many as the CPUs make) */
+	uint64_t events_per_exec; /* events one rank fires per exec at INFO; 0: the ring's */
+	uint64_t exec_min_us;     /* no exec is shorter (the simulated compute); 0: no bound */
+};
+
+/*
  * The tracer's ring buffer per CPU (per-user buffers, one per CPU) for a session at @level
- * around @ranks threads that fire events (0: unknown, sized for the level alone), or @override
+ * around the work @w (NULL or w->ranks 0: unknown, sized for the level alone), or @override
  * bytes per CPU when not 0: sets s->subbuf_size and s->num_subbuf (LT_NUM_SUBBUF sub-buffers,
- * each a power of two of at least LT_SUBBUF_MIN). Sized so a busy run's bursts fit while the
- * consumer daemon shares the CPUs with it, and bounded by a share of the machine's memory.
+ * each a power of two of at least LT_SUBBUF_MIN). Sized by lt_buffers_want.
  */
 #define LT_NUM_SUBBUF 8
 #define LT_SUBBUF_MIN (UINT64_C(64) << 10)
 #define LT_BUFFER_MAX (UINT64_C(1) << 30) /* per CPU: the --buffer-size bound */
-void lt_buffers_size(struct lt_session *s, enum lt_level level, unsigned ranks, uint64_t override);
+void lt_buffers_size(struct lt_session *s, enum lt_level level, const struct lt_work *w,
+		     uint64_t override);
+/*
+ * The bytes per CPU lt_buffers_size asks for, on @cpus CPUs and @mem bytes of memory: the
+ * events the work fires at its expected rate for LT_BUFFER_LAG_S seconds (the consumer daemon
+ * late by that much loses nothing), and no more than all the events of the run; at least
+ * LT_BUFFER_FLOOR, at most 1/8 of @mem in all. Before rounding to sub-buffers.
+ */
+#define LT_BUFFER_LAG_S 4
+#define LT_BUFFER_FLOOR (UINT64_C(8) << 20)
+uint64_t lt_buffers_want(enum lt_level level, const struct lt_work *w, unsigned cpus, uint64_t mem);
 
 /* The sub-buffer size a session gets: lt_buffers_size's, or the fixed default for its level. */
 static inline uint64_t lt_subbuf_of(const struct lt_session *s)

@@ -32,7 +32,7 @@ int ctl_recording_begin(struct ctl_recording *r, const struct ctl_recording_opts
 	r->live = o->watch;
 	if (r->live)
 		r->s.live_timer_us = o->live_timer_us ? o->live_timer_us : CTL_LIVE_TIMER_US;
-	lt_buffers_size(&r->s, o->level, 0, o->buffer_size); /* the command's ranks are unknown */
+	lt_buffers_size(&r->s, o->level, NULL, o->buffer_size); /* the command's work is unknown */
 	if (lt_tools_check(err, errlen) || (cmd && !ctl_spawn_runnable(cmd, err, errlen)) ||
 	    lt_output_prepare(o->output, r->s.output, sizeof(r->s.output), err, errlen))
 		return -EINVAL;

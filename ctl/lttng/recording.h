@@ -33,9 +33,9 @@ struct ctl_recording_opts {
 	const char *output;    /* DIR; NULL: a new ./proxyscope-run-YYYYMMDD-HHMMSS. Across
 				  hosts: absolute, the relay daemon's output tree (it creates it) */
 	enum lt_level level;   /* the providers' log level */
-	unsigned ranks;        /* the run's rank threads: the buffers are sized for them (0: as
-				  record sizes them) */
-	uint64_t buffer_size;  /* --buffer-size: bytes per CPU; 0: sized for level and ranks */
+	struct lt_work work;   /* what the run will do: the buffers are sized for its event
+				  rate (all zero: as record sizes them; run_trace_work) */
+	uint64_t buffer_size;  /* --buffer-size: bytes per CPU; 0: sized for level and work */
 	bool snapshot;         /* flight recorder: overwrite mode, a snapshot when the driver's
 				  watchdog fires and one at the end; the report reads the last */
 	bool watch;            /* --watch: live sessions, watched while the run runs */

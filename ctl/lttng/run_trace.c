@@ -194,6 +194,22 @@ int run_trace_begin(struct run_trace *rt, const struct ctl_recording_opts *opts)
 	return 0;
 }
 
+void run_trace_work(const struct enc_wl_args *a, struct lt_work *w)
+{
+	/* measured at INFO (docs/decisions.md): 12 events an exec, and 6 a stream and block of
+	 * the ring (two posts, two completions, B1, B3); all-to-all posts and completes once a
+	 * peer each way */
+	uint64_t peers = a->pattern == ENC_WL_ALLTOALL && a->ranks > 1 ? a->ranks - 1 : 1;
+	uint64_t sb = (uint64_t)(a->streams ? a->streams : 1) * (a->blocks ? a->blocks : 1);
+
+	*w = (struct lt_work){
+		.ranks = a->ranks,
+		.execs = a->ops,
+		.events_per_exec = 12 + sb * (2 + 4 * peers),
+		.exec_min_us = a->compute_us,
+	};
+}
+
 /* The set-up under rt->mtx: 0, SETUP_UNREGISTERED (the session is active: end it), or the exit
  * code after an "error:" line with nothing left behind. */
 static int setup_locked(struct run_trace *rt, const struct ctl_recording_opts *opts)
@@ -205,7 +221,7 @@ static int setup_locked(struct run_trace *rt, const struct ctl_recording_opts *o
 
 	rt->s.level = opts->level;
 	rt->s.snapshot = opts->snapshot;
-	lt_buffers_size(&rt->s, opts->level, opts->ranks, opts->buffer_size);
+	lt_buffers_size(&rt->s, opts->level, &opts->work, opts->buffer_size);
 	if (lt_tools_check(err, sizeof(err))) {
 		ctl_error("%s; or run without recording: proxyscope run --no-trace", err);
 		return -EINVAL;
@@ -245,6 +261,11 @@ static int setup_locked(struct run_trace *rt, const struct ctl_recording_opts *o
 		return -EINVAL;
 	}
 	rt->active = true;
+	/* A daemon of ours: its consumer must keep up with the run's threads, however many, or
+	 * the buffers would have to hold the whole run (why: see docs/ARCHITECTURE.md, Decisions
+	 * measured: a recording's buffers follow the event rate). Root only; a no-op otherwise. */
+	if (rt->s.sessiond_pid > 0 && !opts->watch)
+		live_boost_sessiond(rt->s.sessiond_pid);
 	rc = lt_wait_registered(getpid(), REGISTER_TIMEOUT_MS);
 	/* interrupted: the signal thread's teardown ends the session once we let go */
 	return rc && rc != -EINTR ? SETUP_UNREGISTERED : 0;
@@ -260,7 +281,7 @@ int run_trace_prepare(struct run_trace *rt, const struct ctl_recording_opts *opt
 	rt->s.level = opts->level;
 	rt->s.snapshot = opts->snapshot;
 	/* as the sessions of the hosts are sized (hosts_trace.c), for the report's buffers line */
-	lt_buffers_size(&rt->s, opts->level, 0, opts->buffer_size);
+	lt_buffers_size(&rt->s, opts->level, NULL, opts->buffer_size);
 	if (output_prepare(rt, opts->output, err, sizeof(err))) {
 		ctl_error("%s", err);
 		return -EINVAL;

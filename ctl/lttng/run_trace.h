@@ -44,6 +44,13 @@ struct run_trace {
 	struct run_watch *watch;   /* --watch: the watch thread */
 };
 
+/*
+ * What the workload @a will do, for the recording's buffers (ctl_recording_opts.work): its
+ * ranks, execs and the events a rank fires per exec at INFO - the ring's, or with all-to-all a
+ * post and a completion per peer - and its simulated compute as the shortest exec.
+ */
+void run_trace_work(const struct enc_wl_args *a, struct lt_work *w);
+
 /* Returns 0, or -EINVAL (a usage problem: LTTng missing, DIR unusable, ...) or -EIO, after an
  * error message (msg.h). */
 int run_trace_begin(struct run_trace *rt, const struct ctl_recording_opts *opts);
