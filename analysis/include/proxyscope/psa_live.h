@@ -73,7 +73,8 @@ void psa_live_status(struct psa_live *l, struct psa_live_status *st);
 
 /*
  * A session holding nothing while another session's stream got more than @silent_ns of trace
- * time past what it vouched for is silent until it catches up to within @silent_ns: it no
+ * time past what it vouched for and what its own reader received is silent until what it
+ * delivered catches up to within @silent_ns (a lone session is never silent): it no
  * longer holds the others back, what it sends when it comes back is delivered behind the
  * present, and psa_live_silent names it. 0 (the default): a session holds the others back
  * however long it is silent.

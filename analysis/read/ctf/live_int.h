@@ -40,7 +40,9 @@ struct live_src {
 	/* the merge's (live_merge.c) */
 	struct psa_ctf_item *pend;        /* C: taken from the queue, not yet delivered: a ring */
 	size_t pend_first, pend_n, pend_cap; /* C */
-	const struct psa_ctf_item *head;  /* C: its next item (in pend), or NULL */
+	const struct psa_ctf_item *head;  /* C: its next item, or NULL: pend's first, else read in
+					   * place from the queue (never copied) */
+	bool head_in_ring;                /* C: head is pend's first */
 	uint64_t vouched;                 /* C: the trace time delivered up to (0: nothing yet) */
 	bool ended;                       /* C: its queue ended */
 	bool silent;                      /* C: left out of the merge's order */

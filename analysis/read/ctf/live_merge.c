@@ -6,25 +6,28 @@
  * relay's inactivity beacon of a quiet stream) is not earlier. So a host whose data is still on
  * its way is never judged at a present another host's stream reached.
  *
- * Design: a session is silent when it holds nothing and another session's reader has received
- * a trace time more than silent_ns past what it vouched for: its stream stopped (a host cut
- * off, a daemon that died) while the others went on. A silent session no longer holds the
- * others back (without that, a partition stopped the whole watch until the link came back), and
- * the caller learns which hosts are silent since when (psa_live_silent). What a silent session
- * sends when it comes back is delivered as it comes, behind the present (a session's own
- * events stay in order); it is silent no more once it caught up to within silent_ns (not at
- * its first item: a host whose link healed sent its backlog in pieces, and each gap between
- * them made it silent again, a new finding each time). The silence is
- * judged on the trace clock, by how far the other sessions' readers got, not on the wall
- * clock (on a loaded machine every stream comes late). A session that is only late is silent
- * too until it comes back (at load 12-15 a host's consumer daemon, nice -10, waited 1-2 s at a
- * time for a CPU, and its stream lagged the others' by 3-8 s): the watchdog judges a silent
- * host's tasks at its own horizon and names it only when a host heard after it waits on its
- * ranks (psa_watchdog_set_silent), so a late host blames no one and is not blamed. The merge
- * takes everything out of the sessions' queues at once into rings of its own: a held session's
- * queue would otherwise fill, its reader would block and receive nothing more, and the silence
- * of the session it is held for could never be judged (seen: every reader but the silent one's
- * blocked after four flushes of a beacon each, until the relay daemon was declared lost).
+ * Design: a session is silent when it holds nothing, its reader received nothing since either, and
+ * another session's reader has received a trace time more than silent_ns past that: its stream
+ * stopped (a host cut off, a daemon that died) while the others went on. Only the others' readers
+ * count (a lone session is never silent), and what its own reader received and has not published
+ * yet is on its way, not silence. A silent session no longer holds the others back (without that,
+ * a partition stopped the whole watch until the link came back), and the caller learns which hosts
+ * are silent since when (psa_live_silent). What a silent session sends when it comes back is
+ * delivered as it comes, behind the present (a session's own events stay in order); it is silent
+ * no more once what it delivered caught up to within silent_ns (not at its first item: a host
+ * whose link healed sent its backlog in pieces, and each gap between them made it silent again, a
+ * new finding each time). The silence is judged on the trace clock, by how far the other sessions'
+ * readers got, not on the wall clock (on a loaded machine every stream comes late). A session that
+ * is only late is silent too until it comes back (at load 12-15 a host's consumer daemon, nice
+ * -10, waited 1-2 s at a time for a CPU, and its stream lagged the others' by 3-8 s): the watchdog
+ * judges a silent host's tasks at its own horizon and names it only when a host heard after it
+ * waits on its ranks (psa_watchdog_set_silent), so a late host blames no one and is not blamed.
+ *
+ * Items are delivered in place from the sessions' queues, and at most RELEASE_MAX per poll, so
+ * a stream faster than the watch waits in the relay daemon (its reader blocks on a full queue)
+ * and the watchdog looks at least every RELEASE_MAX items. Only while the merge is held are the
+ * queues emptied into rings of the merge's own (spill()), so that every reader goes on and the
+ * silence of the session the merge waits for can be judged.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -36,6 +39,9 @@
 
 /* How long a poll sleeps between two looks while nothing can go out. */
 #define MERGE_NAP_NS (2 * 1000 * 1000)
+/* At most this many items per poll, so the caller's watchdog looks between two: what a
+ * session's queue holds when full, as many as the reader before the merge delivered at once. */
+#define RELEASE_MAX (PSA_CTF_BATCH * PSA_CTF_BATCHES)
 
 void psa_live_set_silence(struct psa_live *l, uint64_t silent_ns)
 {
@@ -69,15 +75,15 @@ static void deliver(struct psa_live *l, const struct psa_ctf_item *it, const str
 		sink->event(sink->arg, &it->u.ev);
 }
 
-/* Take everything @s's queue holds into its ring (so its reader never waits for the merge:
- * a held session's queue would fill, and a reader blocked on it receives nothing more, so the
- * silence of the session it is held for could never be judged). Returns false on ENOMEM. */
-static bool take(struct live_src *s, bool *ended)
+/* Move everything @s's queue holds into its ring, so its reader does not wait for the merge:
+ * done only while the merge is held (spill()). Returns false on ENOMEM. */
+static bool take(struct live_src *s)
 {
 	const struct timespec now = { 0, 0 };
 	const struct psa_ctf_item *it;
+	bool ended;
 
-	while ((it = psa__queue_peek_until(&s->q, &now, ended)) != NULL) {
+	while ((it = psa__queue_peek_until(&s->q, &now, &ended)) != NULL) {
 		if (s->pend_n == s->pend_cap) {
 			size_t cap = s->pend_cap ? 2 * s->pend_cap : 256;
 			struct psa_ctf_item *v = malloc(cap * sizeof(*v));
@@ -97,47 +103,65 @@ static bool take(struct live_src *s, bool *ended)
 	return true;
 }
 
+/* @s's next item into s->head: its ring's first, else its queue's, read in place. A session
+ * whose queue ended with nothing left is ended, and the first error of one is the stream's. */
+static void refresh(struct psa_live *l, struct live_src *s)
+{
+	const struct timespec now = { 0, 0 };
+	bool ended = false;
+
+	s->head = NULL;
+	if (s->ended)
+		return;
+	s->head_in_ring = s->pend_n > 0;
+	if (s->head_in_ring) {
+		s->head = &s->pend[s->pend_first];
+		return;
+	}
+	s->head = psa__queue_peek_until(&s->q, &now, &ended);
+	if (s->head || !ended)
+		return;
+	s->ended = true;
+	if (s->rc && !l->rc) {
+		l->rc = s->rc;
+		psa__copy_str(l->err, sizeof(l->err), s->err, strlen(s->err));
+	}
+}
+
 static void drop_head(struct live_src *s)
 {
-	s->pend_first = (s->pend_first + 1) % s->pend_cap;
-	s->pend_n--;
+	if (s->head_in_ring) {
+		s->pend_first = (s->pend_first + 1) % s->pend_cap;
+		s->pend_n--;
+	} else {
+		psa__queue_pop(&s->q);
+	}
 	s->head = NULL;
 }
 
-/* Each session's next item (s->head); a session whose queue ended and whose ring is empty is
- * ended, and the first error of one is the stream's. Returns the session with the earliest
- * item, or NULL. */
-static struct live_src *look(struct psa_live *l, uint64_t *latest)
+/*
+ * The merge is held: every session's queue into its ring, so every reader goes on receiving
+ * and the silence of the session the merge waits for can be judged (a reader blocked on a full
+ * queue receives nothing more: seen, every reader but the silent one's blocked after four
+ * flushes of a beacon each, until the relay daemon was declared lost). Only while held: while
+ * the merge delivers, a full queue blocks its reader, so a stream faster than the watch waits
+ * in the relay daemon rather than in memory here (a ring that took everything grew by the
+ * whole stream, and one poll delivered it all before the watchdog looked again: a stall 0.6 s
+ * into a run was reported only when the run ended, 30 s later).
+ */
+static void spill(struct psa_live *l)
 {
-	struct live_src *first = NULL;
-
-	*latest = 0;
 	for (size_t i = 0; i < l->n; i++) {
 		struct live_src *s = &l->src[i];
-		uint64_t got = atomic_load_explicit(&s->latest, memory_order_relaxed);
-		bool ended = false;
 
-		if (got > *latest)
-			*latest = got;
 		if (s->ended)
 			continue;
-		if (!take(s, &ended) && !l->rc) {
+		if (!take(s) && !l->rc) {
 			l->rc = -ENOMEM;
 			psa__copy_str(l->err, sizeof(l->err), "out of memory", 13);
 		}
-		s->head = s->pend_n ? &s->pend[s->pend_first] : NULL;
-		if (!s->head && ended) {
-			s->ended = true;
-			if (s->rc && !l->rc) {
-				l->rc = s->rc;
-				psa__copy_str(l->err, sizeof(l->err), s->err, strlen(s->err));
-			}
-			continue;
-		}
-		if (s->head && (!first || s->head->ts < first->head->ts))
-			first = s;
+		refresh(l, s);
 	}
-	return first;
 }
 
 /* What session @s has vouched for: the first time any session gave, before it gave any. */
@@ -148,43 +172,89 @@ static uint64_t vouched(const struct psa_live *l, const struct live_src *s, uint
 	return l->first_ts ? l->first_ts : first_head;
 }
 
-/* Deliver every item that can go out now; returns how many went. */
-static size_t release(struct psa_live *l, const struct psa_sink *sink)
+/* The latest trace time the readers of the sessions other than @s received: what @s's silence
+ * is weighed against (its own reader being ahead of what it delivered is not silence). */
+static uint64_t others_latest(const struct psa_live *l, const struct live_src *s)
+{
+	uint64_t latest = 0;
+
+	for (size_t i = 0; i < l->n; i++) {
+		uint64_t got = atomic_load_explicit(&l->src[i].latest, memory_order_relaxed);
+
+		if (&l->src[i] != s && got > latest)
+			latest = got;
+	}
+	return latest;
+}
+
+/* Whether session @s is silent now, the merge's next item @c being due (see the top). */
+static void judge(struct psa_live *l, struct live_src *s, const struct live_src *c)
+{
+	uint64_t v = vouched(l, s, c->head->ts), others;
+	uint64_t own = atomic_load_explicit(&s->latest, memory_order_relaxed);
+
+	if (s->ended || !l->silent_ns) {
+		s->silent = false;
+		return;
+	}
+	others = others_latest(l, s);
+	if (s->silent) {
+		/* what it sends meanwhile is its backlog: silent until that caught up */
+		s->silent = others > v + l->silent_ns;
+	} else if (!s->head && others > (own > v ? own : v) + l->silent_ns) {
+		/* nothing to give, and its reader received nothing since either (what it
+		 * received and has not published yet is on its way) */
+		s->silent = true;
+		s->silent_since = v;
+	}
+}
+
+/* Whether session @s holds the merge's next item @c back: it has nothing, is not silent, and
+ * has not vouched for @c's time. Its queue is looked at once more first. */
+static bool holds(struct psa_live *l, struct live_src *s, const struct live_src *c)
+{
+	if (s->ended || s->head || s->silent || s->vouched >= c->head->ts)
+		return false;
+	refresh(l, s);
+	return !s->ended && !s->head;
+}
+
+/* Deliver at most @max of the items that can go out now; returns how many went. */
+static size_t release(struct psa_live *l, const struct psa_sink *sink, size_t max)
 {
 	size_t out = 0;
 
-	for (;;) {
-		uint64_t latest;
-		struct live_src *c = look(l, &latest);
+	for (size_t i = 0; i < l->n; i++)
+		refresh(l, &l->src[i]);
+	while (out < max && !l->rc) {
+		struct live_src *c = NULL;
 		bool held = false;
 
-		if (l->rc || !c)
-			return out;
 		for (size_t i = 0; i < l->n; i++) {
 			struct live_src *s = &l->src[i];
 
-			uint64_t v = vouched(l, s, c->head->ts);
-			bool behind = l->silent_ns && latest > v + l->silent_ns;
-
-			/* silent from the first look that found it behind, with nothing, until it
-			 * caught up again: what it sends meanwhile is its backlog */
-			if (s->ended || (s->head && !s->silent) || !behind) {
-				s->silent = false;
-			} else if (!s->silent) {
-				s->silent = true;
-				s->silent_since = v;
-			}
-			if (!s->ended && !s->head && !s->silent && s->vouched < c->head->ts)
-				held = true;
+			if (s->head && (!c || s->head->ts < c->head->ts))
+				c = s;
 		}
-		if (held)
-			return out;
+		if (!c)
+			break;
+		for (size_t i = 0; i < l->n && !held; i++)
+			judge(l, &l->src[i], c);
+		for (size_t i = 0; i < l->n && !held; i++)
+			held = holds(l, &l->src[i], c);
+		if (held) {
+			if (l->silent_ns)
+				spill(l);
+			break;
+		}
 		deliver(l, c->head, sink);
 		if (c->head->ts > c->vouched)
 			c->vouched = c->head->ts;
 		drop_head(c);
+		refresh(l, c);
 		out++;
 	}
+	return out;
 }
 
 static bool all_ended(const struct psa_live *l)
@@ -205,7 +275,7 @@ int psa_live_poll(struct psa_live *l, const struct psa_sink *sink, unsigned wait
 	/* the first item may be waited for; then only what is already there */
 	for (;;) {
 		struct timespec nap = { 0, MERGE_NAP_NS };
-		size_t out = release(l, sink);
+		size_t out = release(l, sink, RELEASE_MAX);
 
 		if (l->rc || all_ended(l))
 			break;
