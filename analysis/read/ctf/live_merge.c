@@ -172,23 +172,38 @@ static uint64_t vouched(const struct psa_live *l, const struct live_src *s, uint
 	return l->first_ts ? l->first_ts : first_head;
 }
 
-/* The latest trace time the readers of the sessions other than @s received: what @s's silence
- * is weighed against (its own reader being ahead of what it delivered is not silence). */
-static uint64_t others_latest(const struct psa_live *l, const struct live_src *s)
-{
-	uint64_t latest = 0;
+/* The two latest trace times the sessions' readers received, once per release(): what a
+ * session's silence is weighed against is the latest of the others' (its own reader being
+ * ahead of what it delivered is not silence). Read once, not per item: O(n), not O(n^2). */
+struct latest {
+	uint64_t first, second;
+	const struct live_src *first_of;
+};
 
+static void latest_read(const struct psa_live *l, struct latest *lt)
+{
+	*lt = (struct latest){ 0 };
 	for (size_t i = 0; i < l->n; i++) {
 		uint64_t got = atomic_load_explicit(&l->src[i].latest, memory_order_relaxed);
 
-		if (&l->src[i] != s && got > latest)
-			latest = got;
+		if (got > lt->first) {
+			lt->second = lt->first;
+			lt->first = got;
+			lt->first_of = &l->src[i];
+		} else if (got > lt->second) {
+			lt->second = got;
+		}
 	}
-	return latest;
+}
+
+static uint64_t others_latest(const struct latest *lt, const struct live_src *s)
+{
+	return s == lt->first_of ? lt->second : lt->first;
 }
 
 /* Whether session @s is silent now, the merge's next item @c being due (see the top). */
-static void judge(struct psa_live *l, struct live_src *s, const struct live_src *c)
+static void judge(struct psa_live *l, const struct latest *lt, struct live_src *s,
+		  const struct live_src *c)
 {
 	uint64_t v = vouched(l, s, c->head->ts), others;
 	uint64_t own = atomic_load_explicit(&s->latest, memory_order_relaxed);
@@ -197,7 +212,7 @@ static void judge(struct psa_live *l, struct live_src *s, const struct live_src 
 		s->silent = false;
 		return;
 	}
-	others = others_latest(l, s);
+	others = others_latest(lt, s);
 	if (s->silent) {
 		/* what it sends meanwhile is its backlog: silent until that caught up */
 		s->silent = others > v + l->silent_ns;
@@ -209,26 +224,25 @@ static void judge(struct psa_live *l, struct live_src *s, const struct live_src 
 	}
 }
 
-/* Whether session @s holds the merge's next item @c back: it has nothing, is not silent, and
- * has not vouched for @c's time. Its queue is looked at once more first. */
-static bool holds(struct psa_live *l, struct live_src *s, const struct live_src *c)
+/* Whether session @s may hold the merge's next item @c back: it has nothing, is not silent,
+ * and has not vouched for @c's time. */
+static bool may_hold(const struct live_src *s, const struct live_src *c)
 {
-	if (s->ended || s->head || s->silent || s->vouched >= c->head->ts)
-		return false;
-	refresh(l, s);
-	return !s->ended && !s->head;
+	return !s->ended && !s->head && !s->silent && s->vouched < c->head->ts;
 }
 
 /* Deliver at most @max of the items that can go out now; returns how many went. */
 static size_t release(struct psa_live *l, const struct psa_sink *sink, size_t max)
 {
+	struct latest lt;
 	size_t out = 0;
 
+	latest_read(l, &lt);
 	for (size_t i = 0; i < l->n; i++)
 		refresh(l, &l->src[i]);
 	while (out < max && !l->rc) {
 		struct live_src *c = NULL;
-		bool held = false;
+		bool held = false, again = false;
 
 		for (size_t i = 0; i < l->n; i++) {
 			struct live_src *s = &l->src[i];
@@ -238,15 +252,28 @@ static size_t release(struct psa_live *l, const struct psa_sink *sink, size_t ma
 		}
 		if (!c)
 			break;
-		for (size_t i = 0; i < l->n && !held; i++)
-			judge(l, &l->src[i], c);
-		for (size_t i = 0; i < l->n && !held; i++)
-			held = holds(l, &l->src[i], c);
+		for (size_t i = 0; i < l->n; i++)
+			judge(l, &lt, &l->src[i], c);
+		/* one that may hold it back is looked at once more: what came meanwhile may be
+		 * earlier than @c, so then @c is chosen again */
+		for (size_t i = 0; i < l->n; i++) {
+			struct live_src *s = &l->src[i];
+
+			if (!may_hold(s, c))
+				continue;
+			refresh(l, s);
+			if (s->head)
+				again = true;
+			else if (!s->ended)
+				held = true;
+		}
 		if (held) {
 			if (l->silent_ns)
 				spill(l);
 			break;
 		}
+		if (again)
+			continue;
 		deliver(l, c->head, sink);
 		if (c->head->ts > c->vouched)
 			c->vouched = c->head->ts;
