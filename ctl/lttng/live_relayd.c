@@ -11,6 +11,7 @@
  * child).
  */
 #include "live_relayd.h"
+#include "signals.h"
 #include "spawn.h"
 
 #include <dirent.h>
@@ -225,7 +226,8 @@ void live_relayd_stop(struct live_relayd *r)
 	if (r->pid <= 0)
 		return;
 	kill(r->pid, SIGTERM);
-	for (int i = 0; i < 500; i++) {
+	/* at most 5 s; after a Ctrl-C what is left of the teardown's time */
+	for (unsigned i = 0, n = ctl_signals_budget_ms(5000) / 10; i < n; i++) {
 		if (waitpid(r->pid, &status, WNOHANG) != 0) {
 			r->pid = 0;
 			return;

@@ -18,6 +18,8 @@
 #include <proxyscope/psa_live.h>
 #include <proxyscope/psa_watch.h>
 
+#include "signals.h"
+
 
 #define POLL_MS 50
 #define STATUS_EVERY_NS 1000000000ull
@@ -188,7 +190,10 @@ int live_watch_run(const struct live_watch_opts *o, struct live_watch_result *re
 			stopping = true;
 			if (o->on_stop)
 				o->on_stop(o->arg);
-			drain_until = mono_ns() + (uint64_t)o->drain_ms * 1000000ull;
+			/* after a Ctrl-C, only what is left of the teardown's time: the rest of
+			 * the stream is in the kept trace, and the user waits for the exit */
+			drain_until = mono_ns() +
+				      (uint64_t)ctl_signals_budget_ms(o->drain_ms) * 1000000ull;
 		} else if (stopping && mono >= drain_until) {
 			break;
 		}
