@@ -261,7 +261,9 @@ static void task_progress(struct psa_task *t, const struct psa_event *ev)
  * (the setter fires it before the store any of these sees, so it cannot come later). A poll
  * that saw DONE, a consume_end without an error (the consumer returns only on DONE, an error
  * or its timeout) and the worker's recycle (only DONE tasks are recycled). Taken only without
- * an error known: a failed task stays as the trace shows it.
+ * an error known: a failed task stays as the trace shows it. (why: see docs/ARCHITECTURE.md,
+ * Decisions measured: a DONE the trace lost is taken from the consumer's poll, its consume_end
+ * or the recycle.)
  */
 static bool shows_done(const struct psa_task *t, const struct psa_event *ev)
 {
