@@ -284,6 +284,9 @@ struct feed {
 	_Atomic uint64_t progress;
 	void (*tap)(void *arg, const struct psa_event *ev);
 	void *tap_arg;
+	struct psa_sink inner; /* event NULL: no inner window */
+	void (*inner_tap)(void *arg, const struct psa_event *ev);
+	void *inner_tap_arg;
 };
 
 static void feed_event(void *arg, const struct psa_event *ev)
@@ -308,6 +311,10 @@ static void feed_event(void *arg, const struct psa_event *ev)
 		f->tap(f->tap_arg, ev);
 	if (!(ev->present & PSA_EV_BEFORE_WINDOW)) /* a tail read's, for the tap only */
 		f->model.event(f->model.arg, ev);
+	if (f->inner_tap)
+		f->inner_tap(f->inner_tap_arg, ev);
+	if (f->inner.event && !(ev->present & PSA_EV_BEFORE_INNER))
+		f->inner.event(f->inner.arg, ev);
 }
 
 static void feed_discard(void *arg, const struct psa_discard *d)
@@ -315,6 +322,8 @@ static void feed_discard(void *arg, const struct psa_discard *d)
 	struct feed *f = arg;
 
 	f->model.discard(f->model.arg, d);
+	if (f->inner.discard)
+		f->inner.discard(f->inner.arg, d);
 }
 
 static void ctf_progress(uint64_t events, void *arg)
@@ -384,13 +393,18 @@ static int read_pass(struct psa_input *in, struct psa_model *m, unsigned pass,
 	f.only_vpids_n = o->only_vpids_n;
 	f.tap = o->tap;
 	f.tap_arg = o->tap_arg;
+	if (o->inner && !o->clock && !in->text) {
+		psa_model_sink(o->inner, &f.inner);
+		f.inner_tap = o->inner_tap;
+		f.inner_tap_arg = o->inner_tap_arg;
+	}
 	atomic_init(&f.progress, 0);
 	if (o->pass_begin)
 		o->pass_begin(o->arg, pass, &f.progress);
 	if (in->text)
 		rc = read_text(in, &f, &sink, &res->rs, err, errlen);
 	else {
-		psa__ctf_set_tail(in->set, o->tail_window_ns);
+		psa__ctf_set_tail(in->set, o->tail_window_ns, f.inner.event ? o->tail_inner_ns : 0);
 		rc = psa__ctf_set_read(in->set, fix, fix_n, &sink, &res->rs, ctf_progress, &f, err,
 				       errlen);
 	}
@@ -455,6 +469,8 @@ int psa_input_read(struct psa_input *in, struct psa_model *m,
 	memset(res, 0, sizeof(*res));
 	if (in->cut_ns)
 		psa_model_set_cut(m, in->cut_ns, in->cut_reason);
+	if (in->cut_ns && opts->inner)
+		psa_model_set_cut(opts->inner, in->cut_ns, in->cut_reason);
 	rc = read_pass(in, m, 0, opts, NULL, 0, res, err, errlen);
 	return rc ? rc : clocks_correct(in, opts, res, err, errlen);
 }

@@ -256,6 +256,45 @@ static void task_progress(struct psa_task *t, const struct psa_event *ev)
 		t->prog_single_max_ns = r.interval_ns;
 }
 
+/*
+ * Whether @ev, about a task not DONE in the model, shows it DONE: its task_state DONE was lost
+ * (the setter fires it before the store any of these sees, so it cannot come later). A poll
+ * that saw DONE, a consume_end without an error (the consumer returns only on DONE, an error
+ * or its timeout) and the worker's recycle (only DONE tasks are recycled). Taken only without
+ * an error known: a failed task stays as the trace shows it. (why: see docs/ARCHITECTURE.md,
+ * Decisions measured: a DONE the trace lost is taken from the consumer's poll, its consume_end
+ * or the recycle.)
+ */
+static bool shows_done(const struct psa_task *t, const struct psa_event *ev)
+{
+	if (t->failed || t->status)
+		return false;
+	switch (ev->type) {
+	case PSA_EV_encproxy_status_poll:
+		return (psa__f(ev, PSA_F_done, 0) || psa__f(ev, PSA_F_state, -1) == PSA_STATE_DONE) &&
+		       !psa__f(ev, PSA_F_status, 0);
+	case PSA_EV_encproxy_consume_end:
+		return !psa__f(ev, PSA_F_status, -1);
+	case PSA_EV_encproxy_task_recycle:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The lost DONE, closed at the event that showed it: without it the task stays open to the
+ * end of the trace and, with no loss after its last event, is named a stall. */
+static void done_unseen(struct psa_model *m, struct psa_task *t, const struct psa_event *ev)
+{
+	close_interval(m, t, ev->ts_ns, false);
+	t->state = PSA_STATE_DONE;
+	t->state_since = ev->ts_ns;
+	t->done_ts = ev->ts_ns;
+	t->done_unseen = true;
+	finalize(m, t);
+}
+
+/* May finish and free @t (a DONE shown by a later event: shows_done). */
 void psa__task_instant(struct psa_model *m, struct psa_task *t, const struct psa_event *ev)
 {
 	switch (ev->type) {
@@ -316,4 +355,6 @@ void psa__task_instant(struct psa_model *m, struct psa_task *t, const struct psa
 	for (unsigned i = 0; i < m->obs_n; i++)
 		if (m->obs[i].instant)
 			m->obs[i].instant(m->obs[i].arg, t, ev);
+	if (shows_done(t, ev))
+		done_unseen(m, t, ev);
 }

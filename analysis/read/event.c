@@ -137,6 +137,7 @@ bool psa_ev_tells_task(uint32_t type)
 	switch (type) {
 	case PSA_EV_encproxy_task_enqueue: case PSA_EV_encproxy_task_drain:
 	case PSA_EV_encproxy_task_state: case PSA_EV_encproxy_task_recycle:
+	case PSA_EV_encproxy_task_progress:
 	case PSA_EV_encproxy_seam_start: case PSA_EV_encproxy_seam_progress:
 	case PSA_EV_encproxy_seam_stop: case PSA_EV_encproxy_trigger_read:
 	case PSA_EV_encproxy_trigger_fire: case PSA_EV_encproxy_trigger_clear:

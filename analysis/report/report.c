@@ -158,11 +158,20 @@ static void describe(struct psa_report_input *in, char *const *paths, size_t n)
 			 in->rs.traces == 1 ? "" : "s", paths[0], n > 1 ? " and more" : "");
 }
 
+/* A tail read's inner window, read in the same pass into its own report. */
+struct inner_win {
+	struct psa_report *r;
+	uint64_t ns;
+	struct psa__tail_cover *cover;
+};
+
 /* Read @in into r->m (and again on corrected clocks), its last @window_ns only where the
- * traces allow (0: all): psa_report_read's returns. */
+ * traces allow (0: all), and the inner window @iw into iw->r->m if not NULL: psa_report_read's
+ * returns. */
 static int read_input(struct psa_report *r, struct psa_input *in, char *const *paths, size_t n,
 		      const struct psa_report_read_opts *opts, uint64_t window_ns,
-		      struct psa__tail_cover *cover, char *err, size_t errlen)
+		      struct psa__tail_cover *cover, const struct inner_win *iw, char *err,
+		      size_t errlen)
 {
 	struct pass_ctx p = { .r = r, .opts = opts };
 	struct psa_input_read_opts ro = {
@@ -178,6 +187,14 @@ static int read_input(struct psa_report *r, struct psa_input *in, char *const *p
 	r->snapshot = !r->in.text && (opts->snapshot || psa_input_in_snapshot(in));
 	if (r->snapshot)
 		psa_model_set_snapshot(r->m);
+	if (iw) {
+		if (r->snapshot)
+			psa_model_set_snapshot(iw->r->m);
+		ro.inner = iw->r->m;
+		ro.tail_inner_ns = iw->ns;
+		ro.inner_tap = psa__tail_cover_event;
+		ro.inner_tap_arg = iw->cover;
+	}
 	r->in.first = paths[0];
 	r->in.paths_n = n;
 	snprintf(r->in.note, sizeof(r->in.note), "%s", psa_input_note(in) ? psa_input_note(in) : "");
@@ -319,14 +336,56 @@ static int parts_again(struct psa_report *r)
 	return parts_create(r);
 }
 
+/* Whether @r's window holds its story, by @cover and tail_holds_open_tasks. */
+static bool holds(const struct psa_report *r, const struct psa__tail_cover *cover)
+{
+	return psa__tail_cover_complete(cover) && tail_holds_open_tasks(r);
+}
+
 /*
- * Read the tail: the window doubled backwards from TAIL_WINDOW_NS until it holds the story of
- * every open task, rank and process (psa__tail_cover_complete, tail_holds_open_tasks) and gives
- * the verdict of the window half as long, which held it too; or until it reaches the start of
- * every stream (then it is the full read), or TAIL_TRIES windows did not hold it (then the
- * whole trace is read). For the tests only (their traces are shorter than
- * the first window): PROXYSCOPE_TAIL_WINDOW_NS, the first window; PROXYSCOPE_TAIL_NO_WIDEN=1
- * takes the first window's verdict, to show the widening is needed.
+ * After a read with an inner window: its verdict if that window held its story (malloc'ed in
+ * *@text), from @r's read (its input, losses and cut). 0 (*@text NULL: no inner window, or it
+ * did not hold), -ENOMEM.
+ */
+static int inner_verdict(struct psa_report *ir, const struct psa_report *r, struct psa_input *in,
+			 const struct psa__tail_cover *cover, char *const *paths, size_t n,
+			 char **text, char *err, size_t errlen)
+{
+	int rc;
+
+	*text = NULL;
+	if (!r->in.rs.inner_window_ns)
+		return 0;
+	ir->in = r->in;
+	ir->snapshot = r->snapshot;
+	if (psa_input_integrity(in, &ir->integrity)) {
+		snprintf(err, errlen, "cannot check the traces: out of memory");
+		return -ENOMEM;
+	}
+	rc = analyze(ir, paths, n, err, errlen);
+	if (rc == -ENODATA)
+		return 0; /* no event in it: it holds no story */
+	if (rc)
+		return rc;
+	if (holds(ir, cover) && !(*text = verdict_text(ir))) {
+		snprintf(err, errlen, "cannot compare the verdicts: out of memory");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * Read the tail: each read is of a window and of an inner window (the first: TAIL_WINDOW_NS)
+ * at least one packet shorter, two models in one pass; the verdict is the window's when both
+ * hold the story of every open task, rank and process (psa__tail_cover_complete,
+ * tail_holds_open_tasks) and give the same verdict. Else the next read's inner window is the
+ * window just read, and its window a quarter longer if that held its story (the verdicts
+ * differed, or the inner window did not hold), twice as long if not; after TAIL_TRIES reads,
+ * or when the window reaches the start of every stream, the whole trace is read. For the tests
+ * only (their traces are shorter than the first window): PROXYSCOPE_TAIL_WINDOW_NS, the first
+ * inner window;
+ * PROXYSCOPE_TAIL_NO_WIDEN=1 takes the verdict of a read of that window alone, to show the
+ * widening is needed.
  */
 static int read_tail(struct psa_report *r, struct psa_input *in, char *const *paths, size_t n,
 		     const struct psa_report_read_opts *opts, char *err, size_t errlen)
@@ -334,53 +393,59 @@ static int read_tail(struct psa_report *r, struct psa_input *in, char *const *pa
 	const char *nw = getenv("PROXYSCOPE_TAIL_NO_WIDEN");
 	const char *w0 = getenv("PROXYSCOPE_TAIL_WINDOW_NS");
 	bool no_widen = nw && !strcmp(nw, "1");
-	uint64_t window = w0 && strtoull(w0, NULL, 10) ? strtoull(w0, NULL, 10) : TAIL_WINDOW_NS;
-	char *prev = NULL;
+	uint64_t inner = w0 && strtoull(w0, NULL, 10) ? strtoull(w0, NULL, 10) : TAIL_WINDOW_NS;
+	uint64_t window = no_widen ? inner : inner > UINT64_MAX / 2 ? UINT64_MAX : inner * 2;
 	unsigned reads = 0;
 	int rc;
 
 	for (;;) {
-		struct psa__tail_cover cover;
-		bool complete;
-		char *now;
+		struct psa__tail_cover cover, icover;
+		struct psa_report ir = { .parts = r->parts, .wopts = r->wopts };
+		struct inner_win iw = { &ir, inner, &icover };
+		bool with_inner = window && !no_widen, agree, held = false;
+		char *now = NULL, *then = NULL;
 
 		if (reads && parts_again(r)) {
 			snprintf(err, errlen, "cannot set up the analysis: out of memory");
-			rc = -ENOMEM;
-			break;
+			return -ENOMEM;
 		}
-		psa__tail_cover_init(&cover);
-		rc = read_input(r, in, paths, n, opts, window, &cover, err, errlen);
+		if (with_inner && parts_create(&ir)) {
+			parts_destroy(&ir);
+			snprintf(err, errlen, "cannot set up the analysis: out of memory");
+			return -ENOMEM;
+		}
+		psa__tail_cover_init(&cover, PSA_EV_BEFORE_WINDOW);
+		psa__tail_cover_init(&icover, PSA_EV_BEFORE_INNER);
+		rc = read_input(r, in, paths, n, opts, window, &cover, with_inner ? &iw : NULL, err,
+				errlen);
 		if (!rc)
 			rc = analyze(r, paths, n, err, errlen);
-		complete = psa__tail_cover_complete(&cover);
-		psa__tail_cover_fini(&cover);
 		r->in.tail_reads = ++reads;
-		if ((rc && rc != -ENODATA) || !r->in.rs.window_ns)
-			break; /* an error, or everything was read */
-		if (!rc && no_widen)
-			break;
-		now = rc ? NULL : verdict_text(r);
-		if (!rc && !now) {
-			snprintf(err, errlen, "cannot compare the verdicts: out of memory");
-			rc = -ENOMEM;
-			break;
+		if (!rc && r->in.rs.window_ns && !no_widen && (held = holds(r, &cover))) {
+			rc = inner_verdict(&ir, r, in, &icover, paths, n, &then, err, errlen);
+			if (!rc && then && !(now = verdict_text(r))) {
+				snprintf(err, errlen, "cannot compare the verdicts: out of memory");
+				rc = -ENOMEM;
+			}
 		}
-		complete = complete && now && tail_holds_open_tasks(r);
-		if (complete && prev && !strcmp(now, prev)) {
-			free(now);
-			break;
-		}
-		free(prev);
-		prev = complete ? now : NULL; /* compared only with a window that held its story */
-		if (!complete)
-			free(now);
-		window = reads >= TAIL_TRIES	   ? 0 /* the whole read */
-			 : window > UINT64_MAX / 2 ? UINT64_MAX
-						   : window * 2;
+		psa__tail_cover_fini(&cover);
+		psa__tail_cover_fini(&icover);
+		parts_destroy(&ir);
+		psa_integrity_fini(&ir.integrity);
+		agree = now && then && !strcmp(now, then);
+		free(now);
+		free(then);
+		/* an error, everything read, the first window alone, or two windows agreed */
+		if ((rc && rc != -ENODATA) || !r->in.rs.window_ns || no_widen || agree)
+			return rc;
+		inner = r->in.rs.window_ns - 1; /* the packets just read */
+		/* a window that held its story is the next inner window: one a quarter longer
+		 * (or a packet) is enough to compare with; else the story lies further back */
+		window = reads >= TAIL_TRIES	  ? 0 /* the whole read */
+			 : inner > UINT64_MAX / 2 ? UINT64_MAX
+			 : held			  ? inner + inner / 4
+						  : inner * 2;
 	}
-	free(prev);
-	return rc;
 }
 
 int psa_report_read(struct psa_report *r, char *const *paths, size_t n,
@@ -399,7 +464,7 @@ int psa_report_read(struct psa_report *r, char *const *paths, size_t n,
 	if (tail_allowed(r, in, opts)) {
 		rc = read_tail(r, in, paths, n, opts, err, errlen);
 	} else {
-		rc = read_input(r, in, paths, n, opts, 0, NULL, err, errlen);
+		rc = read_input(r, in, paths, n, opts, 0, NULL, NULL, err, errlen);
 		if (!rc)
 			rc = analyze(r, paths, n, err, errlen);
 	}

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The tail-first verdict's coverage (report_tail.h), from the events a read delivered: the
- * reader marks the task events before the window (PSA_EV_BEFORE_WINDOW, kept from the model),
+ * reader marks the task events before the window (PSA_EV_BEFORE_WINDOW, kept from the model;
+ * PSA_EV_BEFORE_INNER before the inner window read in the same pass),
  * so an unmarked task event is one of the window, and a task whose first one is not its
  * enqueue began before it.
  *
@@ -19,9 +20,10 @@
 
 enum { K_TASK = 1, K_RANK, K_PROC };
 
-void psa__tail_cover_init(struct psa__tail_cover *c)
+void psa__tail_cover_init(struct psa__tail_cover *c, uint64_t before)
 {
 	psa_hashmap_init(&c->seen);
+	c->before = before;
 	c->nomem = false;
 }
 
@@ -44,7 +46,7 @@ static void mark(struct psa__tail_cover *c, uint64_t kind, uint64_t a, uint64_t 
 void psa__tail_cover_event(void *arg, const struct psa_event *ev)
 {
 	struct psa__tail_cover *c = arg;
-	bool before = ev->present & PSA_EV_BEFORE_WINDOW;
+	bool before = ev->present & c->before;
 	bool task = psa_ev_tells_task(ev->type);
 
 	if (ev->type == PSA_EV_UNKNOWN)

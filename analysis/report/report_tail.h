@@ -14,10 +14,12 @@
 
 struct psa__tail_cover {
 	struct psa_hashmap seen; /* (task | rank | process) -> flags */
+	uint64_t before;         /* the ev->present bit of an event before this window */
 	bool nomem;
 };
 
-void psa__tail_cover_init(struct psa__tail_cover *c);
+/* @before: PSA_EV_BEFORE_WINDOW (the read's window) or PSA_EV_BEFORE_INNER (its inner one). */
+void psa__tail_cover_init(struct psa__tail_cover *c, uint64_t before);
 void psa__tail_cover_fini(struct psa__tail_cover *c);
 /* Every event the read delivered (psa_input_read_opts.tap). */
 void psa__tail_cover_event(void *arg, const struct psa_event *ev);

@@ -178,7 +178,8 @@ static void on_task_end(void *arg, const struct psa_task *t)
 
 	if (t->triggered)
 		sample(s, t->rank, PSA_METRIC_TRIGGER_WAIT, t->trigger_wait_ns);
-	if (psa_task_is_done(t) && t->enqueue_ts && t->done_ts >= t->enqueue_ts)
+	/* a DONE the trace lost has only a bound for its time: no sample */
+	if (psa_task_is_done(t) && !t->done_unseen && t->enqueue_ts && t->done_ts >= t->enqueue_ts)
 		sample(s, t->rank, PSA_METRIC_END_TO_END, t->done_ts - t->enqueue_ts);
 }
 

@@ -29,7 +29,9 @@ if [ -z "$T" ]; then
 		--inject "device-stall:rank=1,exec=$((ops - last))" -o "$T" >"$OUT/run.txt" 2>&1 ||
 		[ $? -eq 1 ] || { cat "$OUT/run.txt" >&2; exit 1; }
 fi
-echo "BENCH tail_long_trace bytes=$(du -sb "$T" | cut -f1) load=\"$(uptime | sed 's/.*average: //')\""
+# the trace's bytes: its CTF directories (run -o writes its timelines beside them)
+ctf_bytes=$(find "$T" -name metadata -exec dirname {} \; | xargs du -scb | tail -1 | cut -f1)
+echo "BENCH tail_long_trace bytes=$ctf_bytes load=\"$(cut -d' ' -f1-3 /proc/loadavg)\""
 
 one() { # label command...: one "label wall cpu" line
 	l=$1
@@ -71,4 +73,5 @@ awk -v tb="$tb" -v fb="$fb" -v total="$total" -v win="$win" -v reads="$reads" -v
 	       med(w["full"]), med(w["full"]) / bw, med(c["full"]), med(c["full"]) / bc, fb
 	printf "BENCH tail_long report wall_s=%.3f ratio=%.3f cpu_s=%.3f cpu_ratio=%.3f goal_max=0.5\n",
 	       med(w["report"]), med(w["report"]) / bw, med(c["report"]), med(c["report"]) / bc }' "$OUT/runs"
+echo "BENCH tail_long_end load=\"$(cut -d' ' -f1-3 /proc/loadavg)\""
 [ "$same" = yes ] || cat "$OUT/cmp" >&2

@@ -145,6 +145,14 @@ static void skipped_losses(void **state)
 	/* packet 3, the window's first: 15 events */
 	assert_int_equal(p.s[0].loss[2].count, 15);
 	assert_int_equal(p.s[0].loss[2].end, 1350);
+	/* the window asked for began at 1340; every event after the skipped packets' end (1250) is
+	 * read, so the window is rounded out to there */
+	assert_int_equal(p.cut, 1251);
+	psa__tail_pick_fini(&p);
+	/* a window of 150 (from 1200) keeps packets 2 and 3: it begins after packet 1's end */
+	assert_int_equal(psa__tail_pick(dir, 150, &p, err, sizeof(err)), 0);
+	assert_int_equal(p.s[0].tail_off, 2 * 4096);
+	assert_int_equal(p.cut, 1151);
 	psa__tail_pick_fini(&p);
 	snprintf(path, sizeof(path), "%s/index/s.idx", dir);
 	unlink(path);

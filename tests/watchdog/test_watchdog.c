@@ -499,6 +499,72 @@ static void test_watchdog__a_barrier_waits_on_a_rank_that_never_started_its_exec
 	wdfx_fini(&f);
 }
 
+/* An event of the consumer of @rank (the rank's own thread, not a worker). */
+static void consumer_ev(struct wdfx *f, enum psa_ev_type type, uint32_t rank, ...)
+{
+	const struct evb_thread th = { .procname = "ring", .vpid = 42, .vtid = 200 + rank };
+	va_list ap;
+
+	f->now += MS;
+	va_start(ap, rank);
+	evb_vfeed(f->m, type, f->now, &th, NULL, ap);
+	va_end(ap);
+}
+
+/*
+ * The recorded case (a 2 x 4 KiB channel under load): every event of a task up to and with
+ * its DONE fell into a reported window, and the trace holds only what came after - the
+ * consumer's poll that saw DONE and its consume_end, or the worker's recycle. Nothing was lost
+ * after those events, so "events lost after its last one" does not set the task aside: the
+ * model must know it finished, or an innocent rank is named a stalled root (it was:
+ * "rank 1 exec 2999 BARRIER device_no_trigger"). A poll that saw it not done proves nothing.
+ */
+static void test_watchdog__a_done_seen_only_by_the_consumer_is_done(void **state_)
+{
+	struct psa_discard d = { .count = 500 };
+	size_t n, live_n;
+	struct wdfx f;
+
+	wdfx_init(&f, 0);
+	net_start(&f, 10, 0, 0);
+	net_fire(&f, 10, 0, 0);
+	state(&f, 10, 0, 0, NET, 1, 3); /* rank 0: its DONE, and its barrier's life, are lost */
+	d.begin_ns = f.now + MS;
+	f.now += 10 * MS;
+	d.end_ns = f.now;
+	psa_model_discard(f.m, &d);
+	/* rank 1's barrier: only the consumer's view of it after the window */
+	consumer_ev(&f, PSA_EV_encproxy_status_poll, 1, TASK(21, 1, 0, BAR), "state", (int64_t)4,
+		    "done", (int64_t)1, "status", (int64_t)0, NULL);
+	consumer_ev(&f, PSA_EV_encproxy_consume_begin, 1, TASK(21, 1, 0, BAR), NULL);
+	consumer_ev(&f, PSA_EV_encproxy_consume_end, 1, TASK(21, 1, 0, BAR), "status", (int64_t)0,
+		    "wait_ns", (int64_t)369, NULL);
+	/* rank 0's network task: its consume_end (the poll lost too) */
+	consumer_ev(&f, PSA_EV_encproxy_consume_end, 0, TASK(10, 0, 0, NET), "status", (int64_t)0,
+		    "wait_ns", (int64_t)MS, NULL);
+	/* rank 0's barrier: the worker's recycle, which only a DONE task gets */
+	ev(&f, 1, PSA_EV_encproxy_task_recycle, 0, TASK(11, 0, 0, BAR), NULL);
+	wdfx_analyze(&f, &n);
+	assert_false(psa_watchdog_found(f.w));
+	assert_int_not_equal(psa_watchdog_verdict(f.w), PSA_VERDICT_STALL);
+	psa_model_live_tasks(f.m, &live_n);
+	assert_int_equal(live_n, 0);
+	wdfx_fini(&f);
+
+	/* polled while still progressing, then a consume_end of the consumer's timeout: open */
+	wdfx_init(&f, 0);
+	net_start(&f, 20, 1, 0);
+	consumer_ev(&f, PSA_EV_encproxy_status_poll, 1, TASK(20, 1, 0, NET), "state", (int64_t)1,
+		    "done", (int64_t)0, "status", (int64_t)0, NULL);
+	consumer_ev(&f, PSA_EV_encproxy_consume_end, 1, TASK(20, 1, 0, NET), "status",
+		    (int64_t)-ETIMEDOUT, "wait_ns", (int64_t)MS, NULL);
+	wdfx_analyze(&f, &n);
+	psa_model_live_tasks(f.m, &live_n);
+	assert_int_equal(live_n, 1);
+	assert_true(psa_watchdog_found(f.w));
+	wdfx_fini(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -517,6 +583,7 @@ int main(void)
 		cmocka_unit_test(test_watchdog__threshold_findings_chain_to_the_late_rank),
 		cmocka_unit_test(test_model__a_trace_read_twice_is_counted_once),
 		cmocka_unit_test(test_watchdog__a_barrier_waits_on_a_rank_that_never_started_its_exec),
+		cmocka_unit_test(test_watchdog__a_done_seen_only_by_the_consumer_is_done),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -32,8 +32,9 @@ enum psa_ev_type {
 const char *psa_ev_name(enum psa_ev_type type);
 /* The type of "provider:event"; PSA_EV_UNKNOWN if it is not in the catalogue. */
 enum psa_ev_type psa_ev_lookup(const char *name);
-/* Whether events of @type tell a task's life (its enqueue, states, seam calls, trigger, ops,
- * timeouts), else they are set-up or facts of a process (comms, workers, buses, faults). */
+/* Whether events of @type tell a task's life (its enqueue, states, progress records, seam
+ * calls, trigger, ops, timeouts): every event the model files under a task, else they are set-up
+ * or facts of a process (comms, workers, buses, faults). */
 bool psa_ev_tells_task(uint32_t type);
 
 /*
@@ -82,6 +83,9 @@ struct psa_event {
 /* In ev->present: a tail-first read's task event before its window (read/ctf/tail/): not for
  * the model (the streams were read in part there), but it names its process, rank and task. */
 #define PSA_EV_BEFORE_WINDOW (UINT64_C(1) << 63)
+/* In ev->present: before the inner window, a shorter one read in the same pass (set on every
+ * event before it that would be PSA_EV_BEFORE_WINDOW there; implied by PSA_EV_BEFORE_WINDOW). */
+#define PSA_EV_BEFORE_INNER (UINT64_C(1) << 62)
 
 static inline bool psa_ev_has(const struct psa_event *ev, enum psa_field f)
 {
@@ -136,8 +140,10 @@ struct psa_read_stats {
 	/* CTF input: how much of it was read (the tail-first read, read/ctf/tail/) */
 	uint64_t bytes_read;      /* of the stream files, the bytes handed to babeltrace2 */
 	uint64_t bytes_total;     /* of the stream files */
-	uint64_t window_ns;       /* the final window read per stream (0: everything was read) */
+	uint64_t window_ns;       /* the final window read whole on every stream, at least the one
+				   * asked for (0: everything was read) */
 	uint64_t skipped_losses;  /* losses the index shows in the packets left out */
+	uint64_t inner_window_ns; /* the inner window read in the same pass (0: none) */
 };
 
 #define PSA_ERR_MAX 512

@@ -79,6 +79,16 @@ struct psa_input_read_opts {
 	/* NULL, or called with every event handed to the model (a tail read's coverage) */
 	void (*tap)(void *arg, const struct psa_event *ev);
 	void *tap_arg;
+	/*
+	 * A tail read's inner window, shorter than tail_window_ns and read in the same pass (CTF of
+	 * one host, no clock): NULL, or the model it is read into (the cut and the losses as @m's,
+	 * the task events before the inner window left out, res->rs.inner_window_ns how long it
+	 * was; none when the trace was read whole), and its tap as above.
+	 */
+	struct psa_model *inner;
+	uint64_t tail_inner_ns;
+	void (*inner_tap)(void *arg, const struct psa_event *ev);
+	void *inner_tap_arg;
 };
 
 struct psa_input_result {

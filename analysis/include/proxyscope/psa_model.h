@@ -107,6 +107,8 @@ struct psa_task {
 	uint64_t enqueue_ts;        /* 0: the enqueue was not in the trace (truncated start) */
 	uint64_t drain_ts;          /* the worker took it: task_drain, else its first task_state */
 	uint64_t done_ts;           /* reached DONE (0: never) */
+	bool done_unseen;           /* its DONE was lost: done_ts is when a later event (the
+				     * consumer's, the worker's recycle) showed it done, a bound */
 	uint64_t last_ts;           /* last event about it */
 	bool truncated;             /* first seen mid-life (flight-recorder snapshot) */
 	bool cut_in_flight;         /* still open where the recording was cut (psa_model_set_cut)

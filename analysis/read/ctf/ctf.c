@@ -23,6 +23,7 @@ struct psa_ctf_set {
 	size_t checked_n;
 	bool checked;                /* every trace checked, all passed */
 	uint64_t tail_window_ns;     /* the next reads' final window (0: everything) */
+	uint64_t tail_inner_ns;      /* and the inner window marked in them (0: none) */
 };
 
 int psa__ctf_set_create(struct psa_ctf_set **out)
@@ -98,9 +99,10 @@ static int shifts_set(struct psa_ctf_set *s, const struct psa_clock_fix *fix, si
 	return 0;
 }
 
-void psa__ctf_set_tail(struct psa_ctf_set *s, uint64_t window_ns)
+void psa__ctf_set_tail(struct psa_ctf_set *s, uint64_t window_ns, uint64_t inner_ns)
 {
 	s->tail_window_ns = window_ns;
+	s->tail_inner_ns = inner_ns;
 }
 
 int psa__ctf_set_read(struct psa_ctf_set *s, const struct psa_clock_fix *fix, size_t fix_n,
@@ -144,7 +146,8 @@ int psa__ctf_set_read(struct psa_ctf_set *s, const struct psa_clock_fix *fix, si
 
 		/* unchecked traces are read whole: their indexes were not checked */
 		rc = psa__tail_read_begin(&s->dirs, hide, no_check ? NULL : bytes,
-					  no_check ? 0 : s->tail_window_ns, &t, &amount);
+					  no_check ? 0 : s->tail_window_ns, s->tail_inner_ns, &t,
+					  &amount);
 		if (rc)
 			psa__errf(err, errlen, "out of memory");
 		else
@@ -156,6 +159,7 @@ int psa__ctf_set_read(struct psa_ctf_set *s, const struct psa_clock_fix *fix, si
 		stats->bytes_total = amount.bytes_total;
 		stats->window_ns = amount.window_ns;
 		stats->skipped_losses = amount.skipped_losses;
+		stats->inner_window_ns = amount.inner_window_ns;
 	}
 	free(bytes);
 	free(hide);

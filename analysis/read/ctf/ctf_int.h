@@ -53,6 +53,7 @@ struct psa_trace_dirs {
 	size_t *seam_n;
 	uint64_t *tail_cut; /* NULL, or per trace: the raw clock value where its window begins
 			     * (0: read whole); the sink drops the task events before it */
+	uint64_t *tail_inner_cut; /* NULL, or per trace: where its inner window begins (0: none) */
 };
 
 void psa__trace_dirs_init(struct psa_trace_dirs *l);
@@ -240,8 +241,8 @@ struct psa_ctf_sink {
 	const bt_trace *last_trace;
 	const char *last_host;
 	size_t last_host_len;
-	const bt_trace *cut_trace; /* the last trace whose tail cut was looked up, and its cut */
-	uint64_t cut_raw;
+	const bt_trace *cut_trace; /* the last trace whose tail cut was looked up, and its cuts */
+	uint64_t cut_raw, inner_raw;
 
 	uint64_t port; /* set by the merging sink: the item's port key (psa_ctf_item.port) */
 

@@ -47,6 +47,7 @@ void psa__trace_dirs_fini(struct psa_trace_dirs *l)
 	free(l->seam);
 	free(l->seam_n);
 	free(l->tail_cut);
+	free(l->tail_inner_cut);
 	free(l->dir);
 	free(l->real);
 	free(l->open);

@@ -136,9 +136,9 @@ int psa__ctf_set_check(struct psa_ctf_set *s, char *err, size_t errlen)
 	return -ENOTSUP;
 }
 
-void psa__ctf_set_tail(struct psa_ctf_set *s, uint64_t window_ns)
+void psa__ctf_set_tail(struct psa_ctf_set *s, uint64_t window_ns, uint64_t inner_ns)
 {
-	(void)s, (void)window_ns;
+	(void)s, (void)window_ns, (void)inner_ns;
 }
 
 int psa__ctf_set_read(struct psa_ctf_set *s, const struct psa_clock_fix *fix, size_t fix_n,

@@ -35,8 +35,9 @@ int psa__ctf_set_check(struct psa_ctf_set *s, char *err, size_t errlen);
 /*
  * The next reads' final window (read/ctf/tail/): each trace with a usable index is read as its
  * streams' set-up packets and the packets of their last @window_ns; 0 (the default): whole.
+ * @inner_ns (0: none): a shorter window marked in the same read (PSA_EV_BEFORE_INNER).
  */
-void psa__ctf_set_tail(struct psa_ctf_set *s, uint64_t window_ns);
+void psa__ctf_set_tail(struct psa_ctf_set *s, uint64_t window_ns, uint64_t inner_ns);
 
 /*
  * Read the set as psa_read_ctf_clocked reads its paths (checked first, unless

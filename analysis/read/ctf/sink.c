@@ -406,8 +406,8 @@ static int on_event(struct psa_ctf_sink *s, const bt_message *msg, struct psa_ct
 	}
 	trace_host(s, bt_stream_borrow_trace_const(bt_event_borrow_stream_const(e)));
 	psa__copy_str(ev->host, sizeof(ev->host), s->last_host, s->last_host_len);
-	if (c->has_clock && s->dirs && s->dirs->tail_cut && psa__tail_sink_before(s, msg, c->type))
-		ev->present |= PSA_EV_BEFORE_WINDOW;
+	if (c->has_clock && s->dirs && s->dirs->tail_cut)
+		ev->present |= psa__tail_sink_before(s, msg, c->type);
 	return 0;
 }
 

@@ -201,7 +201,7 @@ int psa__tail_pick(const char *dir, uint64_t window, struct psa_tail_pick *p, ch
 		if (last->end > p->end)
 			p->end = last->end;
 	}
-	p->cut = cut = window >= p->end ? 0 : p->end - window;
+	cut = window >= p->end ? 0 : p->end - window;
 	for (size_t i = 0; !rc && i < p->n; i++) {
 		struct psa_tail_stream *s = &p->s[i];
 		uint64_t k = 0;
@@ -218,6 +218,12 @@ int psa__tail_pick(const char *dir, uint64_t window, struct psa_tail_pick *p, ch
 			s->tail_off = s->setup_end = 0; /* all of it */
 		if (s->tail_off && (rc = skipped_losses(l[i].e, k, s)))
 			break;
+		/* the stream is read whole after the latest end of the packets it skips (a later
+		 * event is in a kept packet, one at that end may be in a skipped one): the window
+		 * is where every stream is whole, so it grows to the packets read, never shrinks */
+		for (uint64_t j = 0; s->tail_off && j < k; j++)
+			if (l[i].e[j].end + 1 > p->cut)
+				p->cut = l[i].e[j].end + 1;
 		p->bytes_total += s->size;
 		p->bytes_kept += s->setup_end + (s->size - s->tail_off);
 	}

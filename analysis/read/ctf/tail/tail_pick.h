@@ -40,7 +40,9 @@ struct psa_tail_pick {
 	struct psa_tail_stream *s;
 	size_t n;
 	uint64_t begin, end;     /* the trace's first and last timestamps (clock cycles) */
-	uint64_t cut;            /* end - window: every packet holding a later time is kept */
+	uint64_t cut;            /* where the window begins: every event at or after it is read,
+				  * the window asked for rounded out to the packets kept (0: no
+				  * stream was cut) */
 	uint64_t bytes_total;    /* bytes the indexes span */
 	uint64_t bytes_kept;     /* bytes the chosen packets hold */
 };

@@ -59,6 +59,32 @@ static int seams_set(struct psa_trace_dirs *dirs, size_t i, const struct psa_tai
 	return 0;
 }
 
+/*
+ * Where trace @i's inner window begins (raw clock, 0: none - no inner window asked for, or it
+ * would be the whole trace, and so would the window), and in *@window the window widened to
+ * hold at least one packet more than it: two windows of the same packets would be one read.
+ */
+static int inner_cut(const char *dir, uint64_t inner_ns, uint64_t *window, uint64_t *cut)
+{
+	struct psa_tail_pick pi;
+	char err[PSA_ERR_MAX];
+	int rc;
+
+	*cut = 0;
+	if (!inner_ns)
+		return 0;
+	rc = psa__tail_pick(dir, inner_ns, &pi, err, sizeof(err));
+	if (!rc && !psa__tail_pick_whole(&pi)) {
+		*cut = pi.cut;
+		/* the window's start before the end of the packet that ends where the inner
+		 * window begins (pi.cut - 1): that packet is kept */
+		if (*window < pi.end - pi.cut + 2)
+			*window = pi.end - pi.cut + 2;
+	}
+	psa__tail_pick_fini(&pi);
+	return rc == -ENOMEM ? rc : 0;
+}
+
 /* Trace @i cut to its window in t->root/<i>: 0 (t->made[i] set), 1 (read it whole), -ENOMEM. */
 static int cut_one(struct psa_trace_dirs *dirs, size_t i, struct psa_tail_read *t,
 		   struct psa_read_stats *st)
@@ -66,8 +92,11 @@ static int cut_one(struct psa_trace_dirs *dirs, size_t i, struct psa_tail_read *
 	struct psa_tail_pick *p = &t->pick[i];
 	char shadow[PATH_MAX], err[PSA_ERR_MAX];
 	const char *tmp = getenv("TMPDIR");
-	int rc = psa__tail_pick(dirs->real[i], t->window_ns, p, err, sizeof(err));
+	uint64_t window = t->window_ns, inner;
+	int rc = inner_cut(dirs->real[i], t->inner_ns, &window, &inner);
 
+	if (!rc)
+		rc = psa__tail_pick(dirs->real[i], window, p, err, sizeof(err));
 	if (rc == -ENOMEM)
 		return rc;
 	if (rc || psa__tail_pick_whole(p))
@@ -93,6 +122,14 @@ static int cut_one(struct psa_trace_dirs *dirs, size_t i, struct psa_tail_read *
 	if (!dirs->tail_cut && !(dirs->tail_cut = calloc(dirs->n, sizeof(*dirs->tail_cut))))
 		return -ENOMEM;
 	dirs->tail_cut[i] = p->cut;
+	if (inner) {
+		if (!dirs->tail_inner_cut &&
+		    !(dirs->tail_inner_cut = calloc(dirs->n, sizeof(*dirs->tail_inner_cut))))
+			return -ENOMEM;
+		dirs->tail_inner_cut[i] = inner;
+		if (p->end - inner + 1 > st->inner_window_ns)
+			st->inner_window_ns = p->end - inner + 1;
+	}
 	t->made[i] = true;
 	st->bytes_read += p->bytes_kept;
 	st->bytes_total += p->bytes_total;
@@ -102,13 +139,14 @@ static int cut_one(struct psa_trace_dirs *dirs, size_t i, struct psa_tail_read *
 }
 
 int psa__tail_read_begin(struct psa_trace_dirs *dirs, const bool *hide,
-			 const uint64_t *bytes, uint64_t window_ns, struct psa_tail_read *t,
-			 struct psa_read_stats *st)
+			 const uint64_t *bytes, uint64_t window_ns, uint64_t inner_ns,
+			 struct psa_tail_read *t, struct psa_read_stats *st)
 {
 	int rc = 0;
 
 	memset(t, 0, sizeof(*t));
 	t->window_ns = window_ns;
+	t->inner_ns = inner_ns < window_ns ? inner_ns : 0;
 	if (window_ns && (!(t->pick = calloc(dirs->n ? dirs->n : 1, sizeof(*t->pick))) ||
 			  !(t->made = calloc(dirs->n ? dirs->n : 1, sizeof(*t->made)))))
 		return -ENOMEM;
@@ -122,9 +160,10 @@ int psa__tail_read_begin(struct psa_trace_dirs *dirs, const bool *hide,
 			st->bytes_total += b;
 		}
 	}
+	/* the window read: the one asked for, rounded out to the packets kept */
 	for (size_t i = 0; t->made && i < dirs->n; i++)
-		if (t->made[i])
-			st->window_ns = window_ns;
+		if (t->made[i] && t->pick[i].end - t->pick[i].cut + 1 > st->window_ns)
+			st->window_ns = t->pick[i].end - t->pick[i].cut + 1;
 	return rc < 0 ? rc : 0;
 }
 
@@ -138,6 +177,8 @@ void psa__tail_read_end(struct psa_trace_dirs *dirs, struct psa_tail_read *t)
 		}
 		if (dirs->tail_cut)
 			dirs->tail_cut[i] = 0;
+		if (dirs->tail_inner_cut)
+			dirs->tail_inner_cut[i] = 0;
 		if (dirs->seam) {
 			free(dirs->seam[i]);
 			dirs->seam[i] = NULL;

@@ -4,8 +4,9 @@
  * babeltrace2 reports at a seam - the packets left out between a stream's set-up packet and its
  * window, which it sees as lost (their sequence numbers and discarded-event counters jump) - and
  * what it marks: the task events before the window (PSA_EV_BEFORE_WINDOW), where the streams were
- * read in part only, so a task's story there is cut. Both compare raw clock values, as the LTTng
- * index gives them.
+ * read in part only, so a task's story there is cut, and those before the inner window read in
+ * the same pass (PSA_EV_BEFORE_INNER). All compare raw clock values, as the LTTng index gives
+ * them.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -42,19 +43,23 @@ bool psa__tail_sink_at_seam(const struct psa_ctf_sink *s, const bt_trace *trace,
 	return false;
 }
 
-bool psa__tail_sink_before(struct psa_ctf_sink *s, const bt_message *msg, uint32_t type)
+uint64_t psa__tail_sink_before(struct psa_ctf_sink *s, const bt_message *msg, uint32_t type)
 {
 	const bt_event *e = bt_message_event_borrow_event_const(msg);
 	const bt_trace *trace = bt_stream_borrow_trace_const(bt_event_borrow_stream_const(e));
+	uint64_t raw;
 
 	if (!psa_ev_tells_task(type))
-		return false;
+		return 0;
 	if (trace != s->cut_trace) { /* a job's streams take turns: look up once per change */
 		long i = trace_index(s, trace);
 
 		s->cut_trace = trace;
 		s->cut_raw = i < 0 ? 0 : s->dirs->tail_cut[i];
+		s->inner_raw = i < 0 || !s->dirs->tail_inner_cut ? 0 : s->dirs->tail_inner_cut[i];
 	}
-	return bt_clock_snapshot_get_value(bt_message_event_borrow_default_clock_snapshot_const(msg)) <
-	       s->cut_raw;
+	raw = bt_clock_snapshot_get_value(bt_message_event_borrow_default_clock_snapshot_const(msg));
+	if (raw < s->cut_raw)
+		return PSA_EV_BEFORE_WINDOW | PSA_EV_BEFORE_INNER;
+	return raw < s->inner_raw ? PSA_EV_BEFORE_INNER : 0;
 }
