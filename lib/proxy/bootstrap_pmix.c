@@ -284,7 +284,8 @@ static int put_commit_fence_locked(const char *key, const void *mine, size_t len
 /*
  * A key every rank put before the fence. A NOT-FOUND is asked again for up to 1 s; no
  * PMIX_TIMEOUT on the Get, which would make the server hold a missing key that long per rank
- * (why: see docs/ARCHITECTURE.md, Decisions measured: PMIx is initialized once ...; its answers are asked again for up to 1 s).
+ * (why: see docs/ARCHITECTURE.md, Decisions measured: PMIx ... its answers are asked again
+ * for up to 1 s).
  */
 static pmix_status_t get_after_fence(const pmix_proc_t *p, const char *key, pmix_value_t **v)
 {
