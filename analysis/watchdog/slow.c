@@ -203,6 +203,68 @@ void psa__watchdog_threshold_held(struct psa_watchdog *w)
 	}
 }
 
+/* The live task stall @s stands for, or NULL. */
+static const struct psa_task *live_task_of(const struct psa_model *m, const struct psa_stall *s)
+{
+	size_t n;
+	const struct psa_task *const *live = psa_model_live_tasks(m, &n);
+
+	for (size_t i = 0; i < n; i++)
+		if (live[i]->task_id == s->task_id && live[i]->proc && live[i]->proc->id == s->proc)
+			return live[i];
+	return NULL;
+}
+
+/*
+ * After the live tasks: a transfer whose records show it moving (slow_transfer) on a worker that
+ * a rank of the same exec held with a slow B2 call, for at least half the time its last record
+ * covers, moved only between that call's rounds: it waits on that rank, as a trigger wait does
+ * above. With 2 ranks a proxy and 700 ms calls on rank 1 (test_report_verdict), rank 0's last
+ * record showed "2 posted, 2 B2 rounds in 0.789 s" and was named a second initiating root on a
+ * loaded machine (load 28-435, 4 of about 20 runs).
+ */
+void psa__watchdog_transfer_held(struct psa_watchdog *w, const struct psa_model *m)
+{
+	for (size_t i = 0; i < w->n; i++) {
+		struct psa_stall *s = &w->stalls[i];
+		const struct psa_task *t;
+
+		if (!s->root_cause || s->cause != PSA_CAUSE_SLOW_TRANSFER)
+			continue;
+		t = live_task_of(m, s);
+		if (!t)
+			continue;
+		for (size_t k = 0; k < w->n; k++) {
+			const struct psa_stall *o = &w->stalls[k];
+			const struct psa_task *ot;
+			uint64_t call_ns;
+
+			if (k == i || o->cause != PSA_CAUSE_SLOW_PROGRESS || o->proc != s->proc ||
+			    o->gid != s->gid || o->job != s->job || o->exec_id != s->exec_id ||
+			    o->rank == s->rank)
+				continue;
+			/* a finished one's call was measured; a live one's is read as at INFO */
+			call_ns = o->b2_longest_ns;
+			if (!call_ns && (ot = live_task_of(m, o)))
+				call_ns = info_call_ns(ot);
+			if (2 * call_ns < t->prog_last.interval_ns)
+				continue;
+			s->cause = PSA_CAUSE_WAITING_ON_PEER;
+			s->root_cause = false;
+			s->waiting_on_n = 0;
+			psa__stall_wait_on(s, o->rank);
+			snprintf(s->detail, sizeof(s->detail),
+				 "its progress records show it moving only between the rounds of its "
+				 "worker (gid %u), which rank %u's B2 progress calls of %.3f s held "
+				 "(its last record: %llu rounds in %.3f s)", s->gid, o->rank,
+				 (double)call_ns * S_PER_NS,
+				 (unsigned long long)t->prog_last.steps,
+				 (double)t->prog_last.interval_ns * S_PER_NS);
+			break;
+		}
+	}
+}
+
 /*
  * A slow_progress root whose rank recorded the slow-progress fault (one event per exec it held
  * for) says so, with the exec the fault began at: the evidence that it was injected, and where.

@@ -420,6 +420,7 @@ static int analyze_at(struct psa_watchdog *w, const struct psa_model *m, uint64_
 	}
 	for (size_t i = 0; damaged(w) && i < w->n; i++)
 		psa__stall_unsure(&w->stalls[i], PSA_UNSURE_DAMAGED);
+	psa__watchdog_transfer_held(w, m);
 	psa__watchdog_slow_fault_note(w, m);
 	int rc = psa__watchdog_chain(w, m, 0);
 

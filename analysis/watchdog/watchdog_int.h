@@ -100,6 +100,8 @@ void psa__watchdog_threshold(const struct psa_watchdog *w, const struct psa_task
 void psa__watchdog_threshold_recheck(const struct psa_watchdog *w, const struct psa_model *m,
 				     struct psa_stall *s);
 void psa__watchdog_threshold_held(struct psa_watchdog *w);
+/* A slow_transfer on a worker a neighbour's slow B2 call held waits on that neighbour. */
+void psa__watchdog_transfer_held(struct psa_watchdog *w, const struct psa_model *m);
 void psa__watchdog_slow_fault_note(struct psa_watchdog *w, const struct psa_model *m);
 
 /* watchdog/progress.c: what a task's progress records say (a leaf, like stall.c). */

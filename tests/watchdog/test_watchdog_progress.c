@@ -6,6 +6,7 @@
  * slow_progress root, while a call that truly held its worker still does. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,7 +20,9 @@
 #include "watchdog_fixture.h"
 
 #define NET PSA_KIND_NETWORK
-#define TASK(id, rank, exec, kind) EVB_TASK(id, rank, rank, exec, kind)
+/* A worker (gid) per rank, or one both ranks share (2 ranks a proxy) when g_shared. */
+static bool g_shared;
+#define TASK(id, rank, exec, kind) EVB_TASK(id, rank, g_shared ? 0 : (rank), exec, kind)
 
 /* One event at f->now (+@dt_ms), from the worker of @rank (one process). */
 static void ev(struct wdfx *f, uint64_t dt_ms, enum psa_ev_type type, uint32_t rank, ...)
@@ -252,6 +255,43 @@ static void test_watchdog_progress__a_held_call_stays_slow_progress(void **s_)
 	wdfx_fini(&f);
 }
 
+/*
+ * The same on one worker both ranks share (2 ranks a proxy), where rank 0's record shows it
+ * moving - "2 posted, 2 B2 rounds in 0.789 s" - only between rank 1's 700 ms calls: it waits on
+ * rank 1, not a second root (test_report_verdict's 2-per-proxy case named it slow_transfer,
+ * initiating, on a loaded machine).
+ */
+static void test_watchdog_progress__a_transfer_between_held_rounds_waits_on_the_holder(void **s_)
+{
+	const struct psa_stall *s, *r0, *r1;
+	struct wdfx f;
+	size_t n;
+
+	g_shared = true;
+	wdfx_init(&f, 0);
+	net_progressing(&f, 10, 0);
+	post(&f, 10, 0, 0);
+	post(&f, 10, 0, 1);
+	net_progressing(&f, 11, 1);
+	watchdog_fired(&f, 500, 10, 0, PSA_STATE_PROGRESSING);
+	watchdog_fired(&f, 0, 11, 1, PSA_STATE_PROGRESSING);
+	f.now += 289 * MS;
+	post(&f, 11, 1, 0);
+	record(&f, 0, 11, 1, 1, 0, 1, 0, 789);
+	record(&f, 0, 10, 0, 2, 0, 2, 0, 789);
+	s = wdfx_analyze(&f, &n);
+	r0 = find(s, n, 0);
+	r1 = find(s, n, 1);
+	assert_int_equal(r1->cause, PSA_CAUSE_SLOW_PROGRESS);
+	assert_true(r1->root_cause);
+	assert_false(r0->root_cause);
+	assert_int_equal(r0->cause, PSA_CAUSE_WAITING_ON_PEER);
+	assert_int_equal(r0->root, (int)(r1 - s));
+	assert_non_null(strstr(r0->detail, "rank 1's B2 progress calls"));
+	wdfx_fini(&f);
+	g_shared = false;
+}
+
 /* An endpoint failing before any post (a broken connection): its ops complete with an error,
  * never posted, 27 s after PROGRESSING. A finished task over the threshold: its error, not a
  * slow first call. */
@@ -286,6 +326,8 @@ int main(void)
 		cmocka_unit_test(test_watchdog_progress__records_that_stop_are_a_hang_since_the_last),
 		cmocka_unit_test(test_watchdog_progress__refused_posts_are_no_slow_progress),
 		cmocka_unit_test(test_watchdog_progress__a_held_call_stays_slow_progress),
+		cmocka_unit_test(
+			test_watchdog_progress__a_transfer_between_held_rounds_waits_on_the_holder),
 		cmocka_unit_test(
 			test_watchdog_progress__an_endpoint_failing_before_a_post_is_no_slow_progress),
 	};
