@@ -169,6 +169,32 @@ void psa__watchdog_threshold_recheck(const struct psa_watchdog *w, const struct 
 }
 
 /*
+ * The stalls after @k (its index, or -1 to start) that may have held @s's worker: a slow B2
+ * call of a rank in the same process, worker and exec.
+ */
+static const struct psa_stall *next_holder(const struct psa_watchdog *w, const struct psa_stall *s,
+					   size_t *k)
+{
+	while (++*k < w->n) {
+		const struct psa_stall *o = &w->stalls[*k];
+
+		if (o != s && o->cause == PSA_CAUSE_SLOW_PROGRESS && o->proc == s->proc &&
+		    o->gid == s->gid && o->job == s->job && o->exec_id == s->exec_id)
+			return o;
+	}
+	return NULL;
+}
+
+/* @s waits on @rank, whose slow call held its worker; the caller says how in s->detail. */
+static void held_by(struct psa_stall *s, uint32_t rank)
+{
+	s->cause = PSA_CAUSE_WAITING_ON_PEER;
+	s->root_cause = false;
+	s->waiting_on_n = 0;
+	psa__stall_wait_on(s, rank);
+}
+
+/*
  * After the rechecks: a finished task that waited long for its trigger while a rank sharing
  * its worker made a slow B2 call in the same exec waited on that call, not on its device - the
  * worker (one thread) reads the trigger words between calls. It leads to that rank.
@@ -177,29 +203,23 @@ void psa__watchdog_threshold_held(struct psa_watchdog *w)
 {
 	for (size_t i = 0; i < w->n; i++) {
 		struct psa_stall *s = &w->stalls[i];
+		const struct psa_stall *o;
+		size_t k = (size_t)-1;
 
 		if (!s->done || !s->root_cause || s->cause != PSA_CAUSE_SLOW_STATE ||
 		    s->state != PSA_STATE_WAITING_DEVICE_TRIGGER)
 			continue;
-		for (size_t k = 0; k < w->n; k++) {
-			const struct psa_stall *o = &w->stalls[k];
-
-			/* a call of half the wait at least: the wait was mostly that call */
-			if (k == i || o->cause != PSA_CAUSE_SLOW_PROGRESS || o->proc != s->proc ||
-			    o->gid != s->gid || o->job != s->job || o->exec_id != s->exec_id ||
-			    2 * o->b2_longest_ns < s->duration_ns)
-				continue;
-			s->cause = PSA_CAUSE_WAITING_ON_PEER;
-			s->root_cause = false;
-			s->waiting_on_n = 0;
-			psa__stall_wait_on(s, o->rank);
-			snprintf(s->detail, sizeof(s->detail),
-				 "WAITING_DEVICE_TRIGGER lasted %.3f s while the task's worker (gid %u) "
-				 "was held by rank %u's B2 progress call of %.3f s: it could not read "
-				 "the trigger word, then it finished", (double)s->duration_ns * S_PER_NS,
-				 s->gid, o->rank, (double)o->b2_longest_ns * S_PER_NS);
-			break;
-		}
+		/* a call of half the wait at least: the wait was mostly that call */
+		while ((o = next_holder(w, s, &k)) && 2 * o->b2_longest_ns < s->duration_ns)
+			;
+		if (!o)
+			continue;
+		held_by(s, o->rank);
+		snprintf(s->detail, sizeof(s->detail),
+			 "WAITING_DEVICE_TRIGGER lasted %.3f s while the task's worker (gid %u) was "
+			 "held by rank %u's B2 progress call of %.3f s: it could not read the trigger "
+			 "word, then it finished", (double)s->duration_ns * S_PER_NS, s->gid, o->rank,
+			 (double)o->b2_longest_ns * S_PER_NS);
 	}
 }
 
@@ -215,6 +235,18 @@ static const struct psa_task *live_task_of(const struct psa_model *m, const stru
 	return NULL;
 }
 
+/* The longest B2 call of holder @o: a finished one's was measured; a live one's is read as at
+ * INFO. */
+static uint64_t holder_call_ns(const struct psa_model *m, const struct psa_stall *o)
+{
+	const struct psa_task *ot;
+
+	if (o->b2_longest_ns)
+		return o->b2_longest_ns;
+	ot = live_task_of(m, o);
+	return ot ? info_call_ns(ot) : 0;
+}
+
 /*
  * After the live tasks: a transfer whose records show it moving (slow_transfer) on a worker that
  * a rank of the same exec held with a slow B2 call, for at least half the time its last record
@@ -227,41 +259,26 @@ void psa__watchdog_transfer_held(struct psa_watchdog *w, const struct psa_model 
 {
 	for (size_t i = 0; i < w->n; i++) {
 		struct psa_stall *s = &w->stalls[i];
+		const struct psa_stall *o;
 		const struct psa_task *t;
+		size_t k = (size_t)-1;
+		uint64_t call_ns = 0;
 
-		if (!s->root_cause || s->cause != PSA_CAUSE_SLOW_TRANSFER)
+		if (!s->root_cause || s->cause != PSA_CAUSE_SLOW_TRANSFER || !(t = live_task_of(m, s)))
 			continue;
-		t = live_task_of(m, s);
-		if (!t)
+		while ((o = next_holder(w, s, &k)) &&
+		       (o->rank == s->rank ||
+			2 * (call_ns = holder_call_ns(m, o)) < t->prog_last.interval_ns))
+			;
+		if (!o)
 			continue;
-		for (size_t k = 0; k < w->n; k++) {
-			const struct psa_stall *o = &w->stalls[k];
-			const struct psa_task *ot;
-			uint64_t call_ns;
-
-			if (k == i || o->cause != PSA_CAUSE_SLOW_PROGRESS || o->proc != s->proc ||
-			    o->gid != s->gid || o->job != s->job || o->exec_id != s->exec_id ||
-			    o->rank == s->rank)
-				continue;
-			/* a finished one's call was measured; a live one's is read as at INFO */
-			call_ns = o->b2_longest_ns;
-			if (!call_ns && (ot = live_task_of(m, o)))
-				call_ns = info_call_ns(ot);
-			if (2 * call_ns < t->prog_last.interval_ns)
-				continue;
-			s->cause = PSA_CAUSE_WAITING_ON_PEER;
-			s->root_cause = false;
-			s->waiting_on_n = 0;
-			psa__stall_wait_on(s, o->rank);
-			snprintf(s->detail, sizeof(s->detail),
-				 "its progress records show it moving only between the rounds of its "
-				 "worker (gid %u), which rank %u's B2 progress calls of %.3f s held "
-				 "(its last record: %llu rounds in %.3f s)", s->gid, o->rank,
-				 (double)call_ns * S_PER_NS,
-				 (unsigned long long)t->prog_last.steps,
-				 (double)t->prog_last.interval_ns * S_PER_NS);
-			break;
-		}
+		held_by(s, o->rank);
+		snprintf(s->detail, sizeof(s->detail),
+			 "its progress records show it moving only between the rounds of its worker "
+			 "(gid %u), which rank %u's B2 progress calls of %.3f s held (its last record: "
+			 "%llu rounds in %.3f s)", s->gid, o->rank, (double)call_ns * S_PER_NS,
+			 (unsigned long long)t->prog_last.steps,
+			 (double)t->prog_last.interval_ns * S_PER_NS);
 	}
 }
 
