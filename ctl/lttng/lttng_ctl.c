@@ -432,24 +432,66 @@ int lt_sessiond_ensure(struct lt_session *s, char *err, size_t errlen)
 	return 0;
 }
 
+/* SIGKILL @pid and the children of each of its threads (its consumer daemons, its run-as
+ * helper), read before it dies: once reparented they are no longer known as its. A consumer
+ * outlived its killed session daemon by 1.8 s here, idle. */
+static void kill_with_children(pid_t pid)
+{
+	pid_t child[64];
+	size_t n = 0;
+	char path[64];
+	struct dirent *e;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	while (d && (e = readdir(d))) {
+		char cpath[96];
+		FILE *f;
+		int c;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(cpath, sizeof(cpath), "/proc/%d/task/%.32s/children", (int)pid, e->d_name);
+		f = fopen(cpath, "re");
+		while (f && n < sizeof(child) / sizeof(child[0]) && fscanf(f, "%d", &c) == 1)
+			child[n++] = (pid_t)c;
+		if (f)
+			fclose(f);
+	}
+	if (d)
+		closedir(d);
+	kill(pid, SIGKILL);
+	for (size_t i = 0; i < n; i++)
+		kill(child[i], SIGKILL);
+}
+
+/* How long (ms) a session daemon of ours may take to end after its SIGTERM once a second
+ * Ctrl-C said to hurry: one whose session's destruction was left to it was still running
+ * 20 s later on a loaded runner (it waits on the consumers' flush). */
+#define SESSIOND_HURRY_MS 1000u
+
 static void sessiond_release(struct lt_session *s, bool wait)
 {
 	if (wait && s->sessiond_pid > 0 && kill(s->sessiond_pid, SIGTERM) == 0) {
 		struct timespec tick = { 0, 10 * 1000 * 1000 };
 		/* after a Ctrl-C, what is left of the teardown's time: a watch interrupted at
 		 * load 12 exited 14.4 s after it (the destroy's 3 s, the drain, then 5 s here) */
-		unsigned ticks = ctl_signals_budget_ms(5000) / 10;
+		unsigned budget = ctl_signals_budget_ms(5000), ticks;
 
-		/* Not our child (it daemonized): poll until it is gone, at most 5 s, then kill it;
-		 * after a second Ctrl-C it ends on its own, unwatched. */
-		for (unsigned i = 0; i < ticks && kill(s->sessiond_pid, 0) == 0 &&
-				     !ctl_signals_hurry(); i++)
+		/* Not our child (it daemonized): poll until it is gone, at most 5 s, then kill it
+		 * and its consumers (after an interrupted destroy one still ran 42 min later);
+		 * after a second Ctrl-C at most SESSIOND_HURRY_MS. */
+		for (unsigned i = 0; kill(s->sessiond_pid, 0) == 0; i++) {
+			ticks = (ctl_signals_hurry() && budget > SESSIOND_HURRY_MS ?
+				 SESSIOND_HURRY_MS : budget) / 10;
+			if (i >= ticks) {
+				kill_with_children(s->sessiond_pid);
+				break;
+			}
 			nanosleep(&tick, NULL);
-		if (!ctl_signals_hurry() && kill(s->sessiond_pid, 0) == 0)
-			kill(s->sessiond_pid, SIGKILL);
+		}
 	}
-	if (!wait && s->sessiond_pid > 0)
-		kill(s->sessiond_pid, SIGTERM);
 	if (s->sessiond_pid > 0)
 		ctl_signals_disown(s->sessiond_pid);
 	s->sessiond_pid = 0;
