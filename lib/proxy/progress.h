@@ -45,6 +45,20 @@ static inline void enc__progress_round(struct enc_progress *p, bool moved)
 	p->idle_run = moved ? 0 : p->idle_run + 1;
 }
 
+/* How far (ns) ahead of a record's time enc__progress_near lets the precise clock be read: more
+ * than the coarse clock's lag behind it (7.9 ms seen, 4 ms ticks), so a record is late only when
+ * that lag exceeds it, and never early (enc__progress_due decides on the precise clock). */
+#define ENC_PROGRESS_NEAR_NS (20 * 1000000ull)
+
+/* Whether a record may be due, by the coarse clock @coarse (enc_coarse_ns): false while the next
+ * one is still more than ENC_PROGRESS_NEAR_NS away, so that most rounds (a round lasts a few
+ * microseconds) read only the cheaper clock. */
+static inline bool enc__progress_near(const struct enc_progress *p, uint64_t coarse)
+{
+	return p->interval_ns &&
+	       (!p->last_ns || coarse + ENC_PROGRESS_NEAR_NS >= p->last_ns + p->interval_ns);
+}
+
 /* Whether a record is due at @now: records are on and @interval_ns passed since the last (a
  * task first seen here, records turned on mid-task, starts its first interval now). */
 bool enc__progress_due(struct enc_progress *p, uint64_t now);

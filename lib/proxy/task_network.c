@@ -16,8 +16,8 @@
  * A seam error finishes the task (DONE) with that error as its status.
  *
  * While it progresses, the task says what moved at most once per ENC_PROXY_PROGRESS_MS
- * (encproxy:task_progress, progress.h): a round costs two adds, and one clock read only while
- * the event is enabled; what the blocks moved is asked of the seam only when a record is due
+ * (encproxy:task_progress, progress.h): a round costs two adds, and while the event is enabled
+ * one read of the coarse clock (the precise one only within 20 ms of a record); what the blocks moved is asked of the seam only when a record is due
  * (and of a block as B3 releases it). Why: see docs/ARCHITECTURE.md, Decisions measured: a
  * progressing task says what moved at most every 100 ms.
  */
@@ -244,6 +244,8 @@ static void progress_note(struct enc_network_task *nt, bool moved)
 
 	enc__progress_round(&nt->prog, moved);
 	if (!nt->prog.interval_ns || !enc_tp_enabled(encproxy, task_progress))
+		return;
+	if (!enc__progress_near(&nt->prog, enc_coarse_ns()))
 		return;
 	now = enc_now_ns();
 	if (!enc__progress_due(&nt->prog, now))

@@ -57,6 +57,30 @@ static void test_progress__at_most_one_record_per_interval(void **state)
 	assert_int_equal(run_rounds(&p, 1, 99 * MS, 1000, &last), 0);
 }
 
+/* The coarse clock lags the precise one by up to a few ticks: near() must say "maybe" whenever
+ * due() would say yes on a precise clock up to ENC_PROGRESS_NEAR_NS ahead, and "no" early in the
+ * interval, where most rounds fall. */
+static void test_progress__near_never_hides_a_due_record(void **state)
+{
+	struct enc_progress p;
+
+	enc__progress_init(&p, 100);
+	assert_true(enc__progress_near(&p, 5 * MS)); /* not begun: due() starts the interval */
+	enc__progress_begin(&p, 1000 * MS);
+	assert_false(enc__progress_near(&p, 1000 * MS));
+	assert_false(enc__progress_near(&p, 1079 * MS));
+	for (uint64_t lag = 0; lag < ENC_PROGRESS_NEAR_NS; lag += MS) {
+		uint64_t precise = 1100 * MS + lag;
+		struct enc_progress q = p;
+
+		assert_true(enc__progress_due(&q, precise));
+		assert_true(enc__progress_near(&p, precise - lag));
+	}
+	assert_true(enc__progress_near(&p, 1080 * MS));
+	enc__progress_init(&p, 0);
+	assert_false(enc__progress_near(&p, 5000 * MS)); /* off */
+}
+
 static void test_progress__zero_is_off(void **state)
 {
 	struct enc_progress p;
@@ -117,6 +141,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_progress__at_most_one_record_per_interval),
 		cmocka_unit_test(test_progress__zero_is_off),
+		cmocka_unit_test(test_progress__near_never_hides_a_due_record),
 		cmocka_unit_test(test_progress__a_record_says_what_moved_since_the_last),
 		cmocka_unit_test(test_progress__records_turned_on_mid_task_start_an_interval),
 	};
