@@ -30,6 +30,7 @@
 #include "cmd.h"
 #include "cmd_run.h"
 #include "print_run.h"
+#include "log_digest.h"
 #include "progress.h"
 #include "run_output.h"
 #include "run_procs.h"
@@ -280,8 +281,13 @@ static int run_child(struct run_cli *c)
 	run_child_guard();
 	if (traced)
 		enc_trace_load(); /* the parent's session records us too */
-	enc_log_set_hook(enc_log_stderr, NULL, ENC_LOG_WARN);
+	if (c->verbose || !print_run_is_large(&c->args))
+		enc_log_set_hook(enc_log_stderr, NULL, ENC_LOG_WARN);
+	else
+		log_digest_begin(enc_log_stderr, ENC_LOG_WARN);
 	rc = enc_wl_run(&c->args, &res);
+	log_digest_end();
+	enc_log_set_hook(enc_log_stderr, NULL, ENC_LOG_WARN);
 	if (rc == -EINVAL)
 		return cli_usage_error("run", "%s", res.err);
 	if (rc)
@@ -319,10 +325,15 @@ static int run_with_progress(struct run_cli *c, int argc, char **argv, struct ru
 		 c->args.ranks, c->args.ops);
 	if (progress && !progress_start(label))
 		progress = false;
-	enc_log_set_hook(progress ? progress_log_hook : enc_log_stderr, NULL, ENC_LOG_WARN);
+	/* at scale, every rank's warning of one stall is one line and a count, unless --verbose */
+	if (c->verbose || !print_run_is_large(&c->args))
+		enc_log_set_hook(progress ? progress_log_hook : enc_log_stderr, NULL, ENC_LOG_WARN);
+	else
+		log_digest_begin(progress ? progress_log_hook : enc_log_stderr, ENC_LOG_WARN);
 	memset(rp, 0, sizeof(*rp));
 	rc = run_workload(c, argc, argv, rp, res);
 	progress_stop();
+	log_digest_end();
 	enc_log_set_hook(enc_log_stderr, NULL, ENC_LOG_WARN);
 	return rc;
 }

@@ -324,6 +324,22 @@ static void summary_groups(const struct psa_model *m, FILE *out)
 			odd - PRINT_RUN_FEW);
 }
 
+bool print_model_is_large(const struct psa_model *m)
+{
+	size_t ng, np;
+
+	psa_model_groups(m, &ng);
+	psa_model_procs(m, &np);
+	return ng > PRINT_RUN_FULL || np > PRINT_RUN_FULL;
+}
+
+void print_workers_groups_summary(const struct psa_model *m, const struct psa_watchdog *wd,
+				  FILE *out)
+{
+	summary_workers(m, wd, out);
+	summary_groups(m, out);
+}
+
 void print_overview_summary(const struct psa_model *m, const struct psa_watchdog *wd, FILE *out)
 {
 	struct psa_model_totals tot;
@@ -342,6 +358,5 @@ void print_overview_summary(const struct psa_model *m, const struct psa_watchdog
 		fprintf(out, "  and %zu more (--verbose: every one)\n", np - PRINT_RUN_FEW);
 	fprintf(out, "tasks:      %" PRIu64 " seen, %" PRIu64 " done, %" PRIu64 " open at the end\n",
 		tot.tasks, tot.tasks_done, tot.tasks - tot.tasks_done);
-	summary_workers(m, wd, out);
-	summary_groups(m, out);
+	print_workers_groups_summary(m, wd, out);
 }

@@ -62,4 +62,12 @@ bool print_run_is_large(const struct enc_wl_args *a);
 void print_overview_summary(const struct psa_model *m, const struct psa_watchdog *wd,
 			    FILE *out);
 
+/* Its workers and groups alone (`report`'s summary prints its own head before them). */
+void print_workers_groups_summary(const struct psa_model *m, const struct psa_watchdog *wd,
+				  FILE *out);
+
+/* Whether the trace of @m has more groups or processes than PRINT_RUN_FULL: `report`'s text
+ * is then a summary, verdict first, unless --verbose. */
+bool print_model_is_large(const struct psa_model *m);
+
 #endif /* PROXYSCOPE_CLI_PRINT_RUN_H */

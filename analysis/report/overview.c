@@ -209,8 +209,8 @@ static void print_groups(const struct psa_overview *o, const struct psa_model *m
 	}
 }
 
-void psa_overview_print(const struct psa_overview *o, const struct psa_model *m,
-			const struct psa_read_stats *rs, const char *input, FILE *out)
+void psa_overview_print_head(const struct psa_model *m, const struct psa_read_stats *rs,
+			     const char *input, size_t procs_max, FILE *out)
 {
 	struct psa_model_totals tot;
 	size_t np;
@@ -230,9 +230,11 @@ void psa_overview_print(const struct psa_overview *o, const struct psa_model *m,
 			     "thread: the same trace was given twice (or copied twice under one path); "
 			     "each is counted once\n", tot.duplicates);
 	fprintf(out, "processes:  %zu\n", np);
-	for (size_t i = 0; i < np; i++)
+	for (size_t i = 0; i < np && i < procs_max; i++)
 		fprintf(out, "  pid %-7" PRIu32 " %-16s on %s\n", p[i]->vpid,
 			p[i]->procname[0] ? p[i]->procname : "?", p[i]->host[0] ? p[i]->host : "?");
+	if (np > procs_max)
+		fprintf(out, "  and %zu more (--verbose: every one)\n", np - procs_max);
 	fprintf(out, "events:     %" PRIu64 " read, %" PRIu64 " of proxyscope%s; lost: %" PRIu64
 		" event%s, %" PRIu64 " packet%s\n", tot.events, tot.our_events,
 		tot.debug_events ? " (with DEBUG per-poll events)" : "", tot.discarded_events,
@@ -240,6 +242,12 @@ void psa_overview_print(const struct psa_overview *o, const struct psa_model *m,
 		tot.discarded_packets == 1 ? "" : "s");
 	fprintf(out, "tasks:      %" PRIu64 " seen, %" PRIu64 " done, %" PRIu64 " open at the end\n",
 		tot.tasks, tot.tasks_done, tot.tasks - tot.tasks_done);
+}
+
+void psa_overview_print(const struct psa_overview *o, const struct psa_model *m,
+			const struct psa_read_stats *rs, const char *input, FILE *out)
+{
+	psa_overview_print_head(m, rs, input, SIZE_MAX, out);
 	print_workers(m, out);
 	print_groups(o, m, out);
 }

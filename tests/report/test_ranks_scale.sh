@@ -4,7 +4,9 @@
 # under this test's private session daemon:
 #  - 1024 ranks in one process, the device of rank 777 stalled at exec 2: watchdog --json has
 #    exactly that root (and every other stall leads to it), the text is at most 60 lines, and
-#    --verbose prints the evidence of every stalled task;
+#    --verbose prints the evidence of every stalled task; the run's whole text (stdout and
+#    stderr, every rank's timeout warning digested) and `report`'s are at most 60 lines too,
+#    verdict first, and `report --verbose` has a line for each of the 64 workers;
 #  - 512 ranks with every rank of the process stalled at exec 2 (device-stall:proc=0): one
 #    common-cause line naming all 512 ranks of that process.
 # Every run must lose no event (a loss makes the verdict uncertain): 4 execs of 4 KiB and 16 MiB
@@ -31,6 +33,24 @@ common='--ranks-per-proxy 16 --ops 4 --bytes 4KiB --timeout 10s --buffer-size 16
 if run 1 run $common --ranks 1024 --inject device-stall:rank=777,exec=2 -o "$tmp/r1024"; then
 	no_loss r1024
 	grep -q '^root cause: rank 777 exec 2 ' "$out" || fail "run: no root cause rank 777 exec 2"
+	lines=$(cat "$out" "$err" | wc -l)
+	[ "$lines" -le 60 ] || fail "1024 ranks: the run's text is $lines lines (at most 60)"
+	grep -q '^proxyscope: warning: and [0-9]* more like ".*Timeout exceeded' "$err" ||
+		fail "1024 ranks: the run's timeout warnings are not digested: $(head -3 "$err")"
+	grep -q 'Waiting on proxy task type 1' "$err" ||
+		fail "1024 ranks: the stalled rank's own (network) timeout is not shown"
+fi
+if run 1 report "$tmp/r1024"; then
+	lines=$(wc -l <"$out")
+	[ "$lines" -le 60 ] || fail "1024 ranks: report's text is $lines lines (at most 60)"
+	head -1 "$out" | grep -q '^watchdog: [0-9]* stalled tasks, 1 root cause$' ||
+		fail "1024 ranks: report does not open with the verdict: $(head -1 "$out")"
+	grep -q '^  and [0-9]* others .*(--verbose: every one)$' "$out" ||
+		fail "1024 ranks: report's workers are not summarised"
+fi
+if run 1 report --verbose "$tmp/r1024"; then
+	n=$(grep -c '^  proxy-[0-9]* ' "$out")
+	[ "$n" = 64 ] || fail "1024 ranks: report --verbose has $n worker lines, expected 64"
 fi
 if run 1 watchdog --json "$tmp/r1024"; then
 	py "$out" <<'PY' || fail "1024 ranks: watchdog --json roots"

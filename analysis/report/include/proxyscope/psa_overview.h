@@ -50,6 +50,11 @@ void psa_worker_name(const struct psa_worker *w, char *buf, size_t len);
 void psa_overview_print(const struct psa_overview *o, const struct psa_model *m,
 			const struct psa_read_stats *rs, const char *input, FILE *out);
 
+/* Its head alone - the trace, the processes (the first @procs_max, then how many more), the
+ * events and the tasks - for a summary that tells the workers and groups in a few lines. */
+void psa_overview_print_head(const struct psa_model *m, const struct psa_read_stats *rs,
+			     const char *input, size_t procs_max, FILE *out);
+
 #ifdef __cplusplus
 }
 #endif
