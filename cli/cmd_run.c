@@ -497,7 +497,8 @@ int cmd_run(int argc, char **argv)
 	if (c.child)
 		return run_child(&c);
 	if (c.xchild)
-		return cli_ctl_exit(run_hosts_child(&c.args, c.xchild, !c.no_trace));
+		return cli_ctl_exit(run_hosts_child(&c.args, c.xchild, !c.no_trace,
+							   !c.verbose && print_run_is_large(&c.args)));
 	rc = run_check(&c, &topts);
 	if (rc >= 0)
 		return rc;

@@ -23,6 +23,7 @@
 #include <proxyscope/psa_model.h>
 #include <proxyscope/trace.h>
 
+#include "log_digest.h"
 #include "msg.h"
 #include "signals.h"
 #include "hosts.h"
@@ -119,7 +120,7 @@ static void gate_wait(const char *dir)
 		nanosleep(&nap, NULL);
 }
 
-int run_hosts_child(struct enc_wl_args *args, const char *dir, bool traced)
+int run_hosts_child(struct enc_wl_args *args, const char *dir, bool traced, bool digest)
 {
 	struct xchild_result r = { .magic = XCHILD_MAGIC };
 	struct enc_wl_result res;
@@ -146,8 +147,13 @@ int run_hosts_child(struct enc_wl_args *args, const char *dir, bool traced)
 	if (traced)
 		child_trace(l.rank);
 	gate_wait(dir);
-	enc_log_set_hook(enc_log_stderr, NULL, ENC_LOG_WARN);
+	if (digest)
+		log_digest_begin(enc_log_stderr, ENC_LOG_WARN);
+	else
+		enc_log_set_hook(enc_log_stderr, NULL, ENC_LOG_WARN);
 	rc = enc_wl_run(args, &res);
+	log_digest_end();
+	enc_log_set_hook(enc_log_stderr, NULL, ENC_LOG_WARN);
 	if (rc)
 		ctl_error("process %" PRIu32 ": cannot run the workload: %s", args->proc,
 			  res.err[0] ? res.err : strerror(-rc));
