@@ -131,14 +131,36 @@ double psa_clock_link_others_ns(const struct psa_clock_link *l, size_t n, size_t
 	return median;
 }
 
+/* The round trip of link @i: its median time in flight and its way back's; 0 without one. */
+static double round_trip_ns(const struct psa_clock_link *l, size_t n, size_t i)
+{
+	size_t back = psa_clock_link_back(l, n, i);
+
+	return back < n ? l[i].transit_median_ns + l[back].transit_median_ns : 0;
+}
+
 bool psa_clock_link_slow(const struct psa_clock_link *l, size_t n, size_t i)
 {
-	double median = psa_clock_link_others_ns(l, n, i);
+	size_t back = psa_clock_link_back(l, n, i), k = 0;
+	double *rt = malloc((n ? n : 1) * sizeof(*rt)), mine = round_trip_ns(l, n, i), median;
 
-	/* the floor: on one machine the links take microseconds, and a preempted receiver's
-	 * poll moves a mean of microseconds by more than twice */
-	return n >= 2 && median > 0 && l[i].transit_median_ns > 2 * median &&
-	       l[i].transit_median_ns - median >= PSA_LINK_SLOW_MIN_NS;
+	/* Each other pair's round trip once (from its first way in the links' order). */
+	for (size_t j = 0; rt && mine > 0 && j < n; j++) {
+		size_t jb = psa_clock_link_back(l, n, j);
+
+		if (j != i && j != back && jb < n && j < jb)
+			rt[k++] = round_trip_ns(l, n, j);
+	}
+	if (!k) { /* one pair (two hosts): nothing to compare with */
+		free(rt);
+		return false;
+	}
+	qsort(rt, k, sizeof(*rt), by_double);
+	median = k % 2 ? rt[k / 2] : (rt[k / 2 - 1] + rt[k / 2]) / 2;
+	free(rt);
+	/* the floor: on one machine the links take microseconds, and a preempted receiver's poll
+	 * moves a mean of microseconds by more than twice */
+	return median > 0 && mine > 2 * median && mine - median >= 2.0 * PSA_LINK_SLOW_MIN_NS;
 }
 
 void psa_clock_links_print(const struct psa_clock *c, FILE *out)
@@ -158,6 +180,6 @@ void psa_clock_links_print(const struct psa_clock *c, FILE *out)
 			(unsigned long long)l[i].pairs, l[i].transit_median_ns / 1e6,
 			l[i].transit_ns / 1e6, l[i].mean_ns / 1e6,
 			(double)l[i].min_ns / 1e6, (double)l[i].max_ns / 1e6,
-			psa_clock_link_slow(l, n, i) ? "  <- slow: over twice the others' median" : "");
+			psa_clock_link_slow(l, n, i) ? "  <- slow: its round trip over twice the other pairs'" : "");
 	free(l);
 }

@@ -399,6 +399,37 @@ static void test_clock__a_slow_link_on_its_median_not_a_few_late_messages(void *
 	psa_clock_destroy(c);
 }
 
+/*
+ * One way slow, its way back fast: what an error in the clocks' offset looks like (it moves one
+ * way up and the other down), and what a healthy 3-host run beside stress-ng --cpu 4 gave (the
+ * medians below, in ms). No link is slow; a pair slow both ways is; two hosts have no others.
+ */
+static void test_clock__a_slow_link_is_slow_both_ways(void **state)
+{
+	static const struct { const char *from, *to; double ms; } loaded[] = {
+		{ "host0", "host1", 0.832 }, { "host0", "host2", 0.576 }, { "host1", "host0", 1.920 },
+		{ "host1", "host2", 2.304 }, { "host2", "host0", 2.816 }, { "host2", "host1", 0.704 },
+	};
+	struct psa_clock_link l[6];
+
+	(void)state;
+	memset(l, 0, sizeof(l));
+	for (size_t i = 0; i < 6; i++) {
+		snprintf(l[i].from, sizeof(l[i].from), "%s", loaded[i].from);
+		snprintf(l[i].to, sizeof(l[i].to), "%s", loaded[i].to);
+		l[i].transit_median_ns = loaded[i].ms * 1e6;
+	}
+	for (size_t i = 0; i < 6; i++)
+		assert_false(psa_clock_link_slow(l, 6, i));
+	/* host0 <-> host1 at 20 ms each way: that pair, both ways, and no other */
+	l[0].transit_median_ns = l[2].transit_median_ns = 20e6;
+	for (size_t i = 0; i < 6; i++)
+		assert_int_equal(psa_clock_link_slow(l, 6, i), i == 0 || i == 2);
+	/* two hosts: one pair, nothing to compare it with */
+	l[1] = l[2];
+	assert_false(psa_clock_link_slow(l, 2, 0));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -413,6 +444,7 @@ int main(void)
 		cmocka_unit_test(test_clock__events_matched_into_pairs),
 		cmocka_unit_test(test_clock__a_name_seen_twice_gives_no_pair),
 		cmocka_unit_test(test_clock__a_slow_link_on_its_median_not_a_few_late_messages),
+		cmocka_unit_test(test_clock__a_slow_link_is_slow_both_ways),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

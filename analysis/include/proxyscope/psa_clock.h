@@ -117,8 +117,13 @@ struct psa_clock_link {
 int psa_clock_links(const struct psa_clock *c, struct psa_clock_link **out, size_t *n);
 
 #define PSA_LINK_SLOW_MIN_NS 1000000 /* a slow link is at least this much slower than the rest */
-/* Link @i of @l[0..n) is slow: its median time in flight over twice the median of the others'
- * medians, and PSA_LINK_SLOW_MIN_NS above it. */
+/* Link @i of @l[0..n) is slow: its pair's round trip (its median time in flight plus its way
+ * back's) over twice the median of the other pairs' round trips, and 2 x PSA_LINK_SLOW_MIN_NS
+ * above it. A round trip, because one way's time rests on the clocks' estimated offset (an error
+ * in it moves one way up and the other down as much) and the sum does not: beside
+ * stress-ng --cpu 4, three single ways of a healthy 3-host run came out over twice the others'
+ * median (1.9-2.8 ms against 0.6-0.8 ms), each with its way back among the fast. Both ways of a
+ * slow pair are slow; two hosts (one pair) have nothing to compare with. */
 bool psa_clock_link_slow(const struct psa_clock_link *l, size_t n, size_t i);
 /* The index in @l[0..n) of link @i's way back (to -> from), or @n. */
 size_t psa_clock_link_back(const struct psa_clock_link *l, size_t n, size_t i);
