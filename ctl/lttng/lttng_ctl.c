@@ -491,6 +491,8 @@ static void sessiond_release(struct lt_session *s, bool wait)
 			}
 			nanosleep(&tick, NULL);
 		}
+		/* a command it never answered ends with it: wait for that thread (lt__call) */
+		lt__call_settle(1000);
 	}
 	if (s->sessiond_pid > 0)
 		ctl_signals_disown(s->sessiond_pid);

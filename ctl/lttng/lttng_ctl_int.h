@@ -23,8 +23,14 @@ struct lt_session;
 typedef int (*lt__call_fn)(struct lt_session *s, void *arg, char *err, size_t errlen);
 
 /* Run @fn(@s, @arg) on a thread of its own, in @s's host's mount namespace (@s NULL: ours),
- * every signal blocked, the library's lock held; its result. */
+ * every signal blocked, the library's lock held; its result. -ETIMEDOUT when the call was silent
+ * too long (its daemon does not answer: the thread is left running; see lttng_ctl_call.c), or
+ * when such a call still runs. @fn calls lt__beat (or lt__sleep_ms) between its commands. */
 int lt__call(struct lt_session *s, lt__call_fn fn, void *arg, char *err, size_t errlen);
+/* Inside @fn: it is alive (a command answered). */
+void lt__beat(void);
+/* Wait up to @ms for a call left to its thread to end (its daemon was killed), and forget it. */
+void lt__call_settle(unsigned ms);
 /* "cannot WHAT 'NAME': <the library's reason>" in @err; @code as a negative errno. */
 int lt__fail(char *err, size_t errlen, const char *what, const char *name, int code);
 void lt__sleep_ms(unsigned ms);

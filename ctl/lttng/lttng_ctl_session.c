@@ -384,6 +384,7 @@ static int session_destroy(struct lt_session *s, char *err, size_t errlen)
 	/* In steps, so that a second Ctrl-C leaves the rest to the daemon. */
 	for (int waited = 0;; waited += DESTROY_STEP_MS) {
 		st = lttng_destruction_handle_wait_for_completion(h, DESTROY_STEP_MS);
+		lt__beat(); /* bounded here: DESTROY_TIMEOUT_MS */
 		if (st != LTTNG_DESTRUCTION_HANDLE_STATUS_TIMEOUT ||
 		    waited + DESTROY_STEP_MS >= bound_ms(s, DESTROY_TIMEOUT_MS, DESTROY_INTERRUPTED_MS) ||
 		    ctl_signals_hurry())
