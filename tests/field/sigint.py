@@ -5,7 +5,10 @@
 # came, the machine's own stall meanwhile (the longest overshoot of a 20 ms sleep), the lines
 # of stderr, and the processes left with the command's TMPDIR in their environment afterwards.
 #
-#   python3 sigint.py --trace DIR --at setup|midrun --signals N --tmpdir T -- ARGV...
+#   python3 sigint.py --trace DIR --at setup|midrun --signals N --tmpdir T [--freeze] -- ARGV...
+#
+# --freeze: just before the first signal, stop (SIGSTOP) the session daemon the command started
+# (the process named lttng-sessiond with TMPDIR=T): a daemon that no longer answers.
 import argparse, glob, json, os, signal, subprocess, sys, threading, time
 
 ap = argparse.ArgumentParser()
@@ -13,6 +16,7 @@ ap.add_argument("--trace", required=True)
 ap.add_argument("--at", choices=("setup", "midrun"), required=True)
 ap.add_argument("--signals", type=int, default=1)
 ap.add_argument("--tmpdir", required=True)
+ap.add_argument("--freeze", action="store_true")
 ap.add_argument("argv", nargs="+")
 a = ap.parse_args()
 
@@ -70,7 +74,27 @@ def seen(prefix, after=0.0):
 # has been recorded yet; midrun: events are in the trace's stream files.
 ready = wait_until(lambda: os.path.isdir(a.trace), 60) if a.at == "setup" else \
     wait_until(flowing, 120) and (time.sleep(0.5) or True)
+def ours(comm):  # pids of the processes named comm with the command's TMPDIR
+    pids = []
+    for env_file in glob.glob("/proc/[0-9]*/environ"):
+        try:
+            with open(env_file, "rb") as f:
+                if ("TMPDIR=" + a.tmpdir).encode() + b"\0" not in f.read():
+                    continue
+            with open(env_file[:-7] + "comm") as c:
+                if c.read().strip() == comm:
+                    pids.append(int(env_file.split("/")[2]))
+        except (OSError, ValueError):
+            pass
+    return pids
+
+
 result = {"ready": bool(ready) and p.poll() is None}
+if result["ready"] and a.freeze:
+    frozen = ours("lttng-sessiond")
+    for pid in frozen:
+        os.kill(pid, signal.SIGSTOP)
+    result["frozen"] = frozen
 sent = []
 if result["ready"]:
     sent.append(time.monotonic() - t0)

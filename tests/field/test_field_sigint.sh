@@ -10,7 +10,9 @@
 #   - a second Ctrl-C during the teardown still leaves a readable trace;
 #   - a third ends at once and says what is incomplete;
 #   - nothing is left: no process with the command's TMPDIR (the session daemon it started),
-#     and nothing in that TMPDIR (the daemon's home).
+#     and nothing in that TMPDIR (the daemon's home);
+#   - record-frozen: its session daemon stopped (SIGSTOP) mid-run, one Ctrl-C still ends it
+#     within the same bounds, the daemon killed.
 #
 #   sh test_field_sigint.sh path/to/proxyscope
 bin=${1:?usage: test_field_sigint.sh PROXYSCOPE}
@@ -18,19 +20,21 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../cli_harness.sh"
 need_lttng
 
-# case NAME AT SIGNALS ARGS...: `proxyscope ARGS` (writing into $tmp/NAME) under sigint.py.
+# case NAME AT SIGNALS ARGS...: `proxyscope ARGS` (writing into $tmp/NAME) under sigint.py
+# (with --freeze when $FREEZE is set: its session daemon stopped before the signal).
 case_() {
 	name=$1 at=$2 n=$3
 	shift 3
 	mkdir -p "$tmp/t-$name"
 	python3 "$here/sigint.py" --trace "$tmp/$name" --at "$at" --signals "$n" \
-		--tmpdir "$tmp/t-$name" -- "$bin" "$@" >"$tmp/$name.json" 2>"$err"
+		--tmpdir "$tmp/t-$name" ${FREEZE:+--freeze} -- "$bin" "$@" >"$tmp/$name.json" 2>"$err"
 	cp "$tmp/$name.json" "$out"
 	NAME=$name N=$n AT=$at py "$tmp/$name.json" <<'EOF' || fail "$name: see the JSON above"
 import os
 r = j[0]
 name, n, at = os.environ["NAME"], int(os.environ["N"]), os.environ["AT"]
 assert r["ready"], "the command ended before the point to interrupt it"
+assert "frozen" not in r or r["frozen"], "no session daemon of the command's to stop"
 assert r["rc"] == 130, ("exit", r["rc"])
 slack = 4 * r["stall_s"]
 assert r["ack_s"] is not None, "no 'proxyscope: interrupted:' line"
@@ -62,6 +66,7 @@ watchdog_cut() {
 
 # --timeout: only a hang guard here (at load 25-30 a healthy exec went past the default 2 s)
 work="--ranks 4 --ops 100000000 --timeout 60s"
+FREEZE=
 shapes=${SIGINT_SHAPES:-run procs record watch hosts}
 if [ "$(id -u)" -ne 0 ] || ! command -v mpirun >/dev/null || ! command -v lttng-relayd >/dev/null
 then
@@ -70,6 +75,7 @@ then
 fi
 for shape in $shapes; do
 	points="setup mid twice thrice"
+	[ "$shape" = record ] && points="$points frozen"
 	if [ "$shape" = hosts ]; then
 		i=1
 		while [ "$i" -lt "${SIGINT_HOSTS_REPEAT:-3}" ]; do
@@ -92,6 +98,8 @@ for shape in $shapes; do
 		mid*) case_ "$name" midrun 1 "$@" && watchdog_cut "$name" ;;
 		twice) case_ "$name" midrun 2 "$@" && watchdog_cut "$name" ;;
 		thrice) case_ "$name" midrun 3 "$@" ;;
+		# its session daemon stopped answering: one Ctrl-C still ends it in time
+		frozen) FREEZE=1 && case_ "$name" midrun 1 "$@"; FREEZE= ;;
 		esac
 	done
 done
