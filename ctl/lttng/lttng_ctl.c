@@ -494,6 +494,14 @@ static void sessiond_release(struct lt_session *s, bool wait)
 		/* a command it never answered ends with it: wait for that thread (lt__call) */
 		lt__call_settle(1000);
 	}
+	if (!wait && s->sessiond_pid > 0) {
+		if (lt__call_given_up()) { /* it does not answer: a SIGTERM would not end it */
+			kill_with_children(s->sessiond_pid);
+			lt__call_settle(1000);
+		} else { /* it ends with us (its session ended) */
+			kill(s->sessiond_pid, SIGTERM);
+		}
+	}
 	if (s->sessiond_pid > 0)
 		ctl_signals_disown(s->sessiond_pid);
 	s->sessiond_pid = 0;

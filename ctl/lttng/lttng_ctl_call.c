@@ -264,6 +264,16 @@ int lt__call(struct lt_session *s, lt__call_fn fn, void *arg, char *err, size_t 
 	return rc;
 }
 
+bool lt__call_given_up(void)
+{
+	bool up;
+
+	pthread_mutex_lock(&lib_mtx);
+	up = stray && !atomic_load(&stray->done);
+	pthread_mutex_unlock(&lib_mtx);
+	return up;
+}
+
 void lt__call_settle(unsigned ms)
 {
 	uint64_t end = lt__now_ms() + ms;

@@ -31,6 +31,8 @@ int lt__call(struct lt_session *s, lt__call_fn fn, void *arg, char *err, size_t 
 void lt__beat(void);
 /* Wait up to @ms for a call left to its thread to end (its daemon was killed), and forget it. */
 void lt__call_settle(unsigned ms);
+/* Whether a call was given up and its thread still waits on the daemon. */
+bool lt__call_given_up(void);
 /* "cannot WHAT 'NAME': <the library's reason>" in @err; @code as a negative errno. */
 int lt__fail(char *err, size_t errlen, const char *what, const char *name, int code);
 void lt__sleep_ms(unsigned ms);

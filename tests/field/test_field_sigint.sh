@@ -11,7 +11,7 @@
 #   - a third ends at once and says what is incomplete;
 #   - nothing is left: no process with the command's TMPDIR (the session daemon it started),
 #     and nothing in that TMPDIR (the daemon's home);
-#   - record-frozen: its session daemon stopped (SIGSTOP) mid-run, one Ctrl-C still ends it
+#   - run-frozen, record-frozen: the session daemon stopped (SIGSTOP) mid-run, one Ctrl-C ends it
 #     within the same bounds, the daemon killed.
 #
 #   sh test_field_sigint.sh path/to/proxyscope
@@ -75,7 +75,7 @@ then
 fi
 for shape in $shapes; do
 	points="setup mid twice thrice"
-	[ "$shape" = record ] && points="$points frozen"
+	case $shape in run | record) points="$points frozen" ;; esac
 	if [ "$shape" = hosts ]; then
 		i=1
 		while [ "$i" -lt "${SIGINT_HOSTS_REPEAT:-3}" ]; do
