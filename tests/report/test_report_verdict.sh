@@ -157,15 +157,29 @@ fi
 stop_sessiond
 
 # --- --threshold: a late trigger's neighbours lead to the late rank -----------------------------
-# The threshold well above what a loaded machine's scheduler delays a device thread by; the
-# consumers' timeout (10 s) far above the delay, so that no timeout fires in this healthy run
-# (with the default 2 s, 4 fired beside stress-ng --cpu 2 at load 20-80).
-if run 0 run --ops 5 --timeout 10s --inject device-delay:rank=1,exec=2,ms=800 -o late; then
-	if run 1 watchdog --threshold 400ms late; then
+# The threshold well above what this machine's scheduler delays a task by now: twice the longest
+# state of a healthy run made just before (at least 400 ms; beside stress-ng --cpu 4 at load 28 a
+# barrier sat IDLE 401 ms with nothing injected), the delay twice the threshold; the consumers'
+# timeout (10 s) far above the delay, so that no timeout fires in this healthy run (with the
+# default 2 s, 4 fired beside stress-ng --cpu 2 at load 20-80).
+thr=400
+if run 0 run --ops 5 --timeout 10s -o calm; then
+	"$bin" watchdog --threshold 1ms --json calm >"$out" 2>"$err" || true # 1: states over 1 ms
+	thr=$(py "$out" <<'EOF'
+longest = max([s["duration_ns"] for s in j[0]["watchdog"]["stalls"]] + [0]) / 1e6
+print(max(400, int(2 * longest) + 1))
+EOF
+)
+fi
+[ -n "$thr" ] || thr=400
+delay=$((2 * thr))
+echo "threshold: ${thr} ms, the injected delay ${delay} ms"
+if run 0 run --ops 5 --timeout 10s --inject device-delay:rank=1,exec=2,ms=$delay -o late; then
+	if run 1 watchdog --threshold ${thr}ms late; then
 		grep -q '^root cause: rank 1 exec 2 ' "$out" || fail "threshold: the root line names no exec"
 		[ "$(grep -c '^root cause:' "$out")" -eq 1 ] || fail "threshold: not one root cause"
 	fi
-	run 1 watchdog --threshold 400ms --json late && py "$out" <<'EOF' || fail "threshold: --json"
+	run 1 watchdog --threshold ${thr}ms --json late && py "$out" <<'EOF' || fail "threshold: --json"
 w = j[0]["watchdog"]
 st = w["stalls"]
 assert len(w["root_causes"]) == 1, [st[i] for i in w["root_causes"]]
