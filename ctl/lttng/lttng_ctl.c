@@ -432,13 +432,21 @@ int lt_sessiond_ensure(struct lt_session *s, char *err, size_t errlen)
 	return 0;
 }
 
-/* SIGKILL @pid and the children of each of its threads (its consumer daemons, its run-as
- * helper), read before it dies: once reparented they are no longer known as its. A consumer
- * outlived its killed session daemon by 1.8 s here, idle. */
+/* How long (ms) the consumers of a killed session daemon may take to end on their own: they
+ * notice their daemon is gone (1.8 s here, idle) and end between two packets. Killed mid-write,
+ * a consumer cut its stream file inside a packet, and babeltrace2 refused the whole trace
+ * ("Failed to index CTF stream file ... (truncated or corrupt)": the fresh machine's procs-twice).
+ */
+#define CONSUMER_GRACE_MS 2000u
+
+/* SIGKILL @pid, then, if they have not ended within CONSUMER_GRACE_MS, the children of each of
+ * its threads (its consumer daemons, its run-as helper), read before it dies: once reparented
+ * they are no longer known as its. */
 static void kill_with_children(pid_t pid)
 {
+	struct timespec tick = { 0, 10 * 1000 * 1000 };
 	pid_t child[64];
-	size_t n = 0;
+	size_t n = 0, alive;
 	char path[64];
 	struct dirent *e;
 	DIR *d;
@@ -462,7 +470,15 @@ static void kill_with_children(pid_t pid)
 	if (d)
 		closedir(d);
 	kill(pid, SIGKILL);
-	for (size_t i = 0; i < n; i++)
+	for (unsigned waited = 0;; waited += 10) {
+		alive = 0;
+		for (size_t i = 0; i < n; i++)
+			alive += child[i] > 0 && kill(child[i], 0) == 0;
+		if (!alive || waited >= CONSUMER_GRACE_MS)
+			break;
+		nanosleep(&tick, NULL);
+	}
+	for (size_t i = 0; alive && i < n; i++)
 		kill(child[i], SIGKILL);
 }
 
@@ -485,6 +501,8 @@ static void sessiond_release(struct lt_session *s, bool wait)
 		for (unsigned i = 0; kill(s->sessiond_pid, 0) == 0; i++) {
 			ticks = (ctl_signals_hurry() && budget > SESSIOND_HURRY_MS ?
 				 SESSIOND_HURRY_MS : budget) / 10;
+			if (lt__call_given_up()) /* it does not answer: it will not end either */
+				ticks = 0;
 			if (i >= ticks) {
 				kill_with_children(s->sessiond_pid);
 				break;
