@@ -254,9 +254,12 @@ static void count_signal(int sig)
 		    "once)", NULL);
 		return;
 	}
+	/* SIGKILL: a session daemon sent SIGTERM mid-session was still running 20 s after the
+	 * exit (the fresh machine's run-thrice); killed, its consumers see it gone and end on
+	 * their own, between two packets */
 	for (size_t i = 0; i < CTL_SIGNALS_OWNED_MAX; i++)
 		if (g_owned[i] > 0)
-			kill(g_owned[i], SIGTERM);
+			kill(g_owned[i], SIGKILL);
 	if (g_owned_dir) /* a daemon's home: rmdir removes it only when it is empty */
 		rmdir(g_owned_dir);
 	phase = g_phase;

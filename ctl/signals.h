@@ -11,7 +11,7 @@
  *   second                    hurry (ctl_signals_hurry): the waits that are only slow (the
  *                             consumer's flush, a destruction, a launcher's own teardown, the
  *                             timelines) end now; the trace stays readable.
- *   third                     end at once: the daemons we started are sent SIGTERM, the line
+ *   third                     end at once: the daemons we started are killed, the line
  *                             says what was being done (ctl_signals_phase) and so what is
  *                             incomplete, and the process exits 128+N.
  *
