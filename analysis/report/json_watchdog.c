@@ -105,7 +105,7 @@ static void stall_json(struct jw *j, const struct psa_stall *st, const struct ps
 static void integrity_json(struct jw *j, const struct psa_integrity *in)
 {
 	static const char *const kinds[] = { "stream_missing", "stream_empty", "stream_short",
-					     "duplicate_trace", "trace_lost" };
+					     "stream_partial", "duplicate_trace", "trace_lost" };
 
 	jw_key(j, "integrity");
 	jw_begin_array(j);

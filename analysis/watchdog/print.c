@@ -266,8 +266,8 @@ static void print_integrity(const struct psa_watchdog *w, FILE *out)
 		fprintf(out, "lost: no conclusion below is certain: what a lost host's ranks did can "
 			     "make any task look stuck, or explain a stall\n");
 	else if (in && in->damaged)
-		fprintf(out, "damaged: no conclusion below is certain: the events of a missing stream "
-			     "(one CPU's) can make any task look stuck\n");
+		fprintf(out, "damaged: no conclusion below is certain: the events missing from a damaged "
+			     "stream (one CPU's) can make any task look stuck\n");
 }
 
 /* What the trace can and cannot tell at its level, and the level to record at. */
@@ -308,7 +308,7 @@ static void print_no_stall(const struct psa_watchdog *w, FILE *out)
 	if (w->integrity && w->integrity->damaged) {
 		fprintf(out, "watchdog: inconclusive: %zu task%s never reached DONE in the trace, but "
 			     "nothing that was recorded shows a stall (no consumer's watchdog fired, no "
-			     "task failed) and a stream is missing\n",
+			     "task failed) and a stream is damaged\n",
 			w->unknown, w->unknown == 1 ? "" : "s");
 		return;
 	}

@@ -226,8 +226,11 @@ void live_relayd_stop(struct live_relayd *r)
 	if (r->pid <= 0)
 		return;
 	kill(r->pid, SIGTERM);
-	/* at most 5 s; after a Ctrl-C what is left of the teardown's time */
-	for (unsigned i = 0, n = ctl_signals_budget_ms(5000) / 10; i < n; i++) {
+	/* at most 5 s; after a Ctrl-C what is left of the teardown's time, after a second one
+	 * 1 s (a stream file it was writing may end inside a packet: the reader reads up to the
+	 * last whole one) */
+	for (unsigned i = 0, n = (ctl_signals_hurry() ? 1000 : ctl_signals_budget_ms(5000)) / 10;
+	     i < n; i++) {
 		if (waitpid(r->pid, &status, WNOHANG) != 0) {
 			r->pid = 0;
 			return;

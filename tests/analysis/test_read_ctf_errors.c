@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_read_ctf on bad input (read_ctf_fixture.c): not a trace, a truncated stream file, corrupt
- * metadata, scribbled stream data, text that is not babeltrace2's - each one clean error line
- * naming the file - and a trace with none of our events.
+ * test_read_ctf on bad input (read_ctf_fixture.c): not a trace, a stream file cut mid-packet (read
+ * up to there when its index says where), corrupt metadata, scribbled stream data, text that is
+ * not babeltrace2's - each one clean error line naming the file - and a trace with none of our
+ * events.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +22,7 @@
 #include <cmocka.h>
 
 #include <proxyscope/psa_event.h>
+#include <proxyscope/psa_integrity.h>
 #include <proxyscope/psa_model.h>
 
 #include "read_ctf_fixture.h"
@@ -92,15 +94,76 @@ static void largest_stream(const char *dir, char *out, off_t *size)
 	assert_true(*size > 0);
 }
 
+/* The events read from @path (it must read). */
+static size_t events_of(const char *path)
+{
+	struct psa_read_stats st;
+	char err[PSA_ERR_MAX];
+	struct events e;
+	size_t n;
+	int rc;
+
+	events_init(&e);
+	rc = read_ctf1(path, &e, &st, err);
+	if (rc)
+		fail_msg("'%s' -> %d: %s", path, rc, err);
+	n = e.n;
+	events_fini(&e);
+	return n;
+}
+
+/* The one damage psa_integrity_check finds in @dir: of @kind, in stream @stream. */
+static void expect_damage(const char *dir, enum psa_integrity_kind kind, const char *stream)
+{
+	const char *paths[] = { dir };
+	struct psa_integrity in;
+
+	assert_int_equal(psa_integrity_check(paths, 1, &in), 0);
+	assert_int_equal(in.n, 1);
+	assert_int_equal(in.v[0].kind, kind);
+	assert_string_equal(in.v[0].stream, strrchr(stream, '/') + 1);
+	psa_integrity_fini(&in);
+}
+
+/*
+ * A stream file that ends inside a packet - a consumer killed mid-write: cut inside a packet its
+ * index lists, or holding half a packet after them. Its whole packets are read (babeltrace2
+ * refuses the file), the damage is said; without the index to say where the packets end the
+ * read fails, with one line naming the file.
+ */
 void test_read_ctf__truncated_stream(void **state)
 {
-	char dir[PATH_MAX], stream[PATH_MAX];
+	char dir[PATH_MAX], stream[PATH_MAX], idx[PATH_MAX];
+	char *rm[] = { "rm", "-r", idx, NULL };
+	size_t whole = events_of(trace1);
+	char half[4096];
 	off_t size;
+	FILE *f;
 
 	copy_trace("truncated", dir);
 	largest_stream(dir, stream, &size);
 	assert_int_equal(truncate(stream, size / 2 + 7), 0);
+	assert_true(events_of(dir) < whole);
+	expect_damage(dir, PSA_STREAM_SHORT, stream);
+
+	copy_trace("partial", dir);
+	largest_stream(dir, stream, &size);
+	f = fopen(stream, "r+");
+	assert_non_null(f);
+	assert_int_equal(fread(half, 1, sizeof(half), f), sizeof(half));
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	assert_int_equal(fwrite(half, 1, sizeof(half), f), sizeof(half));
+	fclose(f);
+	assert_int_equal(events_of(dir), whole);
+	expect_damage(dir, PSA_STREAM_PARTIAL, stream);
+
+	copy_trace("truncated-noindex", dir);
+	largest_stream(dir, stream, &size);
+	assert_int_equal(truncate(stream, size / 2 + 7), 0);
+	path_join(idx, dir, "index");
+	assert_int_equal(run(rm, NULL, NULL), 0);
 	expect_error(dir, -EIO, strrchr(stream, '/') + 1, "truncated");
+	(void)state;
 }
 
 void test_read_ctf__corrupt_metadata(void **state)

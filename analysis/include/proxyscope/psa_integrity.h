@@ -19,6 +19,9 @@ enum psa_integrity_kind {
 	PSA_STREAM_MISSING,  /* the index lists packets of a stream file that is not there */
 	PSA_STREAM_EMPTY,    /* the stream file is empty */
 	PSA_STREAM_SHORT,    /* it ends before the packets its index lists */
+	PSA_STREAM_PARTIAL,  /* it ends inside a packet after the ones its index lists (a
+				consumer stopped mid-write): @bytes_expected whole, @bytes_found in
+				all; the whole packets are read */
 	PSA_TRACE_DUPLICATE, /* a trace directory with the UUID of another one read */
 	PSA_TRACE_LOST,      /* a host's trace that cannot be read, or that a daemon's death cut
 				(its cut marker, psa_input.h): @stream holds the sentence */

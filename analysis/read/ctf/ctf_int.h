@@ -131,6 +131,9 @@ void psa__shadow_remove_made(void);
 void psa__shadow_unname(const struct psa_trace_dirs *dirs, char *err, size_t errlen);
 void psa__shadow_remove(const char *root);
 
+/* Append bytes [@off, @off + @len) of file @in to file @out (shadow.c): 0 or -errno. */
+int psa__copy_range(int in, int out, uint64_t off, uint64_t len);
+
 /* What a lane hands to the caller's thread: an event or a discard, with its merge key. */
 struct psa_ctf_item {
 	uint64_t ts; /* the event's time; a discard's beginning (what the lanes merge by) */

@@ -139,6 +139,11 @@ void psa_integrity_issue_str(const struct psa_integrity_issue *i, char *buf, siz
 			 "packets take", i->stream, i->trace, (unsigned long long)i->bytes_found,
 			 (unsigned long long)i->bytes_expected, (unsigned long long)i->packets);
 		break;
+	case PSA_STREAM_PARTIAL:
+		snprintf(buf, len, "stream %s of '%s' ends inside a packet: its last %llu bytes, "
+			 "after its whole packets, are not read", i->stream, i->trace,
+			 (unsigned long long)(i->bytes_found - i->bytes_expected));
+		break;
 	case PSA_TRACE_DUPLICATE:
 		snprintf(buf, len, "'%s' is the same trace as '%s' (one trace UUID): its events are "
 			 "counted once", i->trace, i->stream);

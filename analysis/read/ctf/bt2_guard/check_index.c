@@ -108,6 +108,93 @@ static bool index_agrees(const char *idx, const unsigned char *b, size_t len, co
 	return true;
 }
 
+/*
+ * Where a packet of LTTng's stream files keeps its content and packet sizes (bits): after the
+ * packet header (magic, uuid, stream id, instance id: 32 bytes), past the two timestamps. Used
+ * only once the stream's first packet, read there, agrees with its index's first entry.
+ */
+#define PKT_CONTENT_AT 48
+#define PKT_SIZE_AT 56
+
+static uint64_t get64(const unsigned char *p, bool be)
+{
+	return be ? psa__get64be(p) : (uint64_t)psa__get32(p + 4, false) << 32 | psa__get32(p, false);
+}
+
+/* Packet @off's content and packet sizes (bits), read from its own context. */
+static bool packet_sizes_at(int fd, uint64_t off, bool be, uint64_t *content, uint64_t *packet)
+{
+	unsigned char b[PKT_SIZE_AT + 8];
+
+	if (pread(fd, b, sizeof(b), (off_t)off) != (ssize_t)sizeof(b) ||
+	    psa__get32(b, be) != PKT_MAGIC)
+		return false;
+	*content = get64(b + PKT_CONTENT_AT, be);
+	*packet = get64(b + PKT_SIZE_AT, be);
+	return true;
+}
+
+/* check_int.h */
+uint64_t psa__stream_whole_bytes(int fd, uint64_t size, const unsigned char *b, size_t len)
+{
+	uint64_t whole = 0, content, packet;
+	size_t entry;
+	bool be;
+
+	if (len < IDX_HEADER || psa__get32(b, true) != IDX_MAGIC ||
+	    (entry = psa__get32(b + 12, true)) < IDX_ENTRY_MIN || entry > 4096 ||
+	    len - IDX_HEADER < entry)
+		return size; /* no index entry to stand on: no claim */
+	if (packet_magic_at(fd, 0, true))
+		be = true;
+	else if (packet_magic_at(fd, 0, false))
+		be = false;
+	else
+		return size;
+	for (size_t i = 0; i < (len - IDX_HEADER) / entry; i++) {
+		const unsigned char *e = b + IDX_HEADER + i * entry;
+		uint64_t p_off = psa__get64be(e), p_size = psa__get64be(e + 8);
+
+		if (p_off != whole || !p_size || p_size % 8)
+			return size; /* an index that does not tile: no claim */
+		if (p_size / 8 > size - whole)
+			return whole; /* the file ends inside this packet */
+		whole += p_size / 8;
+	}
+	/* Past what the index lists (it lags its stream: a packet written, its entry not yet), by
+	 * the packets' own sizes - where the first packet's agree with its entry. */
+	if (!packet_sizes_at(fd, 0, be, &content, &packet) ||
+	    packet != psa__get64be(b + IDX_HEADER + 8) || content != psa__get64be(b + IDX_HEADER + 16))
+		return whole == size ? size : whole;
+	while (whole < size && packet_sizes_at(fd, whole, be, &content, &packet) && packet &&
+	       packet % 8 == 0 && content <= packet && packet / 8 >= PKT_SIZE_AT + 8 &&
+	       packet / 8 <= size - whole)
+		whole += packet / 8;
+	return whole;
+}
+
+int psa__stream_whole_file(const char *dir, const char *name, uint64_t *size, uint64_t *whole)
+{
+	char idx[PATH_MAX], stream[PATH_MAX];
+	unsigned char *b;
+	size_t len;
+	int fd;
+
+	*size = *whole = 0;
+	if ((size_t)snprintf(idx, sizeof(idx), "%s/index/%s.idx", dir, name) >= sizeof(idx) ||
+	    (size_t)snprintf(stream, sizeof(stream), "%s/%s", dir, name) >= sizeof(stream))
+		return -ENAMETOOLONG;
+	if ((fd = psa__check_open_regular(stream, size, NULL, 0)) < 0)
+		return fd;
+	*whole = *size;
+	if (!psa__check_slurp(idx, INDEX_MAX, &b, &len, NULL, 0)) {
+		*whole = psa__stream_whole_bytes(fd, *size, b, len);
+		free(b);
+	}
+	close(fd);
+	return 0;
+}
+
 /* Stream @name of @c damaged: @kind, against the @packets / @bytes its index lists. */
 static int damage_add(struct psa_ctf_check *c, enum psa_integrity_kind kind, const char *name,
 		      size_t name_len, uint64_t packets, uint64_t bytes, uint64_t found)
@@ -137,7 +224,7 @@ static int check_one_index(const char *idx, const char *stream, const char *name
 {
 	char *why = c->hide_index ? NULL : c->index_why;
 	size_t whylen = c->hide_index ? 0 : sizeof(c->index_why);
-	uint64_t size = 0, packets, bytes;
+	uint64_t size = 0, packets, bytes, whole;
 	bool cut = false, tiles;
 	unsigned char *b;
 	struct stat st;
@@ -170,6 +257,8 @@ static int check_one_index(const char *idx, const char *stream, const char *name
 		rc = damage_add(c, PSA_STREAM_EMPTY, name, name_len, packets, bytes, 0);
 	else if (tiles && size < bytes)
 		rc = damage_add(c, PSA_STREAM_SHORT, name, name_len, packets, bytes, size);
+	else if (tiles && (whole = psa__stream_whole_bytes(fd, size, b, len)) < size)
+		rc = damage_add(c, PSA_STREAM_PARTIAL, name, name_len, packets, whole, size);
 	free(b);
 	close(fd);
 	return rc;

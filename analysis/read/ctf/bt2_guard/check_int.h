@@ -33,6 +33,17 @@ int psa__check_open_regular(const char *path, uint64_t *size, char *err, size_t 
 int psa__check_slurp(const char *path, uint64_t max, unsigned char **buf, size_t *len, char *err,
 		     size_t errlen);
 
+/*
+ * The bytes from the start of stream file @fd (@size bytes) that are whole packets, by its index
+ * @b (@len bytes) and past it by the packets' own sizes: less than @size when the file ends
+ * inside a packet (a consumer killed mid-write), which babeltrace2 2.0.4 refuses to read.
+ * @size when the index cannot tell (none, or not tiling the file from byte 0).
+ */
+uint64_t psa__stream_whole_bytes(int fd, uint64_t size, const unsigned char *b, size_t len);
+
+/* The same for stream @name of trace directory @dir (its index/@name.idx): 0 or -errno. */
+int psa__stream_whole_file(const char *dir, const char *name, uint64_t *size, uint64_t *whole);
+
 /* The index files of @dir against their stream files (check_index.c): 0 or -ENOMEM. */
 int psa__ctf_check_index(const char *dir, struct psa_ctf_check *c, char *err, size_t errlen);
 

@@ -3,12 +3,16 @@
  * A trace read without its index: babeltrace2 reads a trace directory's index/ whenever it is
  * there, and 2.0.4 aborts on one that disagrees with its stream files. So such a trace is read
  * through a private directory under $TMPDIR holding symbolic links to its metadata and stream
- * files and no index/: babeltrace2 then indexes the streams itself. The reader's child makes it
- * and removes it - when it ends, and from its SIGTERM/SIGINT/SIGHUP handler, which only unlinks
- * the paths listed beforehand (async-signal-safe); the parent removes what a SIGKILL left.
+ * files and no index/: babeltrace2 then indexes the streams itself. A stream file that ends
+ * inside a packet (its consumer killed mid-write), which babeltrace2 refuses, is copied instead,
+ * up to the end of its last whole packet as its index and its packets' sizes say (the damage is
+ * check_index.c's to report). The reader's child makes it and removes it - when it ends, and
+ * from its SIGTERM/SIGINT/SIGHUP handler, which only unlinks the paths listed beforehand
+ * (async-signal-safe); the parent removes what a SIGKILL left.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -19,6 +23,7 @@
 
 #include "read/event_internal.h"
 #include "read/ctf/ctf_int.h"
+#include "read/ctf/bt2_guard/check_int.h"
 
 /* What the signal handler removes: set up before the handler is installed, then only grown. */
 static char **g_made;               /* paths made, in order (symlinks, then their directory) */
@@ -59,7 +64,52 @@ static size_t count_entries(const char *dir)
 	return n;
 }
 
-/* A directory of symbolic links to trace @real's files, without index/, as @out. */
+/* ctf_int.h */
+int psa__copy_range(int in, int out, uint64_t off, uint64_t len)
+{
+	char buf[1 << 16];
+
+	while (len) {
+		ssize_t r = pread(in, buf, len < sizeof(buf) ? len : sizeof(buf), (off_t)off);
+
+		if (r <= 0)
+			return r < 0 ? -errno : -EIO;
+		for (ssize_t w = 0; w < r;) {
+			ssize_t k = write(out, buf + w, (size_t)(r - w));
+
+			if (k < 0)
+				return -errno;
+			w += k;
+		}
+		off += (uint64_t)r;
+		len -= (uint64_t)r;
+	}
+	return 0;
+}
+
+/* The first @bytes of stream file @from as a file @to of its own: its whole packets. */
+static int copy_whole(const char *from, const char *to, uint64_t bytes)
+{
+	int in = open(from, O_RDONLY | O_CLOEXEC), out, rc;
+
+	if (in < 0)
+		return -errno;
+	out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (out < 0 || (rc = made(to)) != 0) {
+		rc = out < 0 ? -errno : rc;
+		if (out >= 0)
+			close(out);
+		close(in);
+		return rc;
+	}
+	rc = psa__copy_range(in, out, 0, bytes);
+	close(out);
+	close(in);
+	return rc;
+}
+
+/* A directory of symbolic links to trace @real's files, without index/, as @out - a stream file
+ * that ends inside a packet copied up to its last whole packet, which babeltrace2 reads. */
 static int shadow_one(const char *root, const char *real, size_t i, char *out, size_t outlen)
 {
 	struct dirent *de;
@@ -77,12 +127,15 @@ static int shadow_one(const char *root, const char *real, size_t i, char *out, s
 		return -errno;
 	while (!rc && (de = readdir(d)) != NULL) {
 		char from[PATH_MAX], to[PATH_MAX];
+		uint64_t size, whole;
 
 		if (de->d_name[0] == '.' || !strcmp(de->d_name, "index"))
 			continue;
 		if ((size_t)snprintf(from, sizeof(from), "%s/%s", real, de->d_name) >= sizeof(from) ||
 		    (size_t)snprintf(to, sizeof(to), "%s/%s", out, de->d_name) >= sizeof(to))
 			rc = -ENAMETOOLONG;
+		else if (!psa__stream_whole_file(real, de->d_name, &size, &whole) && whole < size)
+			rc = copy_whole(from, to, whole);
 		else if (symlink(from, to) != 0)
 			rc = -errno;
 		else

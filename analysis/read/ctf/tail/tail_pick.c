@@ -248,29 +248,6 @@ int psa__tail_pick_whole(const struct psa_tail_pick *p)
 	return p->bytes_kept == p->bytes_total;
 }
 
-/* Append bytes [@off, @off + @len) of @in to @out. */
-static int copy_range(int in, int out, uint64_t off, uint64_t len)
-{
-	char buf[1 << 16];
-
-	while (len) {
-		ssize_t r = pread(in, buf, len < sizeof(buf) ? len : sizeof(buf), (off_t)off);
-
-		if (r <= 0)
-			return r < 0 ? -errno : -EIO;
-		for (ssize_t w = 0; w < r;) {
-			ssize_t k = write(out, buf + w, (size_t)(r - w));
-
-			if (k < 0)
-				return -errno;
-			w += k;
-		}
-		off += (uint64_t)r;
-		len -= (uint64_t)r;
-	}
-	return 0;
-}
-
 static int shadow_stream(const char *dir, const struct psa_tail_stream *s, const char *shadow)
 {
 	char from[PATH_MAX], to[PATH_MAX];
@@ -288,9 +265,9 @@ static int shadow_stream(const char *dir, const struct psa_tail_stream *s, const
 		close(in);
 		return rc;
 	}
-	rc = copy_range(in, out, 0, s->setup_end);
+	rc = psa__copy_range(in, out, 0, s->setup_end);
 	if (!rc)
-		rc = copy_range(in, out, s->tail_off, s->size - s->tail_off);
+		rc = psa__copy_range(in, out, s->tail_off, s->size - s->tail_off);
 	close(in);
 	if (close(out) && !rc)
 		rc = -errno;
