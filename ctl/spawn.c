@@ -6,6 +6,7 @@
  * fork() and exec() the child only makes system calls (it may be a thread's fork of a
  * multi-threaded process); the one message it may write goes straight to its stderr.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -146,4 +147,32 @@ bool ctl_spawn_runnable(const char *cmd, char *err, size_t errlen)
 	}
 	snprintf(err, errlen, "cannot run '%s': command not found", cmd);
 	return false;
+}
+
+size_t ctl_children_of(pid_t parent, pid_t *out, size_t cap)
+{
+	char path[64];
+	struct dirent *e;
+	size_t n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)parent);
+	d = opendir(path);
+	while (d && n < cap && (e = readdir(d))) {
+		char cpath[96];
+		FILE *f;
+		int c;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(cpath, sizeof(cpath), "/proc/%d/task/%.32s/children", (int)parent, e->d_name);
+		f = fopen(cpath, "re");
+		while (f && n < cap && fscanf(f, "%d", &c) == 1)
+			out[n++] = (pid_t)c;
+		if (f)
+			fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return n;
 }

@@ -56,4 +56,9 @@ bool ctl_spawn_runnable(const char *cmd, char *err, size_t errlen);
 /* Start a child as @o says. Returns 0 with *@pid, or -errno (nothing started). */
 int ctl_spawn(const struct ctl_spawn_opts *o, pid_t *pid);
 
+/* The children of every thread of @parent, at most @cap in @out; how many. A daemon forks its
+ * children from threads of its own (a session daemon its consumers), and once reparented they
+ * are no longer known as its: read them while it lives. */
+size_t ctl_children_of(pid_t parent, pid_t *out, size_t cap);
+
 #endif /* PROXYSCOPE_CTL_SPAWN_H */

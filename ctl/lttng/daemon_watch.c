@@ -7,6 +7,7 @@
  * state and start time say both, and the headers of this Debian may lack pidfd_open.
  */
 #include "daemon_watch.h"
+#include "spawn.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -86,45 +87,19 @@ int daemon_watch_add(struct daemon_watch *w, pid_t pid, int owner, const char *w
 	return 0;
 }
 
-/* The children of thread @tid of @parent named @comm, added. */
-static size_t add_children_of(struct daemon_watch *w, pid_t parent, const char *tid,
-			      const char *comm, int owner)
-{
-	char path[320], name[64];
-	unsigned long long start;
-	size_t added = 0;
-	char state;
-	FILE *f;
-	int pid;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%s/children", (int)parent, tid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (fscanf(f, "%d", &pid) == 1)
-		if (!watched(w, pid) && proc_stat(pid, &state, &start, name, sizeof(name)) &&
-		    !strcmp(name, comm) && !daemon_watch_add(w, pid, owner, comm))
-			added++;
-	fclose(f);
-	return added;
-}
-
 size_t daemon_watch_add_children(struct daemon_watch *w, pid_t parent, const char *comm,
 				 int owner)
 {
-	char path[64];
-	struct dirent *e;
-	size_t added = 0;
-	DIR *d;
+	pid_t child[DAEMON_WATCH_MAX];
+	size_t n = ctl_children_of(parent, child, DAEMON_WATCH_MAX), added = 0;
+	unsigned long long start;
+	char name[64], state;
 
-	/* each thread's children: a session daemon forks its consumers from a thread of its own */
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)parent);
-	d = opendir(path);
-	while (d && (e = readdir(d)))
-		if (e->d_name[0] != '.')
-			added += add_children_of(w, parent, e->d_name, comm, owner);
-	if (d)
-		closedir(d);
+	for (size_t i = 0; i < n; i++)
+		if (!watched(w, child[i]) &&
+		    proc_stat(child[i], &state, &start, name, sizeof(name)) && !strcmp(name, comm) &&
+		    !daemon_watch_add(w, child[i], owner, comm))
+			added++;
 	return added;
 }
 

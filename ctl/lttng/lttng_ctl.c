@@ -448,30 +448,9 @@ static void kill_with_children(pid_t pid)
 {
 	struct timespec tick = { 0, 10 * 1000 * 1000 };
 	pid_t child[64];
-	size_t n = 0, alive;
+	size_t n = ctl_children_of(pid, child, sizeof(child) / sizeof(child[0])), alive;
 	unsigned grace;
-	char path[64];
-	struct dirent *e;
-	DIR *d;
 
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	d = opendir(path);
-	while (d && (e = readdir(d))) {
-		char cpath[96];
-		FILE *f;
-		int c;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(cpath, sizeof(cpath), "/proc/%d/task/%.32s/children", (int)pid, e->d_name);
-		f = fopen(cpath, "re");
-		while (f && n < sizeof(child) / sizeof(child[0]) && fscanf(f, "%d", &c) == 1)
-			child[n++] = (pid_t)c;
-		if (f)
-			fclose(f);
-	}
-	if (d)
-		closedir(d);
 	kill(pid, SIGKILL);
 	grace = ctl_signals_hurry() ? CONSUMER_HURRY_MS : ctl_signals_budget_ms(CONSUMER_GRACE_MS);
 	for (unsigned waited = 0;; waited += 10) {

@@ -445,13 +445,14 @@ int lt_session_end(struct lt_session *s, char *err, size_t errlen)
 
 /* --- The session daemon's applications ------------------------------------------------------ */
 
-/* 0 when process *arg has tracepoints listed by the session daemon, -ESRCH when not yet. */
+/* 0 when process @arg (a pid, by value: a call given up outlives its caller's frame) has
+ * tracepoints listed by the session daemon, -ESRCH when not yet. */
 static int registered_main(struct lt_session *s, void *arg, char *err, size_t errlen)
 {
 	struct lttng_event *ev = NULL;
 	struct lttng_domain dom;
 	struct lttng_handle *h;
-	pid_t pid = *(pid_t *)arg;
+	pid_t pid = (pid_t)(intptr_t)arg;
 	int n, rc = -ESRCH;
 
 	(void)s;
@@ -480,7 +481,7 @@ int lt_wait_registered(pid_t pid, unsigned timeout_ms)
 
 	/* One question per poll, the lock released in between (a Ctrl-C's session end waits for
 	 * it); a daemon not answering yet is asked again like one that has not seen @pid yet. */
-	while (lt__call(NULL, registered_main, &pid, err, sizeof(err))) {
+	while (lt__call(NULL, registered_main, (void *)(intptr_t)pid, err, sizeof(err))) {
 		if (ctl_signals_count())
 			return -EINTR; /* the caller is interrupted: nothing to wait for */
 		if (lt__now_ms() >= deadline)
