@@ -60,6 +60,23 @@ static uint64_t present(const struct psa_live_status *st)
 	return st->last_ts;
 }
 
+/* The hosts the reader finds silent, told to the live watchdog (live_watch.h). */
+static void hear_silence(struct psa_live *l, struct psa_watch *w)
+{
+	struct psa_live_silent ls[PSA_SILENT_HOSTS_MAX];
+	struct psa_silent_host sh[PSA_SILENT_HOSTS_MAX];
+	size_t n = psa_live_silent(l, ls, PSA_SILENT_HOSTS_MAX);
+
+	if (n > PSA_SILENT_HOSTS_MAX)
+		n = PSA_SILENT_HOSTS_MAX;
+	for (size_t i = 0; i < n; i++) {
+		_Static_assert(sizeof(sh[i].host) == sizeof(ls[i].host), "one host name size");
+		memcpy(sh[i].host, ls[i].host, sizeof(sh[i].host));
+		sh[i].since_ts = ls[i].since_ts;
+	}
+	psa_watch_set_silent(w, sh, n);
+}
+
 static int lost_stream(struct live_watch_result *res, int rc, const char *prefix, const char *why)
 {
 	size_t n = strlen(prefix), k = strlen(why);
@@ -126,6 +143,8 @@ int live_watch_run(const struct live_watch_opts *o, struct live_watch_result *re
 		psa_watch_destroy(w);
 		return lost_stream(res, rc, "", err);
 	}
+	/* a host silent for longer than a stall must last is named, and holds no one back */
+	psa_live_set_silence(l, o->threshold_ns);
 	for (;;) {
 		struct psa_live_status st;
 		uint64_t mono;
@@ -144,6 +163,7 @@ int live_watch_run(const struct live_watch_opts *o, struct live_watch_result *re
 		}
 		if (present(&st) > now)
 			now = present(&st);
+		hear_silence(l, w);
 		if (now && psa_watch_tick(w, now)) {
 			lost_stream(res, -ENOMEM, "", "out of memory");
 			break;

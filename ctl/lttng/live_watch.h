@@ -45,7 +45,8 @@ struct live_watch_printer {
 
 struct live_watch_opts {
 	const char *const *urls;   /* the sessions: net://RELAYD[:PORT]/host/HOST/SESSION, one per
-				      host of a job across hosts; followed at once, muxed */
+				      host of a job across hosts; followed at once, merged by time
+				      (a host silent past the threshold is named) */
 	size_t n;
 	uint64_t threshold_ns;     /* a state lasting longer is a finding */
 	const struct live_watch_printer *printer; /* the findings */
