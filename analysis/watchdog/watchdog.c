@@ -359,10 +359,12 @@ static int add_live(struct psa_watchdog *w, const struct psa_model *m, const str
 	}
 	psa__watchdog_death_adopt(w, t, s);
 	/* live: its host's stream is silent and no host's silence explains it (its root would be
-	 * that host): what it waits for may have come after its horizon, compared with what the
-	 * hosts heard later show (seen: a receive at a late host's horizon against the send its
-	 * sender's later stream showed completed, "the message was lost") - not a root */
-	if (s->root_cause && w->trace_end < w->now) {
+	 * that host): a root that rests on another rank's events compares its horizon with what
+	 * the hosts heard later show (seen: a receive at a late host's horizon against the send
+	 * its sender's later stream showed completed, "the message was lost") - not a root. A
+	 * root its own stream shows (its device's trigger never written, its own error) is as
+	 * true at its horizon as at anyone's present. */
+	if (s->root_cause && s->cause == PSA_CAUSE_MESSAGE_LOST && w->trace_end < w->now) {
 		s->root_cause = false;
 		psa__detail_add(s, " - not a root cause: its host %s has been silent for %.3f s, "
 				"what came after is not in the stream yet", t->proc->host,
@@ -371,11 +373,23 @@ static int add_live(struct psa_watchdog *w, const struct psa_model *m, const str
 	return 0;
 }
 
+/*
+ * Where a task of a silent host is judged: the latest time its own stream vouched for, not
+ * when it went silent. A host that is only late goes on sending behind the others (the merge
+ * delivers it as it comes), and its own stall is seen as its stream shows it: judged at the
+ * time it went silent, a stall on a host that stayed late (more than the threshold behind the
+ * other hosts, as on a loaded machine) was named only when its driver's watchdog fired 10 s
+ * later and the host caught up. A host truly cut off has vouched for nothing since: the same.
+ */
 uint64_t psa__watchdog_horizon(const struct psa_watchdog *w, const struct psa_task *t)
 {
-	for (size_t i = 0; i < w->silent_n; i++)
-		if (!strcmp(w->silent[i].host, t->proc->host) && w->silent[i].since_ts < w->trace_end)
-			return w->silent[i].since_ts;
+	for (size_t i = 0; i < w->silent_n; i++) {
+		const struct psa_silent_host *h = &w->silent[i];
+		uint64_t heard = h->heard_ts > h->since_ts ? h->heard_ts : h->since_ts;
+
+		if (!strcmp(h->host, t->proc->host) && h->since_ts < w->trace_end)
+			return heard < w->trace_end ? heard : w->trace_end;
+	}
 	return w->trace_end;
 }
 

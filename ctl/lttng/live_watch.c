@@ -73,6 +73,7 @@ static void hear_silence(struct psa_live *l, struct psa_watch *w)
 		_Static_assert(sizeof(sh[i].host) == sizeof(ls[i].host), "one host name size");
 		memcpy(sh[i].host, ls[i].host, sizeof(sh[i].host));
 		sh[i].since_ts = ls[i].since_ts;
+		sh[i].heard_ts = ls[i].heard_ts;
 	}
 	psa_watch_set_silent(w, sh, n);
 }

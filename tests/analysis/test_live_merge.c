@@ -7,7 +7,12 @@
  * - sessions that give in turn are delivered in time order straight from their queues, nothing
  *   copied into the merge's rings (it was: the rings took the whole stream, 2.5-5 GB);
  * - while the merge waits for a session, the others' queues are emptied so their readers go on;
- *   once that session is silent it is named, and one poll delivers at most 8192 items.
+ *   once that session is silent it is named, and one poll delivers at most 8192 items;
+ * - sessions that are both quiet, sending only the relay's inactivity beacons, move the present
+ *   with the older session's beacon: nothing waits for an event;
+ * - a session that is only late (silent: more than silent_ns behind the others) goes on sending
+ *   behind the present, and what it has vouched for since is its own present (heard_ts): the
+ *   watchdog judges its tasks there, not at the time it went silent.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -186,12 +191,85 @@ static void test_live_merge__held_spills_then_silent_is_named_and_polls_are_boun
 	merge_free(l);
 }
 
+static uint64_t present(struct psa_live *l)
+{
+	struct psa_live_status st;
+
+	psa_live_status(l, &st);
+	return st.last_ts;
+}
+
+static void test_live_merge__quiet_sessions_move_the_present_with_their_beacons(void **state)
+{
+	struct psa_live *l = merge_new(2, 500 * MS);
+	struct seen seen = { 0 };
+
+	(void)state;
+	put(l, 0, T0, false);
+	put(l, 1, T0, false);
+	flush(l, 0);
+	flush(l, 1);
+	assert_int_equal(poll_now(l, &seen), 0);
+	/* then only beacons, each host's live timer at its own phase: after each, the present
+	 * is the older session's latest beacon, never held for an event */
+	for (unsigned k = 1; k <= 20; k++) {
+		size_t i = k % 2;
+
+		put(l, i, T0 + k * 50 * MS, true);
+		flush(l, i);
+		assert_int_equal(poll_now(l, &seen), 0);
+		assert_int_equal(present(l), T0 + (k - 1) * 50 * MS);
+	}
+	assert_int_equal(seen.total, 2);
+	merge_free(l);
+}
+
+static void test_live_merge__a_late_session_goes_on_at_its_own_present(void **state)
+{
+	struct psa_live *l = merge_new(2, 500 * MS);
+	struct psa_live_silent ls[2];
+	struct seen seen = { 0 };
+
+	(void)state;
+	put(l, 0, T0, false);
+	put(l, 1, T0, false);
+	flush(l, 0);
+	flush(l, 1);
+	assert_int_equal(poll_now(l, &seen), 0);
+	/* session 0 runs on 1.2 s; session 1's stream lags (its consumer daemon waits for a CPU) */
+	for (unsigned k = 1; k <= 12; k++)
+		put(l, 0, T0 + k * 100 * MS, false);
+	flush(l, 0);
+	assert_int_equal(poll_now(l, &seen), 0);
+	assert_int_equal(psa_live_silent(l, ls, 2), 1);
+	assert_string_equal(ls[0].host, "host1");
+	assert_int_equal(ls[0].since_ts, T0);
+	assert_int_equal(ls[0].heard_ts, T0);
+	/* its beacons come, behind the others: still silent (more than 500 ms behind), its own
+	 * present goes on with them */
+	put(l, 1, T0 + 300 * MS, true);
+	put(l, 1, T0 + 600 * MS, true);
+	flush(l, 1);
+	assert_int_equal(poll_now(l, &seen), 0);
+	assert_int_equal(psa_live_silent(l, ls, 2), 1);
+	assert_int_equal(ls[0].since_ts, T0);
+	assert_int_equal(ls[0].heard_ts, T0 + 600 * MS);
+	/* caught up to within 500 ms: silent no more */
+	put(l, 1, T0 + 1100 * MS, true);
+	flush(l, 1);
+	assert_int_equal(poll_now(l, &seen), 0);
+	assert_int_equal(psa_live_silent(l, ls, 2), 0);
+	merge_free(l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_live_merge__a_session_whose_reader_is_ahead_is_not_silent),
 		cmocka_unit_test(test_live_merge__sessions_in_turn_are_read_in_place),
 		cmocka_unit_test(test_live_merge__held_spills_then_silent_is_named_and_polls_are_bounded),
+		cmocka_unit_test(test_live_merge__quiet_sessions_move_the_present_with_their_beacons),
+		cmocka_unit_test(test_live_merge__a_late_session_goes_on_at_its_own_present),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

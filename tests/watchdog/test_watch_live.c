@@ -4,7 +4,7 @@
  * before, once, with the watchdog's root cause; its resolution when the task moves again; an
  * end note when the watch ends with it open; a rank that is merely behind is not blamed; and
  * across hosts, a host whose stream went silent while others wait on it is named, a host that
- * is only late is not. */
+ * is only late is not, and a late host's own stall is named at its own present. */
 #include <setjmp.h>
 #include <stdbool.h>
 #include <stdarg.h>
@@ -263,6 +263,41 @@ static void test_watch_live__a_late_host_is_not_blamed(void **unused)
 	psa_watch_destroy(f.w);
 }
 
+/* h1 is only late: its stream went "silent" (more than the threshold behind h0's) just after
+ * rank 1's device stalled, and its beacons go on coming behind h0's. Rank 1's stall is judged at
+ * what h1's stream vouched for since (heard_ts), and named, a root, once that is over the
+ * threshold - not held until h1 catches up (judged at the time it went silent, it was named
+ * only when the driver's watchdog fired, 10 s later). Nobody waits on h1: no silent host. */
+static void test_watch_live__a_late_hosts_own_stall_is_named_at_its_present(void **unused)
+{
+	struct psa_silent_host h = { .host = "h1" };
+	struct fx f;
+	uint64_t t;
+
+	(void)unused;
+	fx_init(&f);
+	f.hosts = true;
+	net_start(&f, 11, 1, 0);
+	t = f.now;
+	h.since_ts = t + 100 * MS;
+	h.heard_ts = t + 400 * MS;
+	psa_watch_set_silent(f.w, &h, 1);
+	assert_int_equal(psa_watch_tick(f.w, t + 1500 * MS), 0);
+	assert_int_equal(f.n, 0); /* at its own present, 400 ms: not over the threshold yet */
+	h.heard_ts = t + 700 * MS;
+	psa_watch_set_silent(f.w, &h, 1);
+	assert_int_equal(psa_watch_tick(f.w, t + 1800 * MS), 0);
+	assert_int_equal(f.n, 1);
+	assert_int_equal(f.notes[0].what, PSA_WATCH_FINDING);
+	assert_int_equal(f.stalls[0].rank, 1);
+	assert_int_equal(f.stalls[0].cause, PSA_CAUSE_DEVICE_NO_TRIGGER);
+	assert_true(f.stalls[0].root_cause);
+	assert_false(f.stalls[0].silent);
+	assert_int_equal(f.stalls[0].duration_ns, 700 * MS);
+	assert_null(strstr(f.stalls[0].detail, "not a root cause"));
+	psa_watch_destroy(f.w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -271,6 +306,7 @@ int main(void)
 		cmocka_unit_test(test_watch_live__a_rank_that_is_behind_is_not_blamed),
 		cmocka_unit_test(test_watch_live__a_silent_host_waited_on_is_named),
 		cmocka_unit_test(test_watch_live__a_late_host_is_not_blamed),
+		cmocka_unit_test(test_watch_live__a_late_hosts_own_stall_is_named_at_its_present),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -84,6 +84,9 @@ void psa_live_set_silence(struct psa_live *l, uint64_t silent_ns);
 struct psa_live_silent {
 	char host[PSA_HOST_MAX]; /* the HOST of its URL: the host its session's traces name */
 	uint64_t since_ts;       /* the trace time it had vouched for when it went silent */
+	uint64_t heard_ts;       /* the trace time it has vouched for since (>= since_ts): a
+				  * session that is only late goes on sending behind the present,
+				  * and this is its own present */
 };
 
 /* The sessions silent at the last poll, at most @max into @out; returns how many there are. */

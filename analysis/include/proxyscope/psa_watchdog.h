@@ -201,7 +201,11 @@ int psa_watchdog_analyze_live(const struct psa_watchdog *w, struct psa_model *m,
 /* A host whose live stream went silent while the other hosts' went on (psa_live_silent). */
 struct psa_silent_host {
 	char host[PSA_HOST_MAX];
-	uint64_t since_ts;        /* the last trace time its stream vouched for */
+	uint64_t since_ts;        /* the last trace time its stream vouched for when it went
+				   * silent: what its silence is timed from */
+	uint64_t heard_ts;        /* what its stream has vouched for since, behind the others
+				   * (a late host goes on sending; 0 or since_ts: nothing since):
+				   * its own tasks are judged there */
 };
 #define PSA_SILENT_HOSTS_MAX 64
 

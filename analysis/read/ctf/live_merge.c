@@ -281,6 +281,15 @@ static size_t release(struct psa_live *l, const struct psa_sink *sink, size_t ma
 		refresh(l, c);
 		out++;
 	}
+	/* a silent session whose last item caught it up is silent no more now, not at the
+	 * next item some session gives (with every stream quiet, that can be a live timer
+	 * period later, and until then its tasks are judged behind its own present) */
+	for (size_t i = 0; i < l->n; i++) {
+		struct live_src *s = &l->src[i];
+
+		if (s->silent && !s->ended && s->vouched)
+			s->silent = others_latest(&lt, s) > s->vouched + l->silent_ns;
+	}
 	return out;
 }
 
@@ -358,6 +367,7 @@ size_t psa_live_silent(const struct psa_live *l, struct psa_live_silent *out, si
 		if (k < max) {
 			psa__copy_str(out[k].host, sizeof(out[k].host), s->host, strlen(s->host));
 			out[k].since_ts = s->silent_since;
+			out[k].heard_ts = s->vouched > s->silent_since ? s->vouched : s->silent_since;
 		}
 		k++;
 	}
