@@ -32,6 +32,8 @@ grep '^\[+' "$tmp/out" >"$tmp/live"
 # evidence says how long it had lasted when named; the job's timeout is 10 s)
 live_before_end() {
 	w=$(sed -n 's/.*finding: .*(waited \([0-9.]*\) s).*/\1/p' "$1" | head -n 1)
+	echo "first finding in $(basename "$1"): $(grep -m 1 '^\[+.*finding: ' "$1" | cut -c1-14) after" \
+		"the watch began, the stall named after ${w:-?} s"
 	[ -n "$w" ] && awk -v w="$w" 'BEGIN { exit !(w >= 0.5 && w < 10) }'
 }
 check "watched: exit 1, the stall named live with host1, rank 5, exec 10 and its cause" \
