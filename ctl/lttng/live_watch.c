@@ -156,6 +156,7 @@ int live_watch_run(const struct live_watch_opts *o, struct live_watch_result *re
 			break;
 		}
 		psa_live_status(l, &st);
+		res->unheard_max_ns = st.unheard_max_ns;
 		if (st.stuck_ns > (uint64_t)o->stuck_ms * 1000000ull) {
 			snprintf(err, sizeof(err), "the relay daemon stopped answering (no reply for %.1f s)",
 				 (double)st.stuck_ns / 1e9);
@@ -210,6 +211,19 @@ int live_watch_run(const struct live_watch_opts *o, struct live_watch_result *re
 	psa_live_close(l, CLOSE_MS);
 	psa_watch_destroy(w);
 	return res->rc;
+}
+
+const char *live_watch_unheard(const struct live_watch_result *r, uint64_t threshold_ns,
+			       char *buf, size_t len)
+{
+	if (!len)
+		return "";
+	buf[0] = '\0';
+	if (r->unheard_max_ns && r->unheard_max_ns >= threshold_ns)
+		snprintf(buf, len, "; a stream sent nothing for up to %.3f s at once (its host cut "
+			 "off, or its tracer's consumer daemon waiting for a CPU): a finding on it "
+			 "came up to that much later", (double)r->unheard_max_ns / 1e9);
+	return buf;
 }
 
 int live_relay_of(const char *url, char *out, size_t len)

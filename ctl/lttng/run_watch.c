@@ -151,8 +151,11 @@ void run_watch_stop(struct run_watch *w)
 		return;
 	atomic_store(&w->stop, true);
 	pthread_join(w->thread, NULL);
-	ctl_note("watch: %llu events, %llu lost, %llu finding%s",
+	char unheard[192];
+
+	ctl_note("watch: %llu events, %llu lost, %llu finding%s%s",
 		 (unsigned long long)w->res.events, (unsigned long long)w->res.lost,
-		 (unsigned long long)w->res.findings, w->res.findings == 1 ? "" : "s");
+		 (unsigned long long)w->res.findings, w->res.findings == 1 ? "" : "s",
+		 live_watch_unheard(&w->res, w->threshold_ns, unheard, sizeof(unheard)));
 	watch_free(w);
 }

@@ -12,7 +12,9 @@
  *   with the older session's beacon: nothing waits for an event;
  * - a session that is only late (silent: more than silent_ns behind the others) goes on sending
  *   behind the present, and what it has vouched for since is its own present (heard_ts): the
- *   watchdog judges its tasks there, not at the time it went silent.
+ *   watchdog judges its tasks there, not at the time it went silent;
+ * - how long a stream sent nothing at once is measured (the watch says it: a finding came that
+ *   much later).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,6 +22,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -262,6 +265,33 @@ static void test_live_merge__a_late_session_goes_on_at_its_own_present(void **st
 	merge_free(l);
 }
 
+/* A session whose reader got nothing for a while: how long is the stream's stall, told once it
+ * speaks again (psa_live_status's unheard_max_ns). */
+static void test_live_merge__the_longest_time_a_stream_sent_nothing_is_measured(void **state)
+{
+	struct psa_live *l = merge_new(2, 500 * MS);
+	struct timespec nap = { 0, 60 * 1000 * 1000 };
+	struct psa_live_status st;
+	struct seen seen = { 0 };
+
+	(void)state;
+	put(l, 0, T0, false);
+	put(l, 1, T0, false);
+	flush(l, 0);
+	flush(l, 1);
+	assert_int_equal(poll_now(l, &seen), 0);
+	nanosleep(&nap, NULL);
+	assert_int_equal(poll_now(l, &seen), 0);
+	psa_live_status(l, &st);
+	assert_int_equal(st.unheard_max_ns, 0); /* counted once it speaks again */
+	put(l, 1, T0 + 100 * MS, true);
+	flush(l, 1);
+	assert_int_equal(poll_now(l, &seen), 0);
+	psa_live_status(l, &st);
+	assert_true(st.unheard_max_ns >= 60 * MS);
+	merge_free(l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -270,6 +300,7 @@ int main(void)
 		cmocka_unit_test(test_live_merge__held_spills_then_silent_is_named_and_polls_are_bounded),
 		cmocka_unit_test(test_live_merge__quiet_sessions_move_the_present_with_their_beacons),
 		cmocka_unit_test(test_live_merge__a_late_session_goes_on_at_its_own_present),
+		cmocka_unit_test(test_live_merge__the_longest_time_a_stream_sent_nothing_is_measured),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

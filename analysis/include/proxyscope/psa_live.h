@@ -40,6 +40,12 @@ struct psa_live_status {
 				     * gave was delivered */
 	uint64_t stuck_ns;          /* how long the reader has been inside one babeltrace2 call
 				     * (0: it is not) */
+	uint64_t unheard_max_ns;    /* the longest wall-clock time (CLOCK_MONOTONIC) a session's
+				     * reader received nothing new, event or beacon, between two
+				     * things it did receive: its host cut off, or its tracer
+				     * stalled (the consumer daemon flushes on a timer, which
+				     * waits for a CPU like any thread). No merge sees through
+				     * it: a finding on that host comes that much later */
 };
 
 /*

@@ -47,6 +47,8 @@ struct live_src {
 	bool ended;                       /* C: its queue ended */
 	bool silent;                      /* C: left out of the merge's order */
 	uint64_t silent_since;            /* C: what it had vouched for when it went silent */
+	uint64_t heard_ts;                /* C: latest as the merge last saw it */
+	uint64_t heard_mono;              /* C: when it saw it change (mono ns; 0: never yet) */
 };
 
 struct psa_live {

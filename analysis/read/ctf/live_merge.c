@@ -301,6 +301,26 @@ static bool all_ended(const struct psa_live *l)
 	return true;
 }
 
+/* How long a session's reader received nothing new (psa_live_status's unheard_max_ns), looked
+ * at every time the merge looks at the queues (at most MERGE_NAP_NS apart while it waits). A
+ * gap counts once the session speaks again. */
+static void unheard(struct psa_live *l)
+{
+	uint64_t now = psa__live_mono_ns();
+
+	for (size_t i = 0; i < l->n; i++) {
+		struct live_src *s = &l->src[i];
+		uint64_t t = atomic_load_explicit(&s->latest, memory_order_relaxed);
+
+		if (t <= s->heard_ts)
+			continue;
+		if (s->heard_mono && now - s->heard_mono > l->st.unheard_max_ns)
+			l->st.unheard_max_ns = now - s->heard_mono;
+		s->heard_ts = t;
+		s->heard_mono = now;
+	}
+}
+
 int psa_live_poll(struct psa_live *l, const struct psa_sink *sink, unsigned wait_ms, char *err,
 		  size_t errlen)
 {
@@ -311,7 +331,10 @@ int psa_live_poll(struct psa_live *l, const struct psa_sink *sink, unsigned wait
 	/* the first item may be waited for; then only what is already there */
 	for (;;) {
 		struct timespec nap = { 0, MERGE_NAP_NS };
-		size_t out = release(l, sink, RELEASE_MAX);
+		size_t out;
+
+		unheard(l);
+		out = release(l, sink, RELEASE_MAX);
 
 		if (l->rc || all_ended(l))
 			break;
