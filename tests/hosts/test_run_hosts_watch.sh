@@ -12,6 +12,9 @@
 #  - attached (`proxyscope hosts` running watch_attach_job.sh on the collector: a live session
 #    per host, a device stall on host1), `watch --list` shows both hosts' sessions and
 #    `watch URL URL` follows them at once, naming the stall with its host while it lasts;
+#  - in both live cases the stall is named within the threshold + 1 s, plus the longest time a
+#    host's stream sent nothing at once (the watch's summary says it; a finding never runs ahead
+#    of what the streams vouch for);
 #  - --watch with --snapshot is a usage error (a session has one mode);
 # and nothing of the hosts is left after each run (namespaces, links, mounts, daemons). Needs root.
 set -u
