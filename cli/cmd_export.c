@@ -31,6 +31,7 @@
 #include <proxyscope/psa_clock.h>
 #include <proxyscope/psa_event.h>
 #include <proxyscope/psa_export.h>
+#include <proxyscope/psa_integrity.h>
 #include <proxyscope/psa_model.h>
 
 #include "cli_util.h"
@@ -263,6 +264,14 @@ static int export_run(const struct export_cli *c, struct ctl_output *target, str
 	} else if (rc) {
 		cli_error("export failed: %s", strerror(-rc));
 		rc = CLI_EXIT_FAILURE;
+	}
+	for (size_t i = 0; !rc && i < r->integrity.n; i++) {
+		char line[1400];
+
+		if (r->integrity.v[i].kind == PSA_TRACE_DUPLICATE)
+			continue;
+		psa_integrity_issue_str(&r->integrity.v[i], line, sizeof(line));
+		fprintf(stderr, "warning: damaged: %s: the timeline misses what it held\n", line);
 	}
 	psa_model_totals(r->m, &t);
 	if (!rc && (t.discarded_events || t.discarded_packets))

@@ -254,6 +254,11 @@ static void count_signal(int sig)
 		    "once)", NULL);
 		return;
 	}
+	/* Said first: once the daemons are killed the teardown's thread fails fast and may end
+	 * the process before this thread runs again (the fresh machine's procs-thrice: its lines
+	 * came, this one did not). */
+	phase = g_phase;
+	say("proxyscope: stopped at once: ", phase ? phase : "the teardown was left where it was");
 	/* SIGKILL: a session daemon sent SIGTERM mid-session was still running 20 s after the
 	 * exit (the fresh machine's run-thrice); killed, its consumers see it gone and end on
 	 * their own, between two packets */
@@ -262,8 +267,6 @@ static void count_signal(int sig)
 			kill(g_owned[i], SIGKILL);
 	if (g_owned_dir) /* a daemon's home: rmdir removes it only when it is empty */
 		rmdir(g_owned_dir);
-	phase = g_phase;
-	say("proxyscope: stopped at once: ", phase ? phase : "the teardown was left where it was");
 	_exit(128 + sig);
 }
 

@@ -4,7 +4,8 @@
  * `proxyscope record`, then written in every format with `proxyscope export` from the CTF trace
  * and from babeltrace2's text dump of it. The chrome file passes every check a viewer relies on,
  * the formats agree with each other, the text path gives the same timeline as the CTF path, and
- * a truncated trace is an error that leaves nothing behind.
+ * a stream cut mid-packet is exported up to there with a warning, and without its index is an
+ * error that leaves nothing behind.
  *
  * The scenario is recorded once, by the group setup; if recording fails every test fails with
  * the reason. Only a machine without `lttng` skips (exit 77). Run under RESOURCE_LOCK lttng.
@@ -163,12 +164,18 @@ static int find_stream(const char *p, const struct stat *sb, int flag, struct FT
 	return 0;
 }
 
-static void test_export_record__truncated_trace_is_an_error(void **state)
+/*
+ * A stream file cut mid-packet (a consumer killed mid-write): exported up to its last whole
+ * packet, with a warning naming the stream; without its index to say where its packets end,
+ * an error that leaves nothing behind.
+ */
+static void test_export_record__truncated_trace(void **state)
 {
 	char *cp[] = { "/bin/cp", "-r", g_trace, (char *)path("cut"), NULL };
 	char *argv[] = { PROXYSCOPE_BIN, "export", "--format", "chrome", "-o",
 			 (char *)path("cut.json"), (char *)path("cut"), NULL };
-	char err[2048];
+	char err[2048], idx[PATH_MAX];
+	char *rm[] = { "/bin/rm", "-r", idx, NULL };
 	struct stat st;
 	int rc;
 
@@ -182,9 +189,19 @@ static void test_export_record__truncated_trace_is_an_error(void **state)
 	assert_int_equal(truncate(g_victim, st.st_size / 2 + 7), 0); /* mid-packet */
 	rc = child_run(argv, NULL, path("cut.stdout"), path("cut.stderr"));
 	file_read(path("cut.stderr"), err, sizeof(err));
+	if (rc != 0 || !strstr(err, "warning: damaged: stream ") || !strstr(err, "stops early"))
+		fail_msg("a stream cut mid-packet: exit %d, stderr:\n%s(expected exit 0 and a "
+			 "warning naming it)", rc, err);
+	assert_true(file_exists(path("cut.json")));
+	assert_int_equal(unlink(path("cut.json")), 0);
+
+	snprintf(idx, sizeof(idx), "%.*s/index", (int)(strrchr(g_victim, '/') - g_victim), g_victim);
+	assert_int_equal(child_run(rm, NULL, path("rm.stdout"), path("rm.stderr")), 0);
+	rc = child_run(argv, NULL, path("cut.stdout"), path("cut.stderr"));
+	file_read(path("cut.stderr"), err, sizeof(err));
 	if (rc != 2 || strncmp(err, "error: ", 7) || strchr(err, '\n') != err + strlen(err) - 1)
-		fail_msg("a truncated trace: exit %d, stderr:\n%s(expected exit 2, one error line)", rc,
-			 err);
+		fail_msg("a truncated trace without its index: exit %d, stderr:\n%s(expected exit 2, "
+			 "one error line)", rc, err);
 	assert_false(file_exists(path("cut.json")));
 	assert_false(file_exists(path("cut.json.tmp")));
 }
@@ -218,7 +235,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_export_record__chrome_shows_the_stall),
 		cmocka_unit_test(test_export_record__formats_and_text_dump_agree),
-		cmocka_unit_test(test_export_record__truncated_trace_is_an_error),
+		cmocka_unit_test(test_export_record__truncated_trace),
 	};
 
 	if (!tool_in_path("lttng")) {

@@ -4,7 +4,8 @@
 # back by the report commands: a healthy run reports no stall and its timeline matches what the
 # driver itself counted; a device stall, a lost message and a slow but finishing rank are each
 # named correctly (root cause, cause word, ranks) by the trace-based watchdog; Ctrl-C keeps the
-# trace and leaves no session behind; a truncated or corrupt CTF trace is a one-line error.
+# trace and leaves no session behind; a stream cut mid-packet is read up to there and said
+# damaged; a corrupt CTF trace is a one-line error.
 #
 #   sh test_report_scenarios.sh path/to/proxyscope
 # Exit 77 (skip) only when lttng is not installed.
@@ -182,15 +183,25 @@ EOF
 fi
 
 # --- a truncated and a corrupt CTF trace ---------------------------------------------------------
+# A stream file cut mid-packet (a consumer killed mid-write) is read up to its last whole packet
+# and said damaged: no root cause is certain (exit 3). Without its index to say where its packets
+# end, and with corrupt metadata, the trace is a one-line error.
 if [ -d healthy ]; then
 	cp -r healthy trunc
 	cp -r healthy corrupt
 	stream=$(find trunc -name 'proxyscope_0' -type f | head -1)
 	size=$(wc -c <"$stream")
 	truncate -s $((size / 2 + 3)) "$stream"
+	cp -r trunc truncnoindex
+	rm -r "$(dirname "$(find truncnoindex -name 'proxyscope_0' -type f | head -1)")/index"
 	meta=$(find corrupt -name metadata -type f | head -1)
 	printf 'this is not CTF metadata {{{\n' >"$meta"
-	for t in trunc corrupt; do
+	if run 3 report trunc; then
+		grep -q "^damaged: stream proxyscope_0 of '.*trunc.*' stops early" "$out" ||
+			fail "trunc: the report does not say which stream stops early"
+		if grep -q '^root cause:' "$out"; then fail "trunc: a root cause from a damaged trace"; fi
+	fi
+	for t in truncnoindex corrupt; do
 		if run 2 report "$t"; then
 			grep -q "^error: .*'$t" "$err" || fail "$t: the error does not name the trace"
 			[ "$(wc -l <"$err")" -eq 1 ] || fail "$t: not a one-line error"
