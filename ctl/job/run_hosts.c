@@ -23,7 +23,7 @@
 #include <proxyscope/psa_model.h>
 #include <proxyscope/trace.h>
 
-#include "log_digest.h"
+#include "run_hosts_log.h"
 #include "msg.h"
 #include "signals.h"
 #include "hosts.h"
@@ -42,6 +42,8 @@ struct xchild_result {
 #define XCHILD_MAGIC 0x78726573u /* "xres" */
 #define REGISTER_TIMEOUT_MS 10000
 #define JOB_GONE_GRACE_MS 3000
+/* The job's messages read at most this much every 50 ms while mpirun runs (the rest after). */
+#define LOG_PUMP_BYTES (256u << 10)
 #define LAUNCHER_STOP_MS 5000
 #define GATE_MS 30000       /* the parent holds a watched job this long for the watch, at most */
 #define CHILD_GATE_MS 40000 /* a process waits for the parent's go this long, at most */
@@ -147,13 +149,11 @@ int run_hosts_child(struct enc_wl_args *args, const char *dir, bool traced, bool
 	if (traced)
 		child_trace(l.rank);
 	gate_wait(dir);
-	if (digest)
-		log_digest_begin(enc_log_stderr, ENC_LOG_WARN);
-	else
+	/* digested: the parent digests every process's messages as one (run_hosts_log.h) */
+	if (!digest || run_hosts_log_child(dir))
 		enc_log_set_hook(enc_log_stderr, NULL, ENC_LOG_WARN);
 	rc = enc_wl_run(args, &res);
-	log_digest_end();
-	enc_log_set_hook(enc_log_stderr, NULL, ENC_LOG_WARN);
+	run_hosts_log_child_end();
 	if (rc)
 		ctl_error("process %" PRIu32 ": cannot run the workload: %s", args->proc,
 			  res.err[0] ? res.err : strerror(-rc));
@@ -219,7 +219,8 @@ static char **launcher_argv(const struct hosts *h, const struct enc_wl_args *arg
  * launcher is stopped with it.
  */
 static int launcher_wait(struct hosts *h, struct run_hosts *rh, bool heal, uint64_t stuck_ms,
-			 pid_t pid, struct run_watch *watch, struct hosts_trace *t)
+			 pid_t pid, struct run_watch *watch, struct hosts_trace *t,
+			 struct run_hosts_log *log)
 {
 	struct timespec tick = { 0, 50 * 1000 * 1000 };
 	uint64_t all_ms = 0, some_ms = 0, stop_ms = 0, gate_ms = 0;
@@ -234,6 +235,7 @@ static int launcher_wait(struct hosts *h, struct run_hosts *rh, bool heal, uint6
 			break;
 		if (t) /* a daemon of the recording that died loses its host's trace, not the job */
 			hosts_trace_watch(t, h);
+		run_hosts_log_pump(log, LOG_PUMP_BYTES);
 		if (gated && (run_watch_settled(watch) || gate_ms >= GATE_MS || ctl_signals_caught())) {
 			gate_open(h->dir, watch);
 			gated = false;
@@ -429,6 +431,7 @@ int run_hosts_run(const struct enc_wl_args *args, uint32_t hosts,
 	struct hosts_opts o = { .n = hosts, .sessiond = trace != NULL };
 	struct hosts_trace t;
 	struct run_watch *watch;
+	struct run_hosts_log log;
 	struct ctl_sigcatch sigs;
 	char err[HOSTS_ERR_MAX], exe[PATH_MAX], np[16], ppr[32];
 	struct hosts *h;
@@ -474,6 +477,7 @@ int run_hosts_run(const struct enc_wl_args *args, uint32_t hosts,
 		ctl_note("proxyscope: interrupted before the job started");
 		goto out_trace;
 	}
+	run_hosts_log_open(&log, h->dir);
 	v = launcher_argv(h, args, hosts, argc, argv, exe, np, ppr);
 	rc = v ? host_spawn(&h->collector, v, "/dev/null", &pid) : -ENOMEM;
 	free(v);
@@ -483,7 +487,8 @@ int run_hosts_run(const struct enc_wl_args *args, uint32_t hosts,
 	} else {
 		rh->launcher_status = launcher_wait(h, rh, run_hosts_partitions(args),
 						    3 * (uint64_t)args->timeout_ms + 10000, pid, watch,
-						    trace ? &t : NULL);
+						    trace ? &t : NULL, &log);
+		run_hosts_log_close(&log);
 		results_read(h, rh, res);
 	}
 out_trace:

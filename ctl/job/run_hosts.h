@@ -75,7 +75,7 @@ int run_hosts_run(const struct enc_wl_args *args, uint32_t hosts,
 void run_hosts_fini(struct run_hosts *rh);
 
 /* In a process started by mpirun: run this process's ranks (recorded by its host's session
- * when @traced; the library's warnings digested when @digest, log_digest.h), leave the result
+ * when @traced; the library's warnings digested when @digest, run_hosts_log.h), leave the result
  * in @dir. 0 (whatever the run's result), or -EINVAL when not
  * started by a PMIx launcher, -errno when the result cannot be written. */
 int run_hosts_child(struct enc_wl_args *args, const char *dir, bool traced, bool digest);

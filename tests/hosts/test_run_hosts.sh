@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # `proxyscope run --hosts H`: 2 and 3 hosts x 2 processes x 2 ranks over tcp;ofi_rxm, every
-# exec completed and every byte verified, each host running its processes; the usage errors of
-# the combination; nothing of the hosts left afterwards. Needs root.
+# exec completed and every byte verified, each host running its processes; a large run's
+# warnings digested across its processes; the usage errors of the combination; nothing of the
+# hosts left afterwards. Needs root.
 set -u
 bin=$1
 [ "$(id -u)" -eq 0 ] || { echo "test_run_hosts: needs root; skipped"; exit 77; }
@@ -24,6 +25,21 @@ check "2 hosts, ring" run_ok 2 ring
 check "2 hosts, nothing left" nothing_left
 check "3 hosts, alltoall" run_ok 3 alltoall
 check "3 hosts, nothing left" nothing_left
+
+# A large run (32 groups) with a stall: every rank warns alike, in 4 processes on 2 hosts; the
+# parent digests their warnings as one - each shape once, then how many more - where each
+# process digesting its own printed the first of each shape once a process.
+digested() {
+	run_noted "$bin" run --hosts 2 --procs 4 --ranks 64 --ranks-per-proxy 2 --backend ofi \
+		--provider tcp --no-trace --ops 4 --timeout 3s --inject device-stall:rank=5,exec=2
+	[ $rc -eq 1 ] &&
+		[ "$(grep -c 'Waiting on proxy task type 2' "$tmp/err")" -eq 2 ] &&
+		grep -q '^proxyscope: warning: and [0-9]* more like ".*Waiting on proxy task type 2' \
+			"$tmp/err" &&
+		[ "$(grep -c '^proxyscope: warning: ' "$tmp/err")" -le 8 ]
+}
+check "a large run's warnings digested across its processes" digested
+check "digested, nothing left" nothing_left
 
 usage() { # expected-text args...
 	want=$1; shift
