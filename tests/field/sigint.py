@@ -34,11 +34,7 @@ def probe():
 
 threading.Thread(target=probe, daemon=True).start()
 env = dict(os.environ, TMPDIR=a.tmpdir)
-# A process group of its own (what a terminal's Ctrl-C reaches), not a session of its own: a new
-# session is a scheduling group of its own (autogroup), and the probe above must share the
-# command's - on a busy runner the command's signal thread waited 5.5 s for a CPU while the
-# probe, in another group, saw 0.25 s.
-p = subprocess.Popen(a.argv, env=env, process_group=0, stdout=subprocess.DEVNULL,
+p = subprocess.Popen(a.argv, env=env, start_new_session=True, stdout=subprocess.DEVNULL,
                      stderr=subprocess.PIPE,
                      preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 lines = []  # (seconds since start, line)
