@@ -441,7 +441,8 @@ int lt_sessiond_ensure(struct lt_session *s, char *err, size_t errlen)
 #define CONSUMER_GRACE_MS 2000u
 #define CONSUMER_HURRY_MS 200u
 
-/* SIGKILL @pid, then, if they have not ended within CONSUMER_GRACE_MS, the children of each of
+/* SIGKILL @pid, then, if they have not ended within CONSUMER_GRACE_MS (what is left of the
+ * teardown's time after a Ctrl-C, CONSUMER_HURRY_MS after a second), the children of each of
  * its threads (its consumer daemons, its run-as helper), read before it dies: once reparented
  * they are no longer known as its. */
 static void kill_with_children(pid_t pid)

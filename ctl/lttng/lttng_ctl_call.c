@@ -15,8 +15,8 @@
  * library's reads on its socket have no time bound. The caller waits for the thread in 50 ms
  * steps, and the thread beats (lt__beat, lt__sleep_ms) between its commands; a call silent for
  * longer than call_silence_ms() - 60 s, 15 s after a Ctrl-C - is left to its thread and fails
- * -ETIMEDOUT, so that Ctrl-C still ends the program. Measured: a record whose session daemon was stopped (SIGSTOP) hung in lttng stop
- * through two Ctrl-C; the third was the only way out.
+ * -ETIMEDOUT, so that Ctrl-C still ends the program. Measured: a record whose session daemon
+ * was stopped (SIGSTOP) hung in lttng stop through two Ctrl-C; the third was the only way out.
  *
  * Lock: lib_mtx serialises every use of the library, whose connection to the session daemon is
  * process-global. The caller holds it while its thread runs; nothing is taken under it. A call
