@@ -250,19 +250,6 @@ int lt_output_prepare(const char *dir, char *abs, size_t abslen, char *err, size
 	return 0;
 }
 
-static pid_t read_pidfile(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	long pid = 0;
-
-	if (!f)
-		return 0;
-	if (fscanf(f, "%ld", &pid) != 1)
-		pid = 0;
-	fclose(f);
-	return (pid_t)pid;
-}
-
 static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
 	(void)sb, (void)flag, (void)ftw;
@@ -335,71 +322,116 @@ static int run_lttng_private(struct lt_session *s, char *err, size_t errlen)
 /* How long a session daemon we started may take to answer: seconds on a loaded machine. */
 #define SESSIOND_READY_MS 30000u
 
-/* The first "Error: ..." line of the daemon's log @path into @out (false when there is none). */
-static bool log_error(const char *path, char *out, size_t len)
+/* Whether our child @pid has ended, reaped if so (a zombie still answers kill(pid, 0)). */
+static bool sessiond_gone(pid_t pid)
 {
-	char line[LT_ERR_MAX];
-	bool found = false;
-	FILE *f = fopen(path, "r");
+	int st;
+	pid_t r = waitpid(pid, &st, WNOHANG);
 
-	while (f && !found && fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		if ((found = !strncmp(line, "Error:", 6)))
-			snprintf(out, len, "%s", line);
+	if (r == pid)
+		return true;
+	if (r < 0 && errno == ECHILD) /* not a child of ours */
+		return kill(pid, 0) != 0;
+	return false;
+}
+
+/* What the daemon said on @fd so far (non-blocking): its last len - 1 bytes in @out. */
+static void sessiond_said(int fd, char *out, size_t len)
+{
+	size_t used = strlen(out);
+	char buf[512];
+	ssize_t n;
+
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		const char *src = buf;
+		size_t k = (size_t)n;
+
+		if (k > len - 1) {
+			src += k - (len - 1);
+			k = len - 1;
+		}
+		if (used + k > len - 1) {
+			size_t drop = used + k - (len - 1);
+
+			memmove(out, out + drop, used - drop);
+			used -= drop;
+		}
+		memcpy(out + used, src, k);
+		used += k;
+		out[used] = '\0';
 	}
-	if (f)
-		fclose(f);
-	return found;
+}
+
+/* The last non-empty line of @out, trimmed, for a one-line error. */
+static const char *last_line(char *out)
+{
+	char *end = out + strlen(out);
+
+	while (end > out && (end[-1] == '\n' || end[-1] == ' '))
+		*--end = '\0';
+	while (end > out && end[-1] != '\n')
+		end--;
+	return *end ? end : "no output";
 }
 
 /*
- * Start lttng-sessiond in our own session (a process group of its own, so the terminal's
- * Ctrl-C does not reach it; detached, so it is nobody's zombie), not daemonized: --daemonize
- * calls setsid(), and a session is a scheduling autogroup. In a group of its own, beside a
- * traced job that spins between polls (sched_yield), its consumer daemon's live timer thread
- * waited 5-22 s at a time for a CPU on an idle 2-CPU machine (/proc/TID/schedstat): no flush,
- * no beacon, and a live watch saw nothing from the start of a stall until the run ended, in
- * 2 runs of 8. In our session it competes with the job's threads one by one: 0 of 18 runs.
+ * Start lttng-sessiond as our child in our session (a process group of its own, so the
+ * terminal's Ctrl-C does not reach it), not daemonized: --daemonize calls setsid(), and a
+ * session is a scheduling autogroup. In a group of its own, beside a traced job that spins
+ * between polls (sched_yield), its consumer daemon's live timer thread waited 5-22 s at a time
+ * for a CPU on an idle 2-CPU machine (/proc/TID/schedstat): no flush, no beacon, and a live
+ * watch saw nothing from the start of a stall until the run ended, in 1 run of 5. In our
+ * session it competes with the job's threads one by one: 0 of 38 runs (docs/decisions.md).
+ * Its output is read until it answers, for the error of one that could not start; after that
+ * it writes into a closed pipe (it ignores SIGPIPE), as --daemonize's into /dev/null.
  */
 static int sessiond_start(struct lt_session *s, char *err, size_t errlen)
 {
 	/* only user-space tracing: as root it would load kernel modules otherwise */
 	char *argv[] = { "lttng-sessiond", "--no-kernel", NULL };
-	char log[PATH_MAX + 32], why[LT_ERR_MAX];
-	unsigned failed_at = 0;
 	struct timespec tick = { 0, 10 * 1000 * 1000 };
+	char out[LT_ERR_MAX] = "";
+	int pipefd[2], rc = 0;
 	pid_t pid;
-	int rc;
 
-	snprintf(log, sizeof(log), "%s/sessiond.log", s->home);
-	rc = ctl_spawn(&(struct ctl_spawn_opts){ .argv = argv, .own_group = true, .detach = true,
-						   .empty_mask = true, .log = log },
+	if (pipe2(pipefd, O_CLOEXEC))
+		return -errno;
+	rc = ctl_spawn(&(struct ctl_spawn_opts){ .argv = argv, .own_group = true, .empty_mask = true,
+						   .out_fd = pipefd[1],
+						   .say_exec_error_short = true },
 		       &pid);
+	close(pipefd[1]);
 	if (rc) {
+		close(pipefd[0]);
 		snprintf(err, errlen, "cannot start lttng-sessiond: %s", strerror(-rc));
 		return rc;
 	}
+	s->sessiond_pid = pid;
+	ctl_signals_own(pid); /* a third Ctrl-C stops it too */
+	fcntl(pipefd[0], F_SETFL, O_NONBLOCK);
 	for (unsigned waited = 0; !lt__sessiond_alive(); waited += 10) {
-		/* an error it logged may not be fatal: fail on it only if it still does not
-		 * answer a second later */
-		if (!failed_at && log_error(log, why, sizeof(why)))
-			failed_at = waited + 1000;
-		if (failed_at && waited >= failed_at) {
-			snprintf(err, errlen, "cannot start lttng-sessiond: %s", why);
-			return -ECHILD;
+		sessiond_said(pipefd[0], out, sizeof(out));
+		if (sessiond_gone(pid)) {
+			sessiond_said(pipefd[0], out, sizeof(out));
+			ctl_signals_disown(pid);
+			s->sessiond_pid = 0;
+			snprintf(err, errlen, "cannot start lttng-sessiond: %s", last_line(out));
+			rc = -ECHILD;
+			break;
 		}
 		if (waited >= SESSIOND_READY_MS || ctl_signals_caught()) {
 			snprintf(err, errlen, "lttng-sessiond started but does not answer");
-			return -ETIMEDOUT;
+			rc = -ETIMEDOUT;
+			break;
 		}
 		nanosleep(&tick, NULL);
 	}
-	return 0;
+	close(pipefd[0]);
+	return rc;
 }
 
 int lt_sessiond_ensure(struct lt_session *s, char *err, size_t errlen)
 {
-	char pidfile[PATH_MAX + 32];
 	int rc;
 
 	if (lt__sessiond_alive())
@@ -417,14 +449,6 @@ int lt_sessiond_ensure(struct lt_session *s, char *err, size_t errlen)
 	setenv("LTTNG_HOME", s->home, 1);
 	ctl_signals_own_dir(s->home); /* a third Ctrl-C does not leave it behind */
 	rc = sessiond_start(s, err, errlen);
-	/* its pid file says which one it is (written before it answers) */
-	if (geteuid() == 0)
-		snprintf(pidfile, sizeof(pidfile), "/var/run/lttng/lttng-sessiond.pid");
-	else
-		snprintf(pidfile, sizeof(pidfile), "%s/.lttng/lttng-sessiond.pid", s->home);
-	s->sessiond_pid = read_pidfile(pidfile);
-	if (s->sessiond_pid > 0)
-		ctl_signals_own(s->sessiond_pid); /* a third Ctrl-C stops it too */
 	if (rc) {
 		lt_sessiond_release(s);
 		return rc;
@@ -479,16 +503,18 @@ static void sessiond_release(struct lt_session *s, bool wait)
 		 * load 12 exited 14.4 s after it (the destroy's 3 s, the drain, then 5 s here) */
 		unsigned budget = ctl_signals_budget_ms(5000), ticks;
 
-		/* Not our child (it daemonized): poll until it is gone, at most 5 s, then kill it
-		 * and its consumers (after an interrupted destroy one still ran 42 min later);
-		 * after a second Ctrl-C at most SESSIOND_HURRY_MS. */
-		for (unsigned i = 0; kill(s->sessiond_pid, 0) == 0; i++) {
+		/* Poll until it is gone, at most 5 s, then kill it and its consumers (after an
+		 * interrupted destroy one still ran 42 min later); after a second Ctrl-C at most
+		 * SESSIOND_HURRY_MS. */
+		for (unsigned i = 0; !sessiond_gone(s->sessiond_pid); i++) {
 			ticks = (ctl_signals_hurry() && budget > SESSIOND_HURRY_MS ?
 				 SESSIOND_HURRY_MS : budget) / 10;
 			if (lt__call_given_up()) /* it does not answer: it will not end either */
 				ticks = 0;
 			if (i >= ticks) {
 				kill_with_children(s->sessiond_pid);
+				for (unsigned k = 0; k < 100 && !sessiond_gone(s->sessiond_pid); k++)
+					nanosleep(&tick, NULL); /* reaped: SIGKILLed, it ends at once */
 				break;
 			}
 			nanosleep(&tick, NULL);
