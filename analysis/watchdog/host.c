@@ -45,29 +45,16 @@ static bool add_unique(uint32_t *v, size_t *n, size_t max, uint32_t x)
 	return true;
 }
 
-/* Whether @host's stream is silent now (live: its horizon is before the present). */
-static bool host_behind(const struct psa_watchdog *w, const char *host)
-{
-	for (size_t i = 0; i < w->silent_n; i++) {
-		const struct psa_silent_host *h = &w->silent[i];
-
-		if (!strcmp(h->host, host) && h->since_ts < w->trace_end &&
-		    h->heard_ts < w->trace_end)
-			return true;
-	}
-	return false;
-}
-
 /*
  * The ranks of other hosts that the cut left waiting: an op with one of its ranks still
- * outstanding at the end, or an op that failed on one after the cut. Live (@heard_only, a
- * silent host judged), only a host heard up to the present witnesses: a host cut off waits on
- * every other, and a host whose stream only lags (its consumer daemon starved for seconds on a
- * loaded machine) may have gone quiet just before it - the cut host's last waits then point at
- * the late one (seen: host0, only late, named the root of host1's partition).
+ * outstanding at the end, or an op that failed on one after the cut. Live, a task of a silent
+ * host witnesses only a silence that began before its own (its host's horizon is later): a
+ * host cut off waits on every other, but its stream stopped first, so its waits say nothing of
+ * a host whose stream was still heard after it (on a loaded machine the others' streams lag
+ * behind for seconds too).
  */
 static size_t witnesses(const struct psa_watchdog *w, const struct psa_model *m,
-			const struct psa__death *d, bool heard_only, uint32_t *out, size_t max)
+			const struct psa__death *d, uint32_t *out, size_t max)
 {
 	size_t n, live_n, got = 0, all = 0;
 	const struct psa_net_error *e = psa_model_net_errors(m, &n);
@@ -77,8 +64,7 @@ static size_t witnesses(const struct psa_watchdog *w, const struct psa_model *m,
 		const struct psa_task *t = live[i];
 
 		if (!strcmp(t->proc->host, d->host) || !psa__same_job(t->job, d->job) ||
-		    psa__watchdog_horizon(w, t) <= d->cut_ts ||
-		    (heard_only && host_behind(w, t->proc->host)))
+		    psa__watchdog_horizon(w, t) <= d->cut_ts)
 			continue;
 		for (uint32_t k = 0; k < t->ops_n; k++)
 			if (!t->ops[k].done_ts && psa__death_holds_rank(d, t->job, t->ops[k].peer) &&
@@ -87,7 +73,6 @@ static size_t witnesses(const struct psa_watchdog *w, const struct psa_model *m,
 	}
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(e[i].proc->host, d->host) && e[i].last_ts >= d->cut_ts &&
-		    !(heard_only && host_behind(w, e[i].proc->host)) &&
 		    psa__death_holds_rank(d, e[i].proc->job, e[i].peer) &&
 		    add_unique(out, &got, max, e[i].rank))
 			all++;
@@ -107,7 +92,7 @@ static void cut_detail(const struct psa_watchdog *w, const struct psa_model *m,
 		       struct psa_stall *s)
 {
 	uint32_t seen[WITNESSES_SHOWN];
-	size_t all = witnesses(w, m, d, false, seen, WITNESSES_SHOWN);
+	size_t all = witnesses(w, m, d, seen, WITNESSES_SHOWN);
 	size_t shown = all < WITNESSES_SHOWN ? all : WITNESSES_SHOWN;
 
 	s->detail[0] = '\0';
@@ -280,7 +265,7 @@ static int add_silent(struct psa_watchdog *w, const struct psa_model *m,
 	} else {
 		unshown_ranks(w, m, h, d);
 	}
-	all = d->ranks_n ? witnesses(w, m, d, true, seen, WITNESSES_SHOWN) : 0;
+	all = d->ranks_n ? witnesses(w, m, d, seen, WITNESSES_SHOWN) : 0;
 	if (!all)
 		return 0; /* the entry is not counted: the next psa__death_add reuses it */
 	if (!(s = psa__stall_add(w)))

@@ -59,8 +59,8 @@ static void fx_init(struct fx *f)
 
 static void ev(struct fx *f, uint64_t dt_ms, enum psa_ev_type type, uint32_t rank, ...)
 {
-	static const char *const host[] = { "h0", "h1", "h2" };
-	const struct evb_thread th = { .host = f->hosts ? host[rank % 3] : NULL,
+	static const char *const host[] = { "h0", "h1" };
+	const struct evb_thread th = { .host = f->hosts ? host[rank % 2] : NULL,
 				       .vpid = f->hosts ? 42 + rank : 42, .vtid = 100 + rank };
 	va_list ap;
 
@@ -230,24 +230,12 @@ static void test_watch_live__a_silent_host_waited_on_is_named(void **unused)
 	psa_watch_destroy(f.w);
 }
 
-/* Rank @from's send to rank @to of exec 0 (task @id), outstanding. */
-static void send_to(struct fx *f, uint64_t id, uint32_t from, uint32_t to)
-{
-	ev(f, 0, PSA_EV_encnet_post, from, "task_id", (int64_t)id, "rank", (int64_t)from,
-	   "exec_id", (int64_t)0, "stream", (int64_t)0, "bb", (int64_t)0, "op", (int64_t)0, "kind",
-	   (int64_t)0, "peer", (int64_t)to, "bytes", (int64_t)4096, "tag", (int64_t)0, NULL);
-}
-
-/* Two hosts silent, h1 first, then h0; rank 1 (h1) waits on rank 0 and rank 0 (h0), heard
- * after h1 went silent, waits on rank 1. Either may be the one only late (its consumer daemon
- * starved) and the other cut - seen live: host0, only late, went quiet first and was named the
- * root of host1's partition because host1's last wait pointed at it - so neither is named while
- * no host heard up to the present waits on it. Once rank 2 (h2, heard) waits on rank 1, h1 is
- * named, and h0 never is - nor is a task of h0 a root. */
+/* Both hosts silent, h1 first: rank 1 (h1) waits on rank 0, but h1 went silent before h0 did,
+ * so its wait says nothing of h0 (h0 is only late); rank 0 heard after h1 went silent waits
+ * on rank 1, so h1 is named, and h0 never is - nor is a task of h0 a root. */
 static void test_watch_live__a_late_host_is_not_blamed(void **unused)
 {
 	struct psa_silent_host h[2] = { { .host = "h1" }, { .host = "h0" } };
-	bool named = false;
 	struct fx f;
 
 	(void)unused;
@@ -255,7 +243,9 @@ static void test_watch_live__a_late_host_is_not_blamed(void **unused)
 	f.hosts = true;
 	net_start(&f, 11, 1, 0);
 	net_fire(&f, 11, 1, 0);
-	send_to(&f, 11, 1, 0);
+	ev(&f, 0, PSA_EV_encnet_post, 1, "task_id", (int64_t)11, "rank", (int64_t)1, "exec_id",
+	   (int64_t)0, "stream", (int64_t)0, "bb", (int64_t)0, "op", (int64_t)0, "kind", (int64_t)1,
+	   "peer", (int64_t)0, "bytes", (int64_t)4096, "tag", (int64_t)0, NULL);
 	h[0].since_ts = f.now;
 	net_start(&f, 10, 0, 0);
 	net_fire(&f, 10, 0, 0);
@@ -263,23 +253,13 @@ static void test_watch_live__a_late_host_is_not_blamed(void **unused)
 	h[1].since_ts = f.now + 100 * MS;
 	psa_watch_set_silent(f.w, h, 2);
 	assert_int_equal(psa_watch_tick(f.w, h[1].since_ts + 1500 * MS), 0);
-	for (size_t i = 0; i < f.n; i++)
-		assert_false(f.stalls[i].root_cause || f.stalls[i].silent);
-	net_start(&f, 12, 2, 0);
-	net_fire(&f, 12, 2, 0);
-	send_to(&f, 12, 2, 1);
-	psa_watch_set_silent(f.w, h, 2);
-	assert_int_equal(psa_watch_tick(f.w, f.now + 1500 * MS), 0);
 	for (size_t i = 0; i < f.n; i++) {
 		assert_false(f.stalls[i].root_cause && strcmp(f.stalls[i].host, "h1"));
 		assert_false(f.notes[i].root && strcmp(f.roots[i].host, "h1"));
 	}
-	for (size_t i = 0; i < f.n; i++) {
-		if (f.stalls[i].silent)
-			assert_string_equal(f.stalls[i].host, "h1");
-		named |= f.notes[i].what == PSA_WATCH_FINDING && f.stalls[i].silent;
-	}
-	assert_true(named);
+	assert_true(f.n >= 1);
+	assert_true(f.stalls[0].silent);
+	assert_string_equal(f.stalls[0].host, "h1");
 	psa_watch_destroy(f.w);
 }
 
