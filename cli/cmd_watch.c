@@ -118,11 +118,14 @@ static void opts_common(struct live_watch_opts *o, const struct watch_args *a,
 	o->drain_ms = DRAIN_MS;
 }
 
-static void summary(const struct live_watch_result *r)
+static void summary(const struct live_watch_result *r, uint64_t threshold_ns)
 {
-	fprintf(stderr, "watch: %llu events, %llu lost, %llu finding%s\n",
+	char unheard[192];
+
+	fprintf(stderr, "watch: %llu events, %llu lost, %llu finding%s%s\n",
 		(unsigned long long)r->events, (unsigned long long)r->lost,
-		(unsigned long long)r->findings, r->findings == 1 ? "" : "s");
+		(unsigned long long)r->findings, r->findings == 1 ? "" : "s",
+		live_watch_unheard(r, threshold_ns, unheard, sizeof(unheard)));
 }
 
 static bool interrupted(void *arg)
@@ -202,7 +205,7 @@ static int watch_command(const struct watch_args *a)
 			"last events may be missing from the findings\n", DRAIN_MS / 1000);
 	}
 	ctl_recording_release(&rec);
-	summary(&res);
+	summary(&res, o.threshold_ns);
 	if (ctl_signals_caught())
 		fprintf(stderr, "proxyscope: interrupted; the trace recorded so far is kept in %s\n",
 			rec.s.output);
@@ -238,7 +241,7 @@ static int watch_attach(const struct watch_args *a)
 	live_watch_run(&o, &res);
 	if (res.rc)
 		cli_error("%s", res.err);
-	summary(&res);
+	summary(&res, o.threshold_ns);
 	if (res.rc)
 		return CLI_EXIT_FAILURE;
 	return res.findings ? CLI_EXIT_FAILURE : CLI_EXIT_OK;

@@ -41,6 +41,9 @@ static void note_json(struct watch_print *wp, const struct psa_watch_note *n, ui
 	jw_u64(&j, n->what == PSA_WATCH_FINDING ? n->stall->duration_ns : n->stuck_ns);
 	jw_key(&j, "blocked");
 	jw_u64(&j, n->blocked);
+	/* a host named from its stream's silence, not from a cut its trace recorded */
+	jw_key(&j, "silent");
+	jw_bool(&j, n->stall->silent);
 	psa_report_json_stall_members(&j, n->stall, NULL);
 	jw_key(&j, "leads_to");
 	if (n->root) {

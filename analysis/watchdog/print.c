@@ -80,7 +80,8 @@ void psa_stall_root_line(const struct psa_stall *s, char *buf, size_t len)
 	char tag[96];
 
 	if (s->host_wide)
-		snprintf(buf, len, "root cause: host %s unreachable: %s%s", s->host, s->detail,
+		snprintf(buf, len, "root cause: host %s %s: %s%s", s->host,
+			 s->silent ? "silent" : "unreachable", s->detail,
 			 unsure_tag(s->unsure, tag, sizeof(tag)));
 	else if (s->rank == PSA_RANK_NONE)
 		snprintf(buf, len, "root cause: the process pid %u on %s: %s%s", s->vpid, s->host,
@@ -193,8 +194,8 @@ void psa__print_evidence(const struct psa_stall *s, const struct psa_watchdog *w
 
 	psa__stall_label(s, many, label, sizeof(label));
 	if (s->host_wide)
-		fprintf(out, "  %s: unreachable for the last %.3f s of the trace\n", label,
-			(double)s->duration_ns / 1e9);
+		fprintf(out, "  %s: %s for the last %.3f s of the trace\n", label,
+			s->silent ? "silent" : "unreachable", (double)s->duration_ns / 1e9);
 	else if (s->process)
 		fprintf(out, "  %s, gid %u: silent for the last %.3f s of the trace\n", label, s->gid,
 			(double)s->duration_ns / 1e9);

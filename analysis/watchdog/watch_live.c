@@ -33,6 +33,8 @@ struct psa_watch {
 	struct finding *f;
 	size_t n, cap;
 	uint64_t open, tasks;
+	struct psa_silent_host silent[PSA_SILENT_HOSTS_MAX]; /* psa_watch_set_silent's */
+	size_t silent_n;
 };
 
 static const char *const what_names[PSA_WATCH_NR] = { "finding", "resolved", "end" };
@@ -170,6 +172,35 @@ static int add_finding(struct psa_watch *w, const struct psa_stall *s, const str
 	return 0;
 }
 
+void psa_watch_set_silent(struct psa_watch *w, const struct psa_silent_host *h, size_t n)
+{
+	w->silent_n = n < PSA_SILENT_HOSTS_MAX ? n : PSA_SILENT_HOSTS_MAX;
+	memcpy(w->silent, h, w->silent_n * sizeof(w->silent[0]));
+	psa_watchdog_set_silent(w->wd, h, n);
+}
+
+/* A silent host's finding is resolved once its stream speaks again (it is not silent now). */
+static void resolve_heard(struct psa_watch *w, uint64_t now)
+{
+	const struct psa_silent_host *h = w->silent;
+	size_t n = w->silent_n;
+
+	for (size_t i = 0; i < w->n; i++) {
+		struct finding *f = &w->f[i];
+		bool still = false;
+
+		if (!f->open || !f->s.silent)
+			continue;
+		for (size_t k = 0; k < n && !still; k++)
+			still = !strcmp(h[k].host, f->s.host) && h[k].since_ts == f->since;
+		if (still)
+			continue;
+		f->open = false;
+		w->open--;
+		emit(w, PSA_WATCH_RESOLVED, f, now > f->since ? now - f->since : 0, now);
+	}
+}
+
 /* The stall @i's note is about: its root, once the root itself is over the threshold. */
 static size_t target_of(const struct psa_watch *w, const struct psa_stall *s, size_t i)
 {
@@ -187,6 +218,7 @@ int psa_watch_tick(struct psa_watch *w, uint64_t now)
 	size_t n, live_n;
 	int rc = 0;
 
+	resolve_heard(w, now);
 	if (psa_watchdog_analyze_live(w->wd, w->m, now, &v))
 		return -ENOMEM;
 	psa_model_live_tasks(w->m, &live_n);
@@ -210,7 +242,10 @@ int psa_watch_tick(struct psa_watch *w, uint64_t now)
 			blocked[to]++;
 	}
 	for (size_t i = 0; i < n && !rc; i++) {
-		uint64_t since = now > s[i].duration_ns ? now - s[i].duration_ns : 0;
+		/* its own start when known: a task of a silent host is judged at its host's
+		 * horizon, not at @now (psa_watchdog_set_silent) */
+		uint64_t since = s[i].since_ts ? s[i].since_ts
+					       : now > s[i].duration_ns ? now - s[i].duration_ns : 0;
 
 		if (target_of(w, s, i) != i || (s[i].done && !s[i].process) ||
 		    longest[i] <= w->o.threshold_ns || noted(w, &s[i], since))

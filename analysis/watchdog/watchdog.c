@@ -358,7 +358,39 @@ static int add_live(struct psa_watchdog *w, const struct psa_model *m, const str
 		s->root_cause = false;
 	}
 	psa__watchdog_death_adopt(w, t, s);
+	/* live: its host's stream is silent and no host's silence explains it (its root would be
+	 * that host): a root that rests on another rank's events compares its horizon with what
+	 * the hosts heard later show (seen: a receive at a late host's horizon against the send
+	 * its sender's later stream showed completed, "the message was lost") - not a root. A
+	 * root its own stream shows (its device's trigger never written, its own error) is as
+	 * true at its horizon as at anyone's present. */
+	if (s->root_cause && s->cause == PSA_CAUSE_MESSAGE_LOST && w->trace_end < w->now) {
+		s->root_cause = false;
+		psa__detail_add(s, " - not a root cause: its host %s has been silent for %.3f s, "
+				"what came after is not in the stream yet", t->proc->host,
+				(double)(w->now - w->trace_end) / 1e9);
+	}
 	return 0;
+}
+
+/*
+ * Where a task of a silent host is judged: the latest time its own stream vouched for, not
+ * when it went silent. A host that is only late goes on sending behind the others (the merge
+ * delivers it as it comes), and its own stall is seen as its stream shows it: judged at the
+ * time it went silent, a stall on a host that stayed late (more than the threshold behind the
+ * other hosts, as on a loaded machine) was named only when its driver's watchdog fired 10 s
+ * later and the host caught up. A host truly cut off has vouched for nothing since: the same.
+ */
+uint64_t psa__watchdog_horizon(const struct psa_watchdog *w, const struct psa_task *t)
+{
+	for (size_t i = 0; i < w->silent_n; i++) {
+		const struct psa_silent_host *h = &w->silent[i];
+		uint64_t heard = h->heard_ts > h->since_ts ? h->heard_ts : h->since_ts;
+
+		if (!strcmp(h->host, t->proc->host) && h->since_ts < w->trace_end)
+			return heard < w->trace_end ? heard : w->trace_end;
+	}
+	return w->trace_end;
 }
 
 /* The verdict at trace time @end: the last event's for a trace, "now" for a live stream. */
@@ -369,7 +401,7 @@ static int analyze_at(struct psa_watchdog *w, const struct psa_model *m, uint64_
 	const struct psa_task *const *live = psa_model_live_tasks(m, &live_n);
 
 	psa_model_totals(m, &tot);
-	w->trace_end = end;
+	w->trace_end = w->now = end;
 	w->level = level_view(&tot);
 	w->lossy = tot.discarded_events || tot.discarded_packets || tot.discards;
 	w->poll_stuck_ns = tot.timeout_ms_max ? (uint64_t)tot.timeout_ms_max * 1000000u : UINT64_MAX;
@@ -377,7 +409,7 @@ static int analyze_at(struct psa_watchdog *w, const struct psa_model *m, uint64_
 		psa__watchdog_threshold_recheck(w, m, &w->stalls[i]);
 	psa__watchdog_threshold_held(w);
 	if (psa__watchdog_deaths(w, m) || psa__watchdog_hosts_cut(w, m) ||
-	    psa__watchdog_add_failed(w, m))
+	    psa__watchdog_hosts_silent(w, m) || psa__watchdog_add_failed(w, m))
 		return -ENOMEM;
 	/* The earliest exec shown stuck: a task whose fate was lost matters only near it (an older
 	 * one its rank went past long ago most likely finished among the lost events). */
@@ -387,10 +419,19 @@ static int analyze_at(struct psa_watchdog *w, const struct psa_model *m, uint64_
 	for (size_t i = 0; i < live_n; i++)
 		if (is_shown(w, live[i]) && live[i]->exec_id < shown_exec)
 			shown_exec = live[i]->exec_id;
-	for (size_t i = 0; i < live_n; i++)
-		if (add_live(w, m, live[i],
-			     shown_exec != UINT64_MAX && live[i]->exec_id + 1 >= shown_exec))
+	for (size_t i = 0; i < live_n; i++) {
+		/* a task of a silent host is judged when its host's stream went silent: what
+		 * it did since is not in the stream yet, whatever the others' present */
+		uint64_t now = w->trace_end;
+		int rc;
+
+		w->trace_end = psa__watchdog_horizon(w, live[i]);
+		rc = add_live(w, m, live[i],
+			      shown_exec != UINT64_MAX && live[i]->exec_id + 1 >= shown_exec);
+		w->trace_end = now;
+		if (rc)
 			return -ENOMEM;
+	}
 	for (size_t i = 0; damaged(w) && i < w->n; i++)
 		psa__stall_unsure(&w->stalls[i], PSA_UNSURE_DAMAGED);
 	psa__watchdog_transfer_held(w, m);
@@ -430,6 +471,8 @@ int psa_watchdog_analyze_live(const struct psa_watchdog *w, struct psa_model *m,
 		memcpy(v->failed, w->failed, w->failed_n * sizeof(*v->failed));
 		v->failed_n = v->failed_cap = w->failed_n;
 	}
+	memcpy(v->silent, w->silent, w->silent_n * sizeof(v->silent[0]));
+	v->silent_n = w->silent_n;
 	rc = analyze_at(v, m, now);
 	if (rc) {
 		psa_watchdog_destroy(v);
@@ -437,6 +480,12 @@ int psa_watchdog_analyze_live(const struct psa_watchdog *w, struct psa_model *m,
 	}
 	*out = v;
 	return 0;
+}
+
+void psa_watchdog_set_silent(struct psa_watchdog *w, const struct psa_silent_host *h, size_t n)
+{
+	w->silent_n = n < PSA_SILENT_HOSTS_MAX ? n : PSA_SILENT_HOSTS_MAX;
+	memcpy(w->silent, h, w->silent_n * sizeof(w->silent[0]));
 }
 
 bool psa_watchdog_root_line(const struct psa_watchdog *w, size_t i, const struct psa_stall **out,

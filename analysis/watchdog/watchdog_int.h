@@ -42,7 +42,9 @@ struct psa_watchdog {
 	struct psa_watchdog_opts opts;
 	struct psa_stall *stalls;
 	size_t n, cap;
-	uint64_t trace_end;
+	uint64_t trace_end; /* the time judged at: the present, or a silent host's horizon while
+			     * one of its tasks is judged (psa__watchdog_horizon) */
+	uint64_t now;       /* the present: the trace's end, or the live stream's */
 	size_t ignored; /* live tasks most likely finished (see psa_watchdog_ignored) */
 	size_t unknown_start; /* live tasks first seen mid-life (see psa_watchdog_unknown_start) */
 	size_t cut_in_flight; /* live tasks in flight where the recording was cut (psa_task) */
@@ -55,6 +57,8 @@ struct psa_watchdog {
 	size_t failed_n, failed_cap;
 	struct psa__death *deaths;
 	size_t deaths_n;
+	struct psa_silent_host silent[PSA_SILENT_HOSTS_MAX]; /* live: psa_watchdog_set_silent */
+	size_t silent_n;
 };
 
 /* watchdog/stall.c (a leaf) */
@@ -80,6 +84,12 @@ void psa__detail_add(struct psa_stall *s, const char *fmt, ...) __attribute__((f
 
 /* watchdog/host.c: the hosts cut off (the partition fault), as deaths of whole hosts. */
 int psa__watchdog_hosts_cut(struct psa_watchdog *w, const struct psa_model *m);
+/* watchdog/watchdog.c: live, the time @t's host's stream vouched for last when that host is
+ * silent (psa_watchdog_set_silent), else the present (trace_end): what @t did is known up to
+ * there. */
+uint64_t psa__watchdog_horizon(const struct psa_watchdog *w, const struct psa_task *t);
+/* watchdog/host.c: live, the silent hosts others wait on (after psa__watchdog_hosts_cut). */
+int psa__watchdog_hosts_silent(struct psa_watchdog *w, const struct psa_model *m);
 bool psa__death_holds_rank(const struct psa__death *d, uint32_t job, uint32_t rank);
 
 /* watchdog/slow.c: seam calls that held a worker, and the threshold findings. */

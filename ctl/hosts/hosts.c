@@ -6,6 +6,7 @@
 #include "hosts.h"
 #include "hosts_sweep.h"
 #include "spawn.h"
+#include "spawn_ready.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -20,7 +21,9 @@
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 _Static_assert(HOSTS_MAX + 2 <= HOSTS_SWEEP_MAX, "the keeper keeps every host's namespace");
@@ -333,36 +336,65 @@ static int network_up(struct hosts *h, char *err, size_t errlen)
 	return e;
 }
 
-static pid_t pidfile_read(const char *path)
-{
-	FILE *f = fopen(path, "re");
-	int pid = 0;
+/* How long a host's session daemon may take to answer: seconds on a loaded machine. */
+#define SESSIOND_READY_MS 30000u
 
-	if (!f)
-		return 0;
-	if (fscanf(f, "%d", &pid) != 1)
-		pid = 0;
-	fclose(f);
-	return (pid_t)pid;
+/* Does @arg's (a host's) session daemon answer? Its client socket, seen through the holder's
+ * root (the host's mount namespace), accepts a connection - what liblttng-ctl asks too. */
+static bool sessiond_answers(void *arg)
+{
+	const struct host *host = arg;
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	bool ok;
+	int fd;
+
+	snprintf(a.sun_path, sizeof(a.sun_path), "/proc/%d/root/run/lttng/client-lttng-sessiond",
+		 (int)host->holder);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return false;
+	ok = connect(fd, (const struct sockaddr *)&a, sizeof(a)) == 0;
+	close(fd);
+	return ok;
 }
 
+/*
+ * The host's lttng-sessiond, in the foreground as our child (through nsenter, which execs it):
+ * not --daemonize, whose setsid() puts it and its consumer daemons in a scheduling autogroup of
+ * their own. The job's orted and ranks stay in our session; beside them, spinning in a stall,
+ * a daemonized host's consumer starved and its live stream fell seconds behind (a partition was
+ * named 5.2 s after it, bound 3 s; docs/decisions.md, "a session daemon we start stays in our
+ * session"). A process group of its own: the terminal's Ctrl-C is ours to handle.
+ */
 static int sessiond_start(struct host *host, char *err, size_t errlen)
 {
-	char *argv[] = { "lttng-sessiond", "--daemonize", NULL };
-	char path[96];
+	struct ctl_spawn_ready w = { .ready = sessiond_answers, .arg = host,
+				     .timeout_ms = SESSIOND_READY_MS };
+	char *argv[HOSTS_NSENTER_ARGC + 3];
+	struct host_nsenter ns;
 	int rc;
 
-	rc = host_run(host, argv, NULL);
-	if (rc != 0) {
-		snprintf(err, errlen, "cannot start lttng-sessiond on '%s': exit %d", host->name,
-			 rc);
-		return rc < 0 ? rc : -EIO;
-	}
-	/* The daemon's pid file, seen through the holder's root (its mount namespace). */
-	snprintf(path, sizeof(path), "/proc/%d/root/run/lttng/lttng-sessiond.pid",
-		 (int)host->holder);
-	host->sessiond = pidfile_read(path);
-	return 0;
+	host_nsenter(host, &ns);
+	memcpy(argv, ns.argv, HOSTS_NSENTER_ARGC * sizeof(*argv));
+	argv[HOSTS_NSENTER_ARGC] = "lttng-sessiond";
+	argv[HOSTS_NSENTER_ARGC + 1] = "--no-kernel"; /* as root it would load kernel modules */
+	argv[HOSTS_NSENTER_ARGC + 2] = NULL;
+	rc = ctl_spawn_ready(&(struct ctl_spawn_opts){ .argv = argv, .own_group = true,
+						      .empty_mask = true,
+						      .say_exec_error_short = true },
+			     &w);
+	host->sessiond = w.pid;
+	if (rc == -ECHILD)
+		snprintf(err, errlen, "cannot start lttng-sessiond on '%s': %s", host->name, w.said);
+	else if (rc == -EINTR)
+		snprintf(err, errlen, "interrupted while lttng-sessiond started on '%s'", host->name);
+	else if (rc == -ETIMEDOUT)
+		snprintf(err, errlen, "lttng-sessiond on '%s' started but does not answer within %u s",
+			 host->name, SESSIOND_READY_MS / 1000);
+	else if (rc)
+		snprintf(err, errlen, "cannot start lttng-sessiond on '%s': %s", host->name,
+			 strerror(-rc));
+	return rc;
 }
 
 static void host_init(struct host *host)
@@ -448,6 +480,23 @@ static void host_release(struct host *host)
 	}
 }
 
+/* The session daemon we started on @host, once the sweep ended it: reaped (a zombie of ours
+ * otherwise, to the end of the CLI). */
+static void sessiond_reap(struct host *host)
+{
+	struct timespec tick = { 0, 10 * 1000 * 1000 };
+
+	if (host->sessiond <= 0)
+		return;
+	for (int i = 0; i < 300 && !ctl_child_gone(host->sessiond); i++) {
+		if (i == 100)
+			kill(host->sessiond, SIGKILL);
+		nanosleep(&tick, NULL);
+	}
+	ctl_signals_disown(host->sessiond);
+	host->sessiond = 0;
+}
+
 void hosts_destroy(struct hosts *h)
 {
 	uint64_t inos[HOSTS_MAX + 2];
@@ -463,6 +512,8 @@ void hosts_destroy(struct hosts *h)
 	/* The daemons and whatever else runs inside first (SIGTERM: they stop cleanly), then the
 	 * holders; the namespaces, their links and mounts go with their last process. */
 	hosts_sweep_all(inos, n, 3000);
+	for (unsigned i = 0; i < h->n; i++)
+		sessiond_reap(&h->host[i]);
 	for (unsigned i = 0; i <= h->n; i++)
 		host_release(bridged(h, i));
 	host_release(&h->sw);

@@ -370,8 +370,8 @@ static int trace_begin(struct hosts_trace *t, struct hosts *h,
 	if (!trace->watch)
 		return 0;
 	/* as run --watch boosts its own: a stalled job spins, and starved consumer daemons sent
-	 * neither data nor beacons for seconds on a loaded machine (the muxed stream waits for
-	 * the slowest host) */
+	 * neither data nor beacons for seconds on a loaded machine (the merged stream waits for
+	 * the slowest host, up to the threshold: analysis/read/ctf/live_merge.c) */
 	for (unsigned i = 0; i < h->n; i++)
 		if (h->host[i].sessiond > 0)
 			live_boost_sessiond(h->host[i].sessiond);

@@ -61,7 +61,8 @@ void live_relayd_stop(struct live_relayd *r);
 int live_boost(pid_t pid);
 
 /* live_boost for every thread of session daemon @sessiond (one we started) and of its
- * consumer daemons, which do the live flushes: call it once the session exists. */
+ * consumer daemons, which do the live flushes, and their scheduling autogroup when it is not
+ * ours: call it once the session exists. */
 void live_boost_sessiond(pid_t sessiond);
 
 #endif /* PROXYSCOPE_CTL_LIVE_RELAYD_H */

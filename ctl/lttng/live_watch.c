@@ -60,6 +60,24 @@ static uint64_t present(const struct psa_live_status *st)
 	return st->last_ts;
 }
 
+/* The hosts the reader finds silent, told to the live watchdog (live_watch.h). */
+static void hear_silence(struct psa_live *l, struct psa_watch *w)
+{
+	struct psa_live_silent ls[PSA_SILENT_HOSTS_MAX];
+	struct psa_silent_host sh[PSA_SILENT_HOSTS_MAX];
+	size_t n = psa_live_silent(l, ls, PSA_SILENT_HOSTS_MAX);
+
+	if (n > PSA_SILENT_HOSTS_MAX)
+		n = PSA_SILENT_HOSTS_MAX;
+	for (size_t i = 0; i < n; i++) {
+		_Static_assert(sizeof(sh[i].host) == sizeof(ls[i].host), "one host name size");
+		memcpy(sh[i].host, ls[i].host, sizeof(sh[i].host));
+		sh[i].since_ts = ls[i].since_ts;
+		sh[i].heard_ts = ls[i].heard_ts;
+	}
+	psa_watch_set_silent(w, sh, n);
+}
+
 static int lost_stream(struct live_watch_result *res, int rc, const char *prefix, const char *why)
 {
 	size_t n = strlen(prefix), k = strlen(why);
@@ -126,6 +144,8 @@ int live_watch_run(const struct live_watch_opts *o, struct live_watch_result *re
 		psa_watch_destroy(w);
 		return lost_stream(res, rc, "", err);
 	}
+	/* a host silent for longer than a stall must last is named, and holds no one back */
+	psa_live_set_silence(l, o->threshold_ns);
 	for (;;) {
 		struct psa_live_status st;
 		uint64_t mono;
@@ -136,6 +156,7 @@ int live_watch_run(const struct live_watch_opts *o, struct live_watch_result *re
 			break;
 		}
 		psa_live_status(l, &st);
+		res->unheard_max_ns = st.unheard_max_ns;
 		if (st.stuck_ns > (uint64_t)o->stuck_ms * 1000000ull) {
 			snprintf(err, sizeof(err), "the relay daemon stopped answering (no reply for %.1f s)",
 				 (double)st.stuck_ns / 1e9);
@@ -144,6 +165,7 @@ int live_watch_run(const struct live_watch_opts *o, struct live_watch_result *re
 		}
 		if (present(&st) > now)
 			now = present(&st);
+		hear_silence(l, w);
 		if (now && psa_watch_tick(w, now)) {
 			lost_stream(res, -ENOMEM, "", "out of memory");
 			break;
@@ -189,6 +211,19 @@ int live_watch_run(const struct live_watch_opts *o, struct live_watch_result *re
 	psa_live_close(l, CLOSE_MS);
 	psa_watch_destroy(w);
 	return res->rc;
+}
+
+const char *live_watch_unheard(const struct live_watch_result *r, uint64_t threshold_ns,
+			       char *buf, size_t len)
+{
+	if (!len)
+		return "";
+	buf[0] = '\0';
+	if (r->unheard_max_ns && r->unheard_max_ns >= threshold_ns)
+		snprintf(buf, len, "; a stream sent nothing for up to %.3f s at once (its host cut "
+			 "off, or its tracer's consumer daemon waiting for a CPU): a finding on it "
+			 "came up to that much later", (double)r->unheard_max_ns / 1e9);
+	return buf;
 }
 
 int live_relay_of(const char *url, char *out, size_t len)

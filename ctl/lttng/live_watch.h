@@ -45,7 +45,8 @@ struct live_watch_printer {
 
 struct live_watch_opts {
 	const char *const *urls;   /* the sessions: net://RELAYD[:PORT]/host/HOST/SESSION, one per
-				      host of a job across hosts; followed at once, muxed */
+				      host of a job across hosts; followed at once, merged by time
+				      (a host silent past the threshold is named) */
 	size_t n;
 	uint64_t threshold_ns;     /* a state lasting longer is a finding */
 	const struct live_watch_printer *printer; /* the findings */
@@ -63,6 +64,7 @@ struct live_watch_opts {
 struct live_watch_result {
 	uint64_t findings, open_at_end;
 	uint64_t events, lost;
+	uint64_t unheard_max_ns;   /* the longest time a stream sent nothing (psa_live.h) */
 	bool stream_ended;         /* the session ended (not the caller, not an error) */
 	bool drained;              /* after on_stop, the stream ended within drain_ms */
 	int rc;                    /* 0, or a negative errno with err: the stream was lost */
@@ -71,6 +73,12 @@ struct live_watch_result {
 
 /* Watch until the stream ends, should_stop (then drain), or the stream is lost. Returns rc. */
 int live_watch_run(const struct live_watch_opts *o, struct live_watch_result *res);
+
+/* The end of the watch's summary line about the streams' stalls: "; a stream sent nothing
+ * for up to X s at once ..." when that lasted at least @threshold_ns (a finding may have come
+ * that much later), else "". */
+const char *live_watch_unheard(const struct live_watch_result *r, uint64_t threshold_ns,
+			       char *buf, size_t len);
 
 /* The relay daemon part of a session URL: "net://H[:P]" of "net://H[:P]/host/HOST/SESSION".
  * Returns 0, -ENOENT when @url names no session (only a relay daemon), -EINVAL when it is not

@@ -16,6 +16,7 @@
 #include "lttng_ctl_int.h"
 #include "signals.h"
 #include "spawn.h"
+#include "spawn_ready.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -322,56 +323,10 @@ static int run_lttng_private(struct lt_session *s, char *err, size_t errlen)
 /* How long a session daemon we started may take to answer: seconds on a loaded machine. */
 #define SESSIOND_READY_MS 30000u
 
-/* Whether our child @pid has ended, reaped if so (a zombie still answers kill(pid, 0)). */
-static bool sessiond_gone(pid_t pid)
+static bool sessiond_answers(void *arg)
 {
-	int st;
-	pid_t r = waitpid(pid, &st, WNOHANG);
-
-	if (r == pid)
-		return true;
-	if (r < 0 && errno == ECHILD) /* not a child of ours */
-		return kill(pid, 0) != 0;
-	return false;
-}
-
-/* What the daemon said on @fd so far (non-blocking): its last len - 1 bytes in @out. */
-static void sessiond_said(int fd, char *out, size_t len)
-{
-	size_t used = strlen(out);
-	char buf[512];
-	ssize_t n;
-
-	while ((n = read(fd, buf, sizeof(buf))) > 0) {
-		const char *src = buf;
-		size_t k = (size_t)n;
-
-		if (k > len - 1) {
-			src += k - (len - 1);
-			k = len - 1;
-		}
-		if (used + k > len - 1) {
-			size_t drop = used + k - (len - 1);
-
-			memmove(out, out + drop, used - drop);
-			used -= drop;
-		}
-		memcpy(out + used, src, k);
-		used += k;
-		out[used] = '\0';
-	}
-}
-
-/* The last non-empty line of @out, trimmed, for a one-line error. */
-static const char *last_line(char *out)
-{
-	char *end = out + strlen(out);
-
-	while (end > out && (end[-1] == '\n' || end[-1] == ' '))
-		*--end = '\0';
-	while (end > out && end[-1] != '\n')
-		end--;
-	return *end ? end : "no output";
+	(void)arg;
+	return lt__sessiond_alive();
 }
 
 /*
@@ -382,51 +337,28 @@ static const char *last_line(char *out)
  * for a CPU on an idle 2-CPU machine (/proc/TID/schedstat): no flush, no beacon, and a live
  * watch saw nothing from the start of a stall until the run ended, in 1 run of 5. In our
  * session it competes with the job's threads one by one: 0 of 38 runs (docs/decisions.md).
- * Its output is read until it answers, for the error of one that could not start; after that
- * it writes into a closed pipe (it ignores SIGPIPE), as --daemonize's into /dev/null.
  */
 static int sessiond_start(struct lt_session *s, char *err, size_t errlen)
 {
 	/* only user-space tracing: as root it would load kernel modules otherwise */
 	char *argv[] = { "lttng-sessiond", "--no-kernel", NULL };
-	struct timespec tick = { 0, 10 * 1000 * 1000 };
-	char out[LT_ERR_MAX] = "";
-	int pipefd[2], rc = 0;
-	pid_t pid;
+	struct ctl_spawn_ready w = { .ready = sessiond_answers, .timeout_ms = SESSIOND_READY_MS };
+	int rc;
 
-	if (pipe2(pipefd, O_CLOEXEC))
-		return -errno;
-	rc = ctl_spawn(&(struct ctl_spawn_opts){ .argv = argv, .own_group = true, .empty_mask = true,
-						   .out_fd = pipefd[1],
-						   .say_exec_error_short = true },
-		       &pid);
-	close(pipefd[1]);
-	if (rc) {
-		close(pipefd[0]);
+	rc = ctl_spawn_ready(&(struct ctl_spawn_opts){ .argv = argv, .own_group = true,
+						      .empty_mask = true,
+						      .say_exec_error_short = true },
+			     &w);
+	s->sessiond_pid = w.pid;
+	if (rc == -ECHILD)
+		snprintf(err, errlen, "cannot start lttng-sessiond: %s", w.said);
+	else if (rc == -EINTR)
+		snprintf(err, errlen, "interrupted while lttng-sessiond started");
+	else if (rc == -ETIMEDOUT)
+		snprintf(err, errlen, "lttng-sessiond started but does not answer within %u s",
+			 SESSIOND_READY_MS / 1000);
+	else if (rc)
 		snprintf(err, errlen, "cannot start lttng-sessiond: %s", strerror(-rc));
-		return rc;
-	}
-	s->sessiond_pid = pid;
-	ctl_signals_own(pid); /* a third Ctrl-C stops it too */
-	fcntl(pipefd[0], F_SETFL, O_NONBLOCK);
-	for (unsigned waited = 0; !lt__sessiond_alive(); waited += 10) {
-		sessiond_said(pipefd[0], out, sizeof(out));
-		if (sessiond_gone(pid)) {
-			sessiond_said(pipefd[0], out, sizeof(out));
-			ctl_signals_disown(pid);
-			s->sessiond_pid = 0;
-			snprintf(err, errlen, "cannot start lttng-sessiond: %s", last_line(out));
-			rc = -ECHILD;
-			break;
-		}
-		if (waited >= SESSIOND_READY_MS || ctl_signals_caught()) {
-			snprintf(err, errlen, "lttng-sessiond started but does not answer");
-			rc = -ETIMEDOUT;
-			break;
-		}
-		nanosleep(&tick, NULL);
-	}
-	close(pipefd[0]);
 	return rc;
 }
 
@@ -506,14 +438,14 @@ static void sessiond_release(struct lt_session *s, bool wait)
 		/* Poll until it is gone, at most 5 s, then kill it and its consumers (after an
 		 * interrupted destroy one still ran 42 min later); after a second Ctrl-C at most
 		 * SESSIOND_HURRY_MS. */
-		for (unsigned i = 0; !sessiond_gone(s->sessiond_pid); i++) {
+		for (unsigned i = 0; !ctl_child_gone(s->sessiond_pid); i++) {
 			ticks = (ctl_signals_hurry() && budget > SESSIOND_HURRY_MS ?
 				 SESSIOND_HURRY_MS : budget) / 10;
 			if (lt__call_given_up()) /* it does not answer: it will not end either */
 				ticks = 0;
 			if (i >= ticks) {
 				kill_with_children(s->sessiond_pid);
-				for (unsigned k = 0; k < 100 && !sessiond_gone(s->sessiond_pid); k++)
+				for (unsigned k = 0; k < 100 && !ctl_child_gone(s->sessiond_pid); k++)
 					nanosleep(&tick, NULL); /* reaped: SIGKILLed, it ends at once */
 				break;
 			}

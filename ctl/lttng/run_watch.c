@@ -147,12 +147,15 @@ bool run_watch_wait_attached(struct run_watch *w, unsigned timeout_ms)
 
 void run_watch_stop(struct run_watch *w)
 {
+	char unheard[192];
+
 	if (!w)
 		return;
 	atomic_store(&w->stop, true);
 	pthread_join(w->thread, NULL);
-	ctl_note("watch: %llu events, %llu lost, %llu finding%s",
+	ctl_note("watch: %llu events, %llu lost, %llu finding%s%s",
 		 (unsigned long long)w->res.events, (unsigned long long)w->res.lost,
-		 (unsigned long long)w->res.findings, w->res.findings == 1 ? "" : "s");
+		 (unsigned long long)w->res.findings, w->res.findings == 1 ? "" : "s",
+		 live_watch_unheard(&w->res, w->threshold_ns, unheard, sizeof(unheard)));
 	watch_free(w);
 }

@@ -2,8 +2,11 @@
 /* The live watchdog (psa_watch.h) on synthetic event streams: what an on-call engineer watching
  * a job relies on - a stall is reported once it has lasted longer than the threshold and not
  * before, once, with the watchdog's root cause; its resolution when the task moves again; an
- * end note when the watch ends with it open; and a rank that is merely behind is not blamed. */
+ * end note when the watch ends with it open; a rank that is merely behind is not blamed; and
+ * across hosts, a host whose stream went silent while others wait on it is named, a host that
+ * is only late is not, and a late host's own stall is named at its own present. */
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -26,6 +29,7 @@ struct fx {
 	struct psa_watch_note notes[NOTES_MAX];
 	struct psa_stall stalls[NOTES_MAX], roots[NOTES_MAX];
 	size_t n;
+	bool hosts;   /* rank R is a process of its own on host "hR" */
 };
 
 static void on_note(void *arg, const struct psa_watch_note *n)
@@ -55,7 +59,9 @@ static void fx_init(struct fx *f)
 
 static void ev(struct fx *f, uint64_t dt_ms, enum psa_ev_type type, uint32_t rank, ...)
 {
-	const struct evb_thread th = { .vpid = 42, .vtid = 100 + rank };
+	static const char *const host[] = { "h0", "h1", "h2" };
+	const struct evb_thread th = { .host = f->hosts ? host[rank % 3] : NULL,
+				       .vpid = f->hosts ? 42 + rank : 42, .vtid = 100 + rank };
 	va_list ap;
 
 	f->now += dt_ms * MS;
@@ -186,12 +192,141 @@ static void test_watch_live__a_rank_that_is_behind_is_not_blamed(void **unused)
 	psa_watch_destroy(f.w);
 }
 
+/* Rank 0 (host h0) waits on rank 1 (host h1) with its send outstanding; h1's stream went silent
+ * as rank 1 started: once h1 has been silent longer than the threshold, h1 is the root cause,
+ * named from its silence, with rank 0's task leading to it; resolved when h1 is heard again. */
+static void test_watch_live__a_silent_host_waited_on_is_named(void **unused)
+{
+	struct psa_silent_host h = { .host = "h1" };
+	struct fx f;
+	uint64_t t;
+
+	(void)unused;
+	fx_init(&f);
+	f.hosts = true;
+	net_start(&f, 11, 1, 0);
+	h.since_ts = f.now; /* the last h1 said */
+	net_start(&f, 10, 0, 0);
+	net_fire(&f, 10, 0, 0);
+	send_to_1(&f, 10, 0);
+	t = f.now;
+	psa_watch_set_silent(f.w, &h, 1);
+	assert_int_equal(psa_watch_tick(f.w, h.since_ts + 400 * MS), 0);
+	assert_int_equal(f.n, 0); /* silent, but not longer than the threshold */
+	assert_int_equal(psa_watch_tick(f.w, t + 600 * MS), 0);
+	assert_int_equal(f.n, 1);
+	assert_int_equal(f.notes[0].what, PSA_WATCH_FINDING);
+	assert_true(f.stalls[0].root_cause && f.stalls[0].host_wide && f.stalls[0].silent);
+	assert_string_equal(f.stalls[0].host, "h1");
+	assert_int_equal(f.stalls[0].cause, PSA_CAUSE_HOST_UNREACHABLE);
+	assert_true(f.notes[0].blocked >= 1); /* rank 0's task, and h1's own */
+	assert_non_null(strstr(f.stalls[0].detail, "rank 0 of the other hosts waits on its ranks"));
+	psa_watch_set_silent(f.w, NULL, 0); /* h1 is heard again */
+	assert_int_equal(psa_watch_tick(f.w, t + 700 * MS), 0);
+	/* then what its own tasks show is judged as any other's (here rank 1's own stall) */
+	assert_true(f.n >= 2);
+	assert_int_equal(f.notes[1].what, PSA_WATCH_RESOLVED);
+	assert_true(f.stalls[1].silent);
+	psa_watch_destroy(f.w);
+}
+
+/* Rank @from's send to rank @to of exec 0 (task @id), outstanding. */
+static void send_to(struct fx *f, uint64_t id, uint32_t from, uint32_t to)
+{
+	ev(f, 0, PSA_EV_encnet_post, from, "task_id", (int64_t)id, "rank", (int64_t)from,
+	   "exec_id", (int64_t)0, "stream", (int64_t)0, "bb", (int64_t)0, "op", (int64_t)0, "kind",
+	   (int64_t)0, "peer", (int64_t)to, "bytes", (int64_t)4096, "tag", (int64_t)0, NULL);
+}
+
+/* Two hosts silent, h1 first, then h0; rank 1 (h1) waits on rank 0 and rank 0 (h0), heard
+ * after h1 went silent, waits on rank 1. Either may be the one only late (its consumer daemon
+ * starved) and the other cut - seen live: host0, only late, went quiet first and was named the
+ * root of host1's partition because host1's last wait pointed at it - so neither is named while
+ * no host heard up to the present waits on it. Once rank 2 (h2, heard) waits on rank 1, h1 is
+ * named, and h0 never is - nor is a task of h0 a root. */
+static void test_watch_live__a_late_host_is_not_blamed(void **unused)
+{
+	struct psa_silent_host h[2] = { { .host = "h1" }, { .host = "h0" } };
+	bool named = false;
+	struct fx f;
+
+	(void)unused;
+	fx_init(&f);
+	f.hosts = true;
+	net_start(&f, 11, 1, 0);
+	net_fire(&f, 11, 1, 0);
+	send_to(&f, 11, 1, 0);
+	h[0].since_ts = f.now;
+	net_start(&f, 10, 0, 0);
+	net_fire(&f, 10, 0, 0);
+	send_to_1(&f, 10, 0);
+	h[1].since_ts = f.now + 100 * MS;
+	psa_watch_set_silent(f.w, h, 2);
+	assert_int_equal(psa_watch_tick(f.w, h[1].since_ts + 1500 * MS), 0);
+	for (size_t i = 0; i < f.n; i++)
+		assert_false(f.stalls[i].root_cause || f.stalls[i].silent);
+	net_start(&f, 12, 2, 0);
+	net_fire(&f, 12, 2, 0);
+	send_to(&f, 12, 2, 1);
+	psa_watch_set_silent(f.w, h, 2);
+	assert_int_equal(psa_watch_tick(f.w, f.now + 1500 * MS), 0);
+	for (size_t i = 0; i < f.n; i++) {
+		assert_false(f.stalls[i].root_cause && strcmp(f.stalls[i].host, "h1"));
+		assert_false(f.notes[i].root && strcmp(f.roots[i].host, "h1"));
+	}
+	for (size_t i = 0; i < f.n; i++) {
+		if (f.stalls[i].silent)
+			assert_string_equal(f.stalls[i].host, "h1");
+		named |= f.notes[i].what == PSA_WATCH_FINDING && f.stalls[i].silent;
+	}
+	assert_true(named);
+	psa_watch_destroy(f.w);
+}
+
+/* h1 is only late: its stream went "silent" (more than the threshold behind h0's) just after
+ * rank 1's device stalled, and its beacons go on coming behind h0's. Rank 1's stall is judged at
+ * what h1's stream vouched for since (heard_ts), and named, a root, once that is over the
+ * threshold - not held until h1 catches up (judged at the time it went silent, it was named
+ * only when the driver's watchdog fired, 10 s later). Nobody waits on h1: no silent host. */
+static void test_watch_live__a_late_hosts_own_stall_is_named_at_its_present(void **unused)
+{
+	struct psa_silent_host h = { .host = "h1" };
+	struct fx f;
+	uint64_t t;
+
+	(void)unused;
+	fx_init(&f);
+	f.hosts = true;
+	net_start(&f, 11, 1, 0);
+	t = f.now;
+	h.since_ts = t + 100 * MS;
+	h.heard_ts = t + 400 * MS;
+	psa_watch_set_silent(f.w, &h, 1);
+	assert_int_equal(psa_watch_tick(f.w, t + 1500 * MS), 0);
+	assert_int_equal(f.n, 0); /* at its own present, 400 ms: not over the threshold yet */
+	h.heard_ts = t + 700 * MS;
+	psa_watch_set_silent(f.w, &h, 1);
+	assert_int_equal(psa_watch_tick(f.w, t + 1800 * MS), 0);
+	assert_int_equal(f.n, 1);
+	assert_int_equal(f.notes[0].what, PSA_WATCH_FINDING);
+	assert_int_equal(f.stalls[0].rank, 1);
+	assert_int_equal(f.stalls[0].cause, PSA_CAUSE_DEVICE_NO_TRIGGER);
+	assert_true(f.stalls[0].root_cause);
+	assert_false(f.stalls[0].silent);
+	assert_int_equal(f.stalls[0].duration_ns, 700 * MS);
+	assert_null(strstr(f.stalls[0].detail, "not a root cause"));
+	psa_watch_destroy(f.w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_watch_live__stall_reported_once_after_threshold_then_resolved),
 		cmocka_unit_test(test_watch_live__open_finding_gets_an_end_note),
 		cmocka_unit_test(test_watch_live__a_rank_that_is_behind_is_not_blamed),
+		cmocka_unit_test(test_watch_live__a_silent_host_waited_on_is_named),
+		cmocka_unit_test(test_watch_live__a_late_host_is_not_blamed),
+		cmocka_unit_test(test_watch_live__a_late_hosts_own_stall_is_named_at_its_present),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -40,6 +40,12 @@ struct psa_live_status {
 				     * gave was delivered */
 	uint64_t stuck_ns;          /* how long the reader has been inside one babeltrace2 call
 				     * (0: it is not) */
+	uint64_t unheard_max_ns;    /* the longest wall-clock time (CLOCK_MONOTONIC) a session's
+				     * reader received nothing new, event or beacon, between two
+				     * things it did receive: its host cut off, or its tracer
+				     * stalled (the consumer daemon flushes on a timer, which
+				     * waits for a CPU like any thread). No merge sees through
+				     * it: a finding on that host comes that much later */
 };
 
 /*
@@ -51,10 +57,10 @@ int psa_live_open(const char *url, struct psa_live **out, char *err, size_t errl
 
 /*
  * Read @n sessions at once (a job across hosts: one session per host on one relay daemon),
- * muxed by time into one stream whose present is the slowest session's (a message goes out
- * once every session has one: an event, or the relay's inactivity beacon of a quiet stream).
- * Ends when every session has ended. Returns as psa_live_open, or -EINVAL for @n out of
- * 1..PSA_LIVE_SESSIONS_MAX.
+ * merged by time into one stream whose present is the slowest session's (an item goes out
+ * once every session has vouched for its time: an event, or the relay's inactivity beacon of a
+ * quiet stream), except a silent session's (psa_live_set_silence). Ends when every session has
+ * ended. Returns as psa_live_open, or -EINVAL for @n out of 1..PSA_LIVE_SESSIONS_MAX.
  */
 #define PSA_LIVE_SESSIONS_MAX 64
 int psa_live_open_many(const char *const *urls, size_t n, struct psa_live **out, char *err,
@@ -70,6 +76,27 @@ int psa_live_poll(struct psa_live *l, const struct psa_sink *sink, unsigned wait
 		  size_t errlen);
 
 void psa_live_status(struct psa_live *l, struct psa_live_status *st);
+
+/*
+ * A session holding nothing while another session's stream got more than @silent_ns of trace
+ * time past what it vouched for and what its own reader received is silent until what it
+ * delivered catches up to within @silent_ns (a lone session is never silent): it no
+ * longer holds the others back, what it sends when it comes back is delivered behind the
+ * present, and psa_live_silent names it. 0 (the default): a session holds the others back
+ * however long it is silent.
+ */
+void psa_live_set_silence(struct psa_live *l, uint64_t silent_ns);
+
+struct psa_live_silent {
+	char host[PSA_HOST_MAX]; /* the HOST of its URL: the host its session's traces name */
+	uint64_t since_ts;       /* the trace time it had vouched for when it went silent */
+	uint64_t heard_ts;       /* the trace time it has vouched for since (>= since_ts): a
+				  * session that is only late goes on sending behind the present,
+				  * and this is its own present */
+};
+
+/* The sessions silent at the last poll, at most @max into @out; returns how many there are. */
+size_t psa_live_silent(const struct psa_live *l, struct psa_live_silent *out, size_t max);
 
 /*
  * Stop the reader and free it. A reader stuck inside babeltrace2 is interrupted; if it still

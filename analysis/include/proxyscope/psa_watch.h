@@ -59,6 +59,13 @@ void psa_watch_destroy(struct psa_watch *w);
 /* Where the reader delivers: events and discards into the model. */
 void psa_watch_sink(struct psa_watch *w, struct psa_sink *sink);
 
+/*
+ * The hosts whose stream is silent now (psa_live_silent), for the next ticks: a silent host
+ * others wait on is a finding of its own (psa_watchdog_set_silent), resolved once it is not
+ * silent any more.
+ */
+void psa_watch_set_silent(struct psa_watch *w, const struct psa_silent_host *h, size_t n);
+
 /* Ask for the verdict at trace time @now and note what is new. Returns 0 or -ENOMEM. */
 int psa_watch_tick(struct psa_watch *w, uint64_t now);
 

@@ -100,6 +100,11 @@ struct psa_stall {
 	bool host_wide;           /* with process: a host_unreachable root, standing for the host
 				   * @host (rank, exec_id, vpid: the rank that recorded the cut,
 				   * the exec it started, its process; duration_ns: since the cut) */
+	bool silent;              /* with host_wide: found live from its host's stream, silent
+				   * since since_ts while the others went on and their tasks wait
+				   * on its ranks (psa_watchdog_set_silent), not from a recorded
+				   * cut (rank: one of its ranks, exec_id 0; proc and vpid: one of
+				   * its processes, or UINT_MAX and 0 when the stream showed none) */
 	bool observed;            /* an event shows its cause: an injected fault it recorded,
 				   * other ranks that saw the death (psa_stall_shape) */
 	bool failed;              /* it failed on a rank of a process that died (cause
@@ -192,6 +197,26 @@ int psa_watchdog_analyze(struct psa_watchdog *w, const struct psa_model *m);
  */
 int psa_watchdog_analyze_live(const struct psa_watchdog *w, struct psa_model *m, uint64_t now,
 			      struct psa_watchdog **out);
+
+/* A host whose live stream went silent while the other hosts' went on (psa_live_silent). */
+struct psa_silent_host {
+	char host[PSA_HOST_MAX];
+	uint64_t since_ts;        /* the last trace time its stream vouched for when it went
+				   * silent: what its silence is timed from */
+	uint64_t heard_ts;        /* what its stream has vouched for since, behind the others
+				   * (a late host goes on sending; 0 or since_ts: nothing since):
+				   * its own tasks are judged there */
+};
+#define PSA_SILENT_HOSTS_MAX 64
+
+/*
+ * Live: the hosts silent now (at most PSA_SILENT_HOSTS_MAX; replaces the last call's). The
+ * next psa_watchdog_analyze_live makes a silent host whose ranks tasks of other hosts wait on
+ * a host_unreachable root standing for it (psa_stall.silent): its tasks and the chains that
+ * reach its ranks lead to it, and a rank of another host is not the root of that wait. A host
+ * whose cut its trace recorded is judged by that instead.
+ */
+void psa_watchdog_set_silent(struct psa_watchdog *w, const struct psa_silent_host *h, size_t n);
 
 const struct psa_stall *psa_watchdog_stalls(const struct psa_watchdog *w, size_t *n);
 /* Live tasks left out: lost events overlap them and their rank finished a later exec, so

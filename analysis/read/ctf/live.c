@@ -1,27 +1,26 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The live reader (psa_live.h): a graph of source.ctf.lttng-live → a simple sink, built, run
- * and destroyed on a thread of its own, handing items to the caller's thread through a lane's
- * queue (read/ctf/queue.c) with the lane's sink converting the messages
- * (read/ctf/sink.c). A live source reads one session and muxes its streams itself; a job
- * across hosts has one session per host on the relay daemon, so several sessions are one
- * source each, joined by a filter.utils.muxer. The muxer gives a message only once every
- * source has one (an event, or the relay's inactivity beacon of a quiet stream), so the
- * stream's time is the slowest session's: a host whose data is still on its way is never
- * judged at a present another host's stream reached.
+ * The live reader's sessions (psa_live.h): each session is a graph of its own,
+ * source.ctf.lttng-live → a simple sink, built, run and destroyed on a thread of its own,
+ * handing items to the caller's thread through a queue of its own (read/ctf/queue.c) with its
+ * own sink converting the messages (read/ctf/sink.c). The caller's thread merges the queues by
+ * time (read/ctf/live_merge.c). Why not one graph with filter.utils.muxer: the muxer gives a
+ * message only once every session has one, so a host whose stream went silent (its link cut)
+ * held every other host's events back, and nothing was seen live until it came back; with a
+ * queue per session the merge still sees how far the others went, and can tell "behind" from
+ * "silent" (live_merge.c). A thread per session, not several sinks in one graph: a session's
+ * queue that is full while the merge waits for another session blocks its thread, which must
+ * not keep the awaited session from being read.
  *
  * Design: the source returns AGAIN whenever the relay daemon has nothing new; the thread then
  * publishes the partial batch it holds, notes that it is caught up, and sleeps a little before
  * it asks again. An inactivity message (the relay's beacon for a quiet stream) goes through the
  * queue as an item of its own, in order with the events, so the caller learns that the stream's
- * time advanced without events. The caller's thread only ever waits with a deadline; the thread
+ * time advanced without events. The caller's thread only ever waits with a deadline; each thread
  * publishes when it entered its current babeltrace2 call, so the caller can tell a reader that
- * hangs (a relay daemon that stopped answering) from a quiet stream. Closing sets the graph's
- * interrupter, which the live source checks in its retry loops, and abandons a thread that does
+ * hangs (a relay daemon that stopped answering) from a quiet stream. Closing sets the graphs'
+ * interrupter, which the live source checks in its retry loops, and abandons threads that do
  * not stop in time.
- *
- * Fields of struct psa_live: I: immutable once the thread runs; W: the reader's thread; C: the
- * caller's thread; M: mtx; A: atomic (relaxed: each is a flag or a time read on its own).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -35,32 +34,14 @@
 
 #include "read/event_internal.h"
 #include "read/ctf/ctf_int.h"
+#include "read/ctf/live_int.h"
 
 /* The sleep between two asks while the relay daemon has nothing new. */
 #define LIVE_RETRY_NS (20 * 1000 * 1000)
 /* A batch is published at least this often while events flow. */
 #define LIVE_PUBLISH_NS (5 * 1000 * 1000)
 
-struct psa_live {
-	char (*url)[512];                 /* I: [n] */
-	size_t n;                         /* I */
-	struct psa_ctf_queue q;
-	struct psa_ctf_sink sink;         /* W */
-	bt_interrupter *intr;             /* I: created and released by the caller */
-	pthread_t thread;                 /* C */
-	pthread_mutex_t mtx;
-	pthread_cond_t stopped_cond;      /* M: the thread is about to return */
-	bool stopped;                     /* M */
-	bool src_idle;                    /* M: the source said AGAIN after its last item */
-	_Atomic uint64_t call_since;      /* A: mono ns the thread entered bt_graph_run_once, 0 */
-	atomic_bool stop;                 /* A: the caller wants the thread to end */
-	int rc;                           /* W, then C once the queue says done */
-	char err[PSA_ERR_MAX];            /* same */
-	struct psa_live_status st;        /* C */
-	bool ended;                       /* C */
-};
-
-static uint64_t mono_ns(void)
+uint64_t psa__live_mono_ns(void)
 {
 	struct timespec ts;
 
@@ -91,42 +72,58 @@ static int take_error(char *err, size_t errlen, const char *what)
 	return rc;
 }
 
-static bool src_idle_set(struct psa_live *l, bool idle)
+static void src_idle_set(struct live_src *s, bool idle)
 {
-	bool was;
-
-	pthread_mutex_lock(&l->mtx);
-	was = l->src_idle;
-	l->src_idle = idle;
-	pthread_mutex_unlock(&l->mtx);
-	return was;
+	pthread_mutex_lock(&s->mtx);
+	s->src_idle = idle;
+	pthread_mutex_unlock(&s->mtx);
 }
 
-static int on_beacon(struct psa_live *l, const bt_message *msg)
+/* The message's time on the trace clock, or 0. */
+static uint64_t msg_ts(const bt_message *msg)
 {
-	const bt_clock_snapshot *cs = bt_message_message_iterator_inactivity_borrow_clock_snapshot_const(msg);
-	struct psa_ctf_item *it;
+	const bt_clock_snapshot *cs = NULL;
 	int64_t ns;
 
-	if (bt_clock_snapshot_get_ns_from_origin(cs, &ns) !=
-		    BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK || ns <= 0)
+	switch (bt_message_get_type(msg)) {
+	case BT_MESSAGE_TYPE_EVENT:
+		if (bt_message_event_borrow_stream_class_default_clock_class_const(msg))
+			cs = bt_message_event_borrow_default_clock_snapshot_const(msg);
+		break;
+	case BT_MESSAGE_TYPE_MESSAGE_ITERATOR_INACTIVITY:
+		cs = bt_message_message_iterator_inactivity_borrow_clock_snapshot_const(msg);
+		break;
+	default:
+		break;
+	}
+	if (!cs || bt_clock_snapshot_get_ns_from_origin(cs, &ns) !=
+			   BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK || ns <= 0)
 		return 0;
-	it = psa__queue_slot(&l->q);
+	return (uint64_t)ns;
+}
+
+static int on_beacon(struct live_src *s, uint64_t ts)
+{
+	struct psa_ctf_item *it;
+
+	if (!ts)
+		return 0;
+	it = psa__queue_slot(&s->q);
 	if (!it) {
-		l->sink.failed = -ECANCELED;
+		s->sink.failed = -ECANCELED;
 		return -ECANCELED;
 	}
 	it->is_discard = false;
 	it->is_beacon = true;
-	it->ts = (uint64_t)ns;
-	psa__queue_commit(&l->q);
+	it->ts = ts;
+	psa__queue_commit(&s->q);
 	return 0;
 }
 
 static bt_graph_simple_sink_component_consume_func_status consume(bt_message_iterator *it,
 								  void *data)
 {
-	struct psa_live *l = data;
+	struct live_src *s = data;
 	bt_message_array_const msgs;
 	bt_message_iterator_next_status st;
 	uint64_t count, i;
@@ -135,17 +132,23 @@ static bt_graph_simple_sink_component_consume_func_status consume(bt_message_ite
 	if (st != BT_MESSAGE_ITERATOR_NEXT_STATUS_OK)
 		return psa__ctf_consume_status(st);
 	if (count)
-		src_idle_set(l, false);
-	for (i = 0; i < count && !l->sink.failed; i++) {
+		src_idle_set(s, false);
+	for (i = 0; i < count && !s->sink.failed; i++) {
+		uint64_t ts = msg_ts(msgs[i]);
+
+		/* before the item can block on a full queue: how far this session went is what
+		 * the merge weighs another session's silence against */
+		if (ts > atomic_load_explicit(&s->latest, memory_order_relaxed))
+			atomic_store_explicit(&s->latest, ts, memory_order_relaxed);
 		if (bt_message_get_type(msgs[i]) == BT_MESSAGE_TYPE_MESSAGE_ITERATOR_INACTIVITY)
-			on_beacon(l, msgs[i]);
+			on_beacon(s, ts);
 		else
-			psa__ctf_sink_message(&l->sink, msgs[i]);
+			psa__ctf_sink_message(&s->sink, msgs[i]);
 		bt_message_put_ref(msgs[i]);
 	}
 	for (; i < count; i++)
 		bt_message_put_ref(msgs[i]);
-	return l->sink.failed ? BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR
+	return s->sink.failed ? BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR
 			      : BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
 }
 
@@ -168,66 +171,33 @@ static const bt_plugin *find_ctf(const bt_component_class_source **live, char *e
 	return p;
 }
 
-/* One live source per session, named psa-live-I, into @g. */
-static int add_source(struct psa_live *l, bt_graph *g, const bt_component_class_source *cls,
-		      size_t i, const bt_component_source **src)
+/* The session's live source into @g. */
+static int add_source(struct live_src *s, bt_graph *g, const bt_component_class_source *cls,
+		      const bt_component_source **src)
 {
 	bt_value *params = bt_value_map_create(), *inputs = NULL;
-	char name[32];
 	int rc = 0;
 
-	snprintf(name, sizeof(name), "psa-live-%zu", i);
 	if (!params || bt_value_map_insert_empty_array_entry(params, "inputs", &inputs) ||
-	    bt_value_array_append_string_element(inputs, l->url[i]) ||
+	    bt_value_array_append_string_element(inputs, s->url) ||
 	    /* the default ("continue") waits for a missing session forever */
 	    bt_value_map_insert_string_entry(params, "session-not-found-action", "fail")) {
-		psa__errf(l->err, sizeof(l->err), "out of memory");
+		psa__errf(s->err, sizeof(s->err), "out of memory");
 		rc = -ENOMEM;
-	} else if (bt_graph_add_source_component(g, cls, name, params, BT_LOGGING_LEVEL_NONE, src)) {
-		rc = take_error(l->err, sizeof(l->err), "cannot build the live graph");
+	} else if (bt_graph_add_source_component(g, cls, "psa-live", params, BT_LOGGING_LEVEL_NONE,
+						 src)) {
+		rc = take_error(s->err, sizeof(s->err), "cannot build the live graph");
 	}
 	bt_value_put_ref(params);
 	return rc;
 }
 
-/* Several sessions: every source into a muxer (its input port k exists once k - 1 is
- * connected), the muxer's output in *@out. */
-static int add_muxer(struct psa_live *l, bt_graph *g, const bt_component_source *const *src,
-		     const bt_port_output **out)
-{
-	const bt_plugin *utils = NULL;
-	const bt_component_class_filter *cls;
-	const bt_component_filter *mux;
-
-	if (bt_plugin_find("utils", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, &utils) !=
-		    BT_PLUGIN_FIND_STATUS_OK ||
-	    !(cls = bt_plugin_borrow_filter_component_class_by_name_const(utils, "muxer"))) {
-		bt_current_thread_clear_error();
-		bt_plugin_put_ref(utils);
-		psa__errf(l->err, sizeof(l->err), "babeltrace2 lacks filter.utils.muxer");
-		return -ENOTSUP;
-	}
-	if (bt_graph_add_filter_component(g, cls, "psa-muxer", NULL, BT_LOGGING_LEVEL_NONE, &mux)) {
-		bt_plugin_put_ref(utils);
-		return take_error(l->err, sizeof(l->err), "cannot build the live graph");
-	}
-	bt_plugin_put_ref(utils);
-	for (size_t i = 0; i < l->n; i++)
-		if (bt_graph_connect_ports(g, bt_component_source_borrow_output_port_by_index_const(src[i], 0),
-					   bt_component_filter_borrow_input_port_by_index_const(mux, i),
-					   NULL))
-			return take_error(l->err, sizeof(l->err), "cannot connect the live sources");
-	*out = bt_component_filter_borrow_output_port_by_index_const(mux, 0);
-	return 0;
-}
-
-static int build(struct psa_live *l, bt_graph **out)
+static int build(struct live_src *s, bt_graph **out)
 {
 	const bt_component_class_source *cls;
-	const bt_component_source **src = calloc(l->n, sizeof(*src));
+	const bt_component_source *src;
 	const bt_component_sink *sink;
-	const bt_port_output *head = NULL;
-	const bt_plugin *p = find_ctf(&cls, l->err, sizeof(l->err));
+	const bt_plugin *p = find_ctf(&cls, s->err, sizeof(s->err));
 	bt_graph *g = bt_graph_create(0);
 	int rc = -EIO;
 
@@ -235,22 +205,17 @@ static int build(struct psa_live *l, bt_graph **out)
 		rc = -ENOTSUP;
 		goto out;
 	}
-	if (!g || !src || bt_graph_add_interrupter(g, l->intr)) {
-		psa__errf(l->err, sizeof(l->err), "out of memory");
+	if (!g || bt_graph_add_interrupter(g, s->l->intr)) {
+		psa__errf(s->err, sizeof(s->err), "out of memory");
 		rc = -ENOMEM;
 		goto out;
 	}
-	for (size_t i = 0; i < l->n; i++)
-		if ((rc = add_source(l, g, cls, i, &src[i])) != 0)
-			goto out;
-	if (l->n == 1)
-		head = bt_component_source_borrow_output_port_by_index_const(src[0], 0);
-	else if ((rc = add_muxer(l, g, src, &head)) != 0)
+	if ((rc = add_source(s, g, cls, &src)) != 0)
 		goto out;
-	if (bt_graph_add_simple_sink_component(g, "psa-sink", NULL, consume, NULL, l, &sink) ||
-	    bt_graph_connect_ports(g, head, bt_component_sink_borrow_input_port_by_index_const(sink, 0),
-				   NULL)) {
-		rc = take_error(l->err, sizeof(l->err), "cannot build the live graph");
+	if (bt_graph_add_simple_sink_component(g, "psa-sink", NULL, consume, NULL, s, &sink) ||
+	    bt_graph_connect_ports(g, bt_component_source_borrow_output_port_by_index_const(src, 0),
+				   bt_component_sink_borrow_input_port_by_index_const(sink, 0), NULL)) {
+		rc = take_error(s->err, sizeof(s->err), "cannot build the live graph");
 		goto out;
 	}
 	*out = g;
@@ -259,47 +224,46 @@ static int build(struct psa_live *l, bt_graph **out)
 out:
 	bt_graph_put_ref(g);
 	bt_plugin_put_ref(p);
-	free(src);
 	return rc;
 }
 
-static int run(struct psa_live *l, bt_graph *g)
+static int run(struct live_src *s, bt_graph *g)
 {
-	uint64_t published = mono_ns();
+	uint64_t published = psa__live_mono_ns();
 
-	while (!atomic_load_explicit(&l->stop, memory_order_relaxed)) {
+	while (!atomic_load_explicit(&s->l->stop, memory_order_relaxed)) {
 		bt_graph_run_once_status st;
 		struct timespec nap = { 0, LIVE_RETRY_NS };
 
-		atomic_store_explicit(&l->call_since, mono_ns(), memory_order_relaxed);
+		atomic_store_explicit(&s->call_since, psa__live_mono_ns(), memory_order_relaxed);
 		st = bt_graph_run_once(g);
-		atomic_store_explicit(&l->call_since, 0, memory_order_relaxed);
+		atomic_store_explicit(&s->call_since, 0, memory_order_relaxed);
 		switch (st) {
 		case BT_GRAPH_RUN_ONCE_STATUS_OK:
-			if (mono_ns() - published >= LIVE_PUBLISH_NS) {
-				psa__queue_flush(&l->q);
-				published = mono_ns();
+			if (psa__live_mono_ns() - published >= LIVE_PUBLISH_NS) {
+				psa__queue_flush(&s->q);
+				published = psa__live_mono_ns();
 			}
 			continue;
 		case BT_GRAPH_RUN_ONCE_STATUS_AGAIN:
-			psa__queue_flush(&l->q);
-			published = mono_ns();
-			src_idle_set(l, true);
+			psa__queue_flush(&s->q);
+			published = psa__live_mono_ns();
+			src_idle_set(s, true);
 			nanosleep(&nap, NULL);
 			continue;
 		case BT_GRAPH_RUN_ONCE_STATUS_END:
 			return 0;
 		case BT_GRAPH_RUN_ONCE_STATUS_MEMORY_ERROR:
 			bt_current_thread_clear_error();
-			psa__errf(l->err, sizeof(l->err), "out of memory");
+			psa__errf(s->err, sizeof(s->err), "out of memory");
 			return -ENOMEM;
 		default:
-			if (l->sink.failed || atomic_load(&l->stop)) {
+			if (s->sink.failed || atomic_load(&s->l->stop)) {
 				bt_current_thread_clear_error();
-				psa__errf(l->err, sizeof(l->err), "stopped");
+				psa__errf(s->err, sizeof(s->err), "stopped");
 				return -ECANCELED;
 			}
-			return take_error(l->err, sizeof(l->err), "the live source failed");
+			return take_error(s->err, sizeof(s->err), "the live source failed");
 		}
 	}
 	return -ECANCELED;
@@ -307,25 +271,54 @@ static int run(struct psa_live *l, bt_graph *g)
 
 static void *live_thread(void *arg)
 {
-	struct psa_live *l = arg;
+	struct live_src *s = arg;
 	bt_graph *g = NULL;
 
-	l->rc = build(l, &g);
-	if (!l->rc)
-		l->rc = run(l, g);
+	s->rc = build(s, &g);
+	if (!s->rc)
+		s->rc = run(s, g);
 	bt_graph_put_ref(g);
-	psa__queue_end(&l->q); /* publishes rc and err to the caller's thread */
-	pthread_mutex_lock(&l->mtx);
-	l->stopped = true;
-	pthread_cond_broadcast(&l->stopped_cond);
-	pthread_mutex_unlock(&l->mtx);
+	psa__queue_end(&s->q); /* publishes rc and err to the caller's thread */
+	pthread_mutex_lock(&s->mtx);
+	s->stopped = true;
+	pthread_cond_broadcast(&s->stopped_cond);
+	pthread_mutex_unlock(&s->mtx);
 	return NULL;
 }
+
+/* The HOST of "net://RELAYD[:PORT]/host/HOST/SESSION" (empty when it has none). */
+static void host_of(const char *url, char *out, size_t len)
+{
+	const char *p = strstr(url, "/host/");
+	size_t k = p ? strcspn(p + 6, "/") : 0;
+
+	psa__copy_str(out, len, p ? p + 6 : "", k);
+}
+
+/* The sources' memory, once no thread uses it. */
+static void live_free(struct psa_live *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		struct live_src *s = &l->src[i];
+
+		psa__ctf_sink_fini(&s->sink);
+		psa__queue_fini(&s->q);
+		free(s->pend);
+		pthread_cond_destroy(&s->stopped_cond);
+		pthread_mutex_destroy(&s->mtx);
+	}
+	bt_interrupter_put_ref(l->intr);
+	free(l->src);
+	free(l);
+}
+
+static bool live_stop_all(struct psa_live *l, unsigned wait_ms);
 
 int psa_live_open_many(const char *const *urls, size_t n, struct psa_live **out, char *err,
 		       size_t errlen)
 {
 	struct psa_live *l = calloc(1, sizeof(*l));
+	size_t inited = 0;
 
 	if (!n || n > PSA_LIVE_SESSIONS_MAX) {
 		free(l);
@@ -333,30 +326,45 @@ int psa_live_open_many(const char *const *urls, size_t n, struct psa_live **out,
 			  PSA_LIVE_SESSIONS_MAX);
 		return -EINVAL;
 	}
-	if (!l || !(l->url = calloc(n, sizeof(*l->url))) || psa__queue_init(&l->q)) {
-		if (l)
-			free(l->url);
-		free(l);
-		psa__errf(err, errlen, "out of memory");
-		return -ENOMEM;
+	if (!l || !(l->src = calloc(n, sizeof(*l->src))) || !(l->intr = bt_interrupter_create()))
+		goto out_nomem;
+	for (; inited < n; inited++) {
+		struct live_src *s = &l->src[inited];
+
+		if (psa__queue_init(&s->q))
+			break;
+		s->l = l;
+		psa__copy_str(s->url, sizeof(s->url), urls[inited], strlen(urls[inited]));
+		host_of(s->url, s->host, sizeof(s->host));
+		psa__ctf_sink_init(&s->sink, NULL, &s->q);
+		pthread_mutex_init(&s->mtx, NULL);
+		pthread_cond_init(&s->stopped_cond, NULL);
 	}
-	l->n = n;
-	for (size_t i = 0; i < n; i++)
-		psa__copy_str(l->url[i], sizeof(l->url[i]), urls[i], strlen(urls[i]));
-	psa__ctf_sink_init(&l->sink, NULL, &l->q);
-	pthread_mutex_init(&l->mtx, NULL);
-	pthread_cond_init(&l->stopped_cond, NULL);
-	l->intr = bt_interrupter_create();
-	if (!l->intr || pthread_create(&l->thread, NULL, live_thread, l)) {
-		bt_interrupter_put_ref(l->intr);
-		psa__queue_fini(&l->q);
-		free(l->url);
-		free(l);
-		psa__errf(err, errlen, "cannot start the live reader");
-		return -ENOMEM;
+	l->n = inited;
+	if (inited < n)
+		goto out_free;
+	for (size_t i = 0; i < n; i++) {
+		if (pthread_create(&l->src[i].thread, NULL, live_thread, &l->src[i])) {
+			live_stop_all(l, 2000);
+			psa__errf(err, errlen, "cannot start the live reader");
+			return -ENOMEM;
+		}
+		l->src[i].started = true;
 	}
 	*out = l;
 	return 0;
+
+out_free:
+	live_free(l);
+	l = NULL;
+out_nomem:
+	if (l) {
+		bt_interrupter_put_ref(l->intr);
+		free(l->src);
+		free(l);
+	}
+	psa__errf(err, errlen, "out of memory");
+	return -ENOMEM;
 }
 
 int psa_live_open(const char *url, struct psa_live **out, char *err, size_t errlen)
@@ -364,102 +372,41 @@ int psa_live_open(const char *url, struct psa_live **out, char *err, size_t errl
 	return psa_live_open_many(&url, 1, out, err, errlen);
 }
 
-static void deliver(struct psa_live *l, const struct psa_ctf_item *it, const struct psa_sink *sink)
-{
-	if (it->ts > l->st.last_ts) {
-		l->st.last_ts = it->ts;
-		l->st.last_ts_mono = mono_ns();
-	}
-	l->st.last_is_beacon = it->is_beacon;
-	if (it->is_beacon) {
-		l->st.beacons++;
-		return;
-	}
-	if (it->is_discard) {
-		if (it->u.d.packets)
-			l->st.discarded_packets += it->u.d.count;
-		else
-			l->st.discarded_events += it->u.d.count;
-		if (sink->discard)
-			sink->discard(sink->arg, &it->u.d);
-		return;
-	}
-	l->st.events++;
-	if (sink->event)
-		sink->event(sink->arg, &it->u.ev);
-}
-
-int psa_live_poll(struct psa_live *l, const struct psa_sink *sink, unsigned wait_ms, char *err,
-		  size_t errlen)
+/* Stop every thread; free all once they stopped (true), else leave everything (false). */
+static bool live_stop_all(struct psa_live *l, unsigned wait_ms)
 {
 	struct timespec deadline = psa__deadline_in(wait_ms);
-	const struct psa_ctf_item *it;
-	bool ended = false;
+	bool all = true;
 
-	if (l->ended)
-		goto out_ended;
-	/* the first item may be waited for; then only what is already there */
-	for (it = psa__queue_peek_until(&l->q, &deadline, &ended); it;
-	     it = psa__queue_peek_until(&l->q, &(struct timespec){ 0, 0 }, &ended)) {
-		deliver(l, it, sink);
-		psa__queue_pop(&l->q);
+	atomic_store(&l->stop, true);
+	bt_interrupter_set(l->intr);
+	for (size_t i = 0; i < l->n; i++)
+		psa__queue_cancel(&l->src[i].q);
+	for (size_t i = 0; i < l->n; i++) {
+		struct live_src *s = &l->src[i];
+		bool stopped;
+
+		if (!s->started)
+			continue;
+		pthread_mutex_lock(&s->mtx);
+		while (!s->stopped)
+			if (pthread_cond_timedwait(&s->stopped_cond, &s->mtx, &deadline) == ETIMEDOUT)
+				break;
+		stopped = s->stopped;
+		pthread_mutex_unlock(&s->mtx);
+		if (stopped)
+			pthread_join(s->thread, NULL);
+		else
+			pthread_detach(s->thread);
+		all = all && stopped;
 	}
-	if (!ended)
-		return 0;
-	l->ended = true;
-out_ended:
-	if (l->rc) {
-		psa__copy_str(err, errlen, l->err, strlen(l->err));
-		return l->rc;
-	}
-	return 1;
-}
-
-void psa_live_status(struct psa_live *l, struct psa_live_status *st)
-{
-	uint64_t since = atomic_load_explicit(&l->call_since, memory_order_relaxed);
-	uint64_t now = mono_ns();
-
-	*st = l->st;
-	pthread_mutex_lock(&l->mtx);
-	st->caught_up = l->src_idle;
-	pthread_mutex_unlock(&l->mtx);
-	/* what is published but not yet delivered is not caught up */
-	pthread_mutex_lock(&l->q.mtx);
-	if (l->q.full_n || (l->q.cons && l->q.cons_pos < l->q.cons->n))
-		st->caught_up = false;
-	pthread_mutex_unlock(&l->q.mtx);
-	st->stuck_ns = since && now > since ? now - since : 0;
+	/* a thread stuck inside babeltrace2: leave it, and everything it may touch, alone */
+	if (all)
+		live_free(l);
+	return all;
 }
 
 bool psa_live_close(struct psa_live *l, unsigned wait_ms)
 {
-	struct timespec deadline = psa__deadline_in(wait_ms);
-	bool stopped;
-
-	if (!l)
-		return true;
-	atomic_store(&l->stop, true);
-	bt_interrupter_set(l->intr);
-	psa__queue_cancel(&l->q);
-	pthread_mutex_lock(&l->mtx);
-	while (!l->stopped)
-		if (pthread_cond_timedwait(&l->stopped_cond, &l->mtx, &deadline) == ETIMEDOUT)
-			break;
-	stopped = l->stopped;
-	pthread_mutex_unlock(&l->mtx);
-	if (!stopped) {
-		/* stuck inside babeltrace2: leave it, and everything it may touch, alone */
-		pthread_detach(l->thread);
-		return false;
-	}
-	pthread_join(l->thread, NULL);
-	psa__ctf_sink_fini(&l->sink);
-	psa__queue_fini(&l->q);
-	bt_interrupter_put_ref(l->intr);
-	pthread_cond_destroy(&l->stopped_cond);
-	pthread_mutex_destroy(&l->mtx);
-	free(l->url);
-	free(l);
-	return true;
+	return !l || live_stop_all(l, wait_ms);
 }

@@ -63,6 +63,17 @@ void psa_live_status(struct psa_live *l, struct psa_live_status *st)
 	*st = (struct psa_live_status){ 0 };
 }
 
+void psa_live_set_silence(struct psa_live *l, uint64_t silent_ns)
+{
+	(void)l, (void)silent_ns;
+}
+
+size_t psa_live_silent(const struct psa_live *l, struct psa_live_silent *out, size_t max)
+{
+	(void)l, (void)out, (void)max;
+	return 0;
+}
+
 bool psa_live_close(struct psa_live *l, unsigned wait_ms)
 {
 	(void)l, (void)wait_ms;
