@@ -86,14 +86,16 @@ int ctl_spawn_ready(const struct ctl_spawn_opts *o, struct ctl_spawn_ready *w)
 		w->pid = 0;
 		return rc;
 	}
-	ctl_signals_own(w->pid); /* a third Ctrl-C stops it too */
+	if (w->own)
+		ctl_signals_own(w->pid);
 	fcntl(pipefd[0], F_SETFL, O_NONBLOCK);
 	for (unsigned waited = 0; !w->ready(w->arg); waited += 10) {
 		read_said(pipefd[0], w->said, sizeof(w->said));
 		if (ctl_child_gone(w->pid)) {
 			read_said(pipefd[0], w->said, sizeof(w->said));
 			keep_last_line(w->said);
-			ctl_signals_disown(w->pid);
+			if (w->own)
+				ctl_signals_disown(w->pid);
 			w->pid = 0;
 			rc = -ECHILD;
 			break;

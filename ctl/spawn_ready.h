@@ -5,7 +5,8 @@
  * session (a session is a scheduling autogroup: docs/decisions.md, "a session daemon we start
  * stays in our session"), and what it printed before it ended is the reason it could not start.
  *
- *	struct ctl_spawn_ready w = { .ready = answers, .arg = host, .timeout_ms = 30000 };
+ *	struct ctl_spawn_ready w = { .ready = answers, .arg = host, .timeout_ms = 30000,
+ *				     .own = true };
  *	rc = ctl_spawn_ready(&(struct ctl_spawn_opts){ .argv = argv, .own_group = true }, &w);
  *	// rc 0: w.pid answers; -ECHILD: it ended, w.said holds its last line; -ETIMEDOUT or
  *	// -EINTR (a Ctrl-C): w.pid still runs, ours to stop
@@ -22,7 +23,9 @@ struct ctl_spawn_ready {
 	bool (*ready)(void *arg); /* does it answer yet? (polled every 10 ms) */
 	void *arg;
 	unsigned timeout_ms;
-	pid_t pid;                /* out: > 0 while it runs (owned: a third Ctrl-C kills it) */
+	bool own;                 /* a third Ctrl-C kills it (ctl_signals_own; not for what a
+				     keeper sweeps: the owned slots are few) */
+	pid_t pid;                /* out: > 0 while it runs */
 	char said[256];           /* out: the last line it printed, when it ended */
 };
 

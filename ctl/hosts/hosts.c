@@ -364,7 +364,8 @@ static bool sessiond_answers(void *arg)
  * their own. The job's orted and ranks stay in our session; beside them, spinning in a stall,
  * a daemonized host's consumer starved and its live stream fell seconds behind (a partition was
  * named 5.2 s after it, bound 3 s; docs/decisions.md, "a session daemon we start stays in our
- * session"). A process group of its own: the terminal's Ctrl-C is ours to handle.
+ * session"). A process group of its own: the terminal's Ctrl-C is ours to handle. Not owned
+ * (ctl_signals_own): after a third Ctrl-C the keeper sweeps the hosts.
  */
 static int sessiond_start(struct host *host, char *err, size_t errlen)
 {
@@ -493,7 +494,6 @@ static void sessiond_reap(struct host *host)
 			kill(host->sessiond, SIGKILL);
 		nanosleep(&tick, NULL);
 	}
-	ctl_signals_disown(host->sessiond);
 	host->sessiond = 0;
 }
 

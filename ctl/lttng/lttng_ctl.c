@@ -342,7 +342,8 @@ static int sessiond_start(struct lt_session *s, char *err, size_t errlen)
 {
 	/* only user-space tracing: as root it would load kernel modules otherwise */
 	char *argv[] = { "lttng-sessiond", "--no-kernel", NULL };
-	struct ctl_spawn_ready w = { .ready = sessiond_answers, .timeout_ms = SESSIOND_READY_MS };
+	struct ctl_spawn_ready w = { .ready = sessiond_answers, .timeout_ms = SESSIOND_READY_MS,
+				     .own = true }; /* a third Ctrl-C stops it too */
 	int rc;
 
 	rc = ctl_spawn_ready(&(struct ctl_spawn_opts){ .argv = argv, .own_group = true,
