@@ -59,8 +59,10 @@ void run_hosts_log_child_end(void)
 void run_hosts_log_open(struct run_hosts_log *l, const char *dir)
 {
 	memset(l, 0, sizeof(*l));
-	l->fd = -1;
 	snprintf(l->path, sizeof(l->path), "%s/" LOG_NAME, dir);
+	/* made here, empty, so the pump reads it from the start without looking for it (the
+	 * processes append to it; -1: nothing is digested) */
+	l->fd = open(l->path, O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
 }
 
 /* Line @s (no newline) to the digest. */
@@ -86,7 +88,7 @@ void run_hosts_log_pump(struct run_hosts_log *l, size_t max_bytes)
 {
 	size_t got = 0;
 
-	if (l->fd < 0 && (l->fd = open(l->path, O_RDONLY | O_CLOEXEC)) < 0)
+	if (l->fd < 0)
 		return;
 	while (got < max_bytes) {
 		ssize_t r = read(l->fd, l->buf + l->len, sizeof(l->buf) - 1 - l->len);

@@ -23,7 +23,7 @@ void run_hosts_log_child_end(void);
 /* The parent's reading of the log. */
 struct run_hosts_log {
 	char path[4096];
-	int fd;            /* -1 until a process made the file */
+	int fd;            /* made empty by run_hosts_log_open; -1: it could not be */
 	bool digesting;    /* a line was passed to the digest */
 	size_t len;        /* bytes of an unfinished line in @buf */
 	char buf[4096];
