@@ -28,6 +28,11 @@
 #define LIST_N 256
 #define STREAMS_WAIT_MS 3000 /* how long a session's streams may take to all be there */
 #define ATTACH_CHECK_NS 100000000ull /* on_attached: the relay daemons asked this often */
+/* While the reader is behind (a poll did not empty the source), the live watchdog is asked at
+ * most this often: each tick weighs every live task (40-330 ms a tick at 1024 ranks through the
+ * burst of the first execs), time the reader needs to catch up, and a present that trails the
+ * stream makes no finding the next poll would not make as well. */
+#define TICK_BEHIND_NS 250000000ull
 
 struct loop {
 	const struct live_watch_opts *o;
@@ -132,7 +137,7 @@ int live_watch_run(const struct live_watch_opts *o, struct live_watch_result *re
 	struct psa_sink sink;
 	char err[PSA_ERR_MAX];
 	bool stopping = false, attached = false;
-	uint64_t next_attach_check = 0;
+	uint64_t next_attach_check = 0, last_tick = 0;
 	int rc;
 
 	memset(res, 0, sizeof(*res));
@@ -166,11 +171,15 @@ int live_watch_run(const struct live_watch_opts *o, struct live_watch_result *re
 		if (present(&st) > now)
 			now = present(&st);
 		hear_silence(l, w);
-		if (now && psa_watch_tick(w, now)) {
-			lost_stream(res, -ENOMEM, "", "out of memory");
-			break;
-		}
 		mono = mono_ns();
+		if (now && (st.caught_up || rc == 1 || mono - last_tick >= TICK_BEHIND_NS)) {
+			if (psa_watch_tick(w, now)) {
+				lost_stream(res, -ENOMEM, "", "out of memory");
+				break;
+			}
+			last_tick = mono;
+			mono = mono_ns();
+		}
 		if (o->on_attached && !attached && mono >= next_attach_check) {
 			attached = all_attached(o);
 			if (attached)
