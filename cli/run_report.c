@@ -142,7 +142,7 @@ int run_report_print(struct run_trace *rt, const struct run_report_opts *opts)
 	uint32_t self = (uint32_t)getpid();
 	struct report_read_opts ropts = { .only_vpids = opts->vpids_n ? opts->vpids : &self,
 					  .only_vpids_n = opts->vpids_n ? opts->vpids_n : 1,
-					  .quiet = opts->quiet, .empty_ok = true,
+					  .quiet = opts->quiet, .empty_ok = true, .verdict = true,
 					  .snapshot = rt->s.snapshot };
 	struct run_timeline tf[RUN_TIMELINES];
 	struct exports_again again = { rt, tf };
