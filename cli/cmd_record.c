@@ -60,6 +60,7 @@ static int run_command(char **argv, const struct ctl_sigcatch *sigs)
 static void record_tally(const struct lt_session *s, const char *cmd, const char *buffers)
 {
 	struct trace_tally t = { .snapshot = s->snapshot };
+	struct psa_integrity in, *damage = NULL;
 	char err[LT_ERR_MAX], snap[PATH_MAX + 256];
 	const char *dir = s->output;
 	int rc;
@@ -73,10 +74,16 @@ static void record_tally(const struct lt_session *s, const char *cmd, const char
 	rc = trace_tally_read(dir, &t, err, sizeof(err));
 	if (rc == -ENOTSUP)
 		return; /* a build without babeltrace2 cannot read the trace */
-	if (rc)
+	if (rc) {
 		cli_error("cannot count the events of '%s': %s", dir, err);
-	else
-		print_tally(&t, cmd, buffers, stdout);
+		return;
+	}
+	/* none of ours: the damage that explains it, if a stream is damaged (psa_integrity.h) */
+	if (!t.ours && !psa_integrity_check(&dir, 1, &in))
+		damage = &in;
+	print_tally(&t, cmd, buffers, damage, stdout);
+	if (damage)
+		psa_integrity_fini(&in);
 }
 
 int cmd_record(int argc, char **argv)

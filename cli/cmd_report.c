@@ -52,7 +52,8 @@ static void print_summary(const struct psa_report *c, const struct psa_straggler
 int cmd_report(int argc, char **argv)
 {
 	struct psa_stragglers *s = NULL;
-	struct report_read_opts ro = { .reread = stragglers_observe, .reread_arg = &s };
+	struct report_read_opts ro = { .reread = stragglers_observe, .reread_arg = &s,
+				       .verdict = true };
 	struct report_args a;
 	struct psa_report c;
 	int rc;

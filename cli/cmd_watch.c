@@ -186,7 +186,7 @@ static int watch_command(const struct watch_args *a)
 	} else {
 		/* CMD ended before it registered a stream: nothing of ours was traced. */
 		if (rc > 0)
-			print_tally_empty(a->cmd[0]);
+			print_tally_empty(a->cmd[0], NULL);
 		memset(&res, 0, sizeof(res));
 		res.rc = rc < 0 ? rc : 0;
 		snprintf(res.err, sizeof(res.err), "%s", err);

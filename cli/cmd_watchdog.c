@@ -41,7 +41,7 @@ static const struct report_cmd watchdog_cmd = { "watchdog", watchdog_usage, watc
 
 int cmd_watchdog(int argc, char **argv)
 {
-	struct report_read_opts ro = { 0 };
+	struct report_read_opts ro = { .verdict = true };
 	struct report_args a;
 	struct psa_report c;
 	bool full = false;

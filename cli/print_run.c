@@ -16,17 +16,28 @@
 #include "cli_util.h"
 #include "print_run.h"
 
-void print_tally_empty(const char *cmd)
+void print_tally_empty(const char *cmd, const struct psa_integrity *in)
 {
+	char line[1400];
+
+	/* a damaged stream explains it: the events were recorded, and lost to the damage */
+	for (size_t i = 0; in && i < in->n; i++) {
+		if (in->v[i].kind == PSA_TRACE_DUPLICATE)
+			continue;
+		psa_integrity_issue_str(&in->v[i], line, sizeof(line));
+		fprintf(stderr, "warning: not one proxyscope event could be read: damaged: %s%s\n",
+			line, in->damaged > 1 ? "; and more" : "");
+		return;
+	}
 	fprintf(stderr, "warning: no proxyscope events were recorded: %s did not load libproxyscope, "
 		"or its probe library was not found\n", cmd);
 }
 
 bool print_tally(const struct trace_tally *t, const char *cmd, const char *buffers,
-		       FILE *out)
+		 const struct psa_integrity *in, FILE *out)
 {
 	if (!t->ours) {
-		print_tally_empty(cmd);
+		print_tally_empty(cmd, in);
 		return false;
 	}
 	fprintf(out, "events:      %" PRIu64 " recorded%s, %" PRIu64 " lost (%.2f %%)", t->ours,

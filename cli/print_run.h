@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include <proxyscope/psa_integrity.h>
 #include <proxyscope/psa_overview.h>
 #include <proxyscope/psa_watchdog.h>
 #include <proxyscope/workload.h>
@@ -20,15 +21,17 @@
 struct jw;
 
 /*
- * When nothing of ours was recorded, the warning on stderr naming @cmd (the traced command)
- * and return false. Otherwise, on @out, "events:      N recorded, M lost (x %)[, <@buffers>]"
- * (@buffers: the tracer's buffers, lt_buffers_str; may be NULL), with a hint when some were
- * lost, and return true.
+ * When nothing of ours was read, the warning on stderr (print_tally_empty) and return false.
+ * Otherwise, on @out, "events:      N recorded, M lost (x %)[, <@buffers>]" (@buffers: the
+ * tracer's buffers, lt_buffers_str; may be NULL), with a hint when some were lost, and return
+ * true. @in: the trace's damage (psa_integrity.h), or NULL.
  */
-bool print_tally(const struct trace_tally *t, const char *cmd, const char *buffers, FILE *out);
+bool print_tally(const struct trace_tally *t, const char *cmd, const char *buffers,
+		 const struct psa_integrity *in, FILE *out);
 
-/* The warning alone (no events of ours). */
-void print_tally_empty(const char *cmd);
+/* The warning alone (no events of ours): the damage in @in (may be NULL) that explains it,
+ * else that @cmd (the traced command) did not load the library. */
+void print_tally_empty(const char *cmd, const struct psa_integrity *in);
 
 /* One line on @out per process that did not exit normally, e.g. killed by a signal (unless
  * @all, the first PRINT_RUN_FEW and how many more). */

@@ -204,7 +204,7 @@ int report_read(struct psa_report *r, char *const *paths, size_t n,
 		.only_vpids = opts->only_vpids, .only_vpids_n = opts->only_vpids_n,
 		.snapshot = opts->snapshot, .reread = opts->reread, .reread_arg = opts->reread_arg,
 		.pass_begin = pass_begin, .pass_end = pass_end, .pass_arg = &p,
-		.tail = opts->tail,
+		.tail = opts->tail, .verdict = opts->verdict,
 	};
 	rc = psa_report_read(r, paths, n, &ro, err, sizeof(err));
 	if (rc > 0)

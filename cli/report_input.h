@@ -33,6 +33,8 @@ struct report_read_opts {
 	int (*reread)(struct psa_report *r, void *arg);
 	void *reread_arg;
 	bool tail;          /* the verdict from the tail first (psa_report_read_opts) */
+	bool verdict;       /* the command gives a verdict: nothing read of a damaged trace is an
+			       inconclusive one (psa_report_read_opts) */
 };
 
 /* psa_report_init: 0, or CLI_EXIT_FAILURE after an "error:" line. */

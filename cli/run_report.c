@@ -82,7 +82,7 @@ static void print_files(const struct psa_report *c, const struct run_trace *rt,
 		printf("snapshot:    %s (the flight recorder's last)\n", rt->snapshot);
 	run_tally(c, rt, &t);
 	lt_buffers_str(&rt->s, buffers, sizeof(buffers));
-	print_tally(&t, "the run", buffers, stdout);
+	print_tally(&t, "the run", buffers, &c->integrity, stdout);
 	if (tf[0].ok || tf[1].ok)
 		printf("timeline:    %s%s%s%s%s\n", tf[0].ok ? tf[0].path : "",
 		       tf[0].ok ? " (ui.perfetto.dev)" : "",
@@ -142,7 +142,7 @@ int run_report_print(struct run_trace *rt, const struct run_report_opts *opts)
 	uint32_t self = (uint32_t)getpid();
 	struct report_read_opts ropts = { .only_vpids = opts->vpids_n ? opts->vpids : &self,
 					  .only_vpids_n = opts->vpids_n ? opts->vpids_n : 1,
-					  .quiet = opts->quiet, .empty_ok = true,
+					  .quiet = opts->quiet, .empty_ok = true, .verdict = true,
 					  .snapshot = rt->s.snapshot };
 	struct run_timeline tf[RUN_TIMELINES];
 	struct exports_again again = { rt, tf };
@@ -187,7 +187,7 @@ int run_report_print(struct run_trace *rt, const struct run_report_opts *opts)
 	if (!rc)
 		rc = report_read(&c, paths, n_paths, &ropts);
 	if (!rc && c.in.empty) {
-		print_tally_empty("the run");
+		print_tally_empty("the run", &c.integrity);
 		rc = CLI_EXIT_FAILURE;
 	}
 	run_timelines_finish(tf, c.m, c.wd, rc == 0, false);

@@ -227,9 +227,19 @@ static int read_input(struct psa_report *r, struct psa_input *in, char *const *p
 static void no_events(const struct psa_report *r, char *const *paths, size_t n, char *err,
 		      size_t errlen)
 {
+	const struct psa_integrity_issue *damage = NULL;
 	char line[1400];
 
-	if (r->integrity.n) {
+	for (size_t i = 0; i < r->integrity.n && !damage; i++)
+		if (r->integrity.v[i].kind != PSA_TRACE_DUPLICATE)
+			damage = &r->integrity.v[i];
+	if (damage) {
+		/* the damage, not the recording, explains it: the events it held are lost */
+		psa_integrity_issue_str(damage, line, sizeof(line));
+		snprintf(err, errlen, "no proxyscope event could be read from '%s'%s: damaged: %s%s",
+			 paths[0], n > 1 ? " nor from the other paths" : "", line,
+			 r->integrity.damaged > 1 ? "; and more" : "");
+	} else if (r->integrity.n) {
 		psa_integrity_issue_str(&r->integrity.v[0], line, sizeof(line));
 		snprintf(err, errlen, "no proxyscope events in '%s'%s (damaged: %s%s)", paths[0],
 			 n > 1 ? " nor in the other paths" : "", line,
@@ -250,7 +260,11 @@ static int analyze(struct psa_report *r, char *const *paths, size_t n, char *err
 	describe(&r->in, paths, n);
 	psa_model_finish(r->m);
 	psa_model_totals(r->m, &tot);
-	if (!tot.our_events) {
+	/* Nothing read of a damaged trace is, to a caller giving a verdict, an inconclusive one:
+	 * the damage explains it. A window of the tail is not the whole trace: the next read widens. */
+	if (!tot.our_events && r->verdict && r->integrity.damaged && !r->in.rs.window_ns) {
+		r->in.unreadable = true;
+	} else if (!tot.our_events) {
 		r->in.empty = true;
 		no_events(r, paths, n, err, errlen);
 		return -ENODATA;
@@ -458,6 +472,7 @@ int psa_report_read(struct psa_report *r, char *const *paths, size_t n,
 	if (!opts)
 		opts = &none;
 	err[0] = '\0';
+	r->verdict = opts->verdict;
 	rc = psa_input_open(paths, n, &in, err, errlen);
 	if (rc)
 		return rc;

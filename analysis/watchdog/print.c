@@ -266,7 +266,7 @@ static void print_integrity(const struct psa_watchdog *w, FILE *out)
 	if (host_lost(in))
 		fprintf(out, "lost: no conclusion below is certain: what a lost host's ranks did can "
 			     "make any task look stuck, or explain a stall\n");
-	else if (in && in->damaged)
+	else if (in && in->damaged && !w->unread) /* nothing read: the verdict says so */
 		fprintf(out, "damaged: no conclusion below is certain: the events missing from a damaged "
 			     "stream (one CPU's) can make any task look stuck\n");
 }
@@ -299,6 +299,12 @@ static void print_no_stall(const struct psa_watchdog *w, FILE *out)
 	if (w->level == PSA_LEVEL_WARNING_ONLY) {
 		fprintf(out, "watchdog: no stall: no consumer's watchdog fired and no task failed%s\n",
 			w->unknown ? " in the events recorded" : "");
+		return;
+	}
+	if (w->unread) {
+		fprintf(out, "watchdog: inconclusive: not one proxyscope event could be read: the "
+			     "trace is damaged (above), and what its damaged stream%s held is lost\n",
+			w->integrity->damaged == 1 ? "" : "s");
 		return;
 	}
 	if (host_lost(w->integrity)) {

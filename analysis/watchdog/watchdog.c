@@ -402,7 +402,10 @@ static int analyze_at(struct psa_watchdog *w, const struct psa_model *m, uint64_
 
 	psa_model_totals(m, &tot);
 	w->trace_end = w->now = end;
-	w->level = level_view(&tot);
+	/* Nothing read of a damaged trace shows no level: the damage, not the level the trace
+	 * was recorded at, is why nothing is concluded (the verdict is inconclusive by it). */
+	w->unread = !tot.our_events && damaged(w);
+	w->level = w->unread ? PSA_LEVEL_FULL : level_view(&tot);
 	w->lossy = tot.discarded_events || tot.discarded_packets || tot.discards;
 	w->poll_stuck_ns = tot.timeout_ms_max ? (uint64_t)tot.timeout_ms_max * 1000000u : UINT64_MAX;
 	for (size_t i = 0; i < w->n; i++) /* the findings of finished tasks, so far */

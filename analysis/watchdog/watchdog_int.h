@@ -53,6 +53,7 @@ struct psa_watchdog {
 	bool lossy;     /* the tracer lost events */
 	uint64_t poll_stuck_ns; /* status polls this long show a task stuck (watchdog/watchdog.c) */
 	const struct psa_integrity *integrity; /* NULL: not checked */
+	bool unread;    /* not one event of ours was read, and a stream is damaged */
 	struct psa__failed_task *failed; /* candidates, from the observer */
 	size_t failed_n, failed_cap;
 	struct psa__death *deaths;

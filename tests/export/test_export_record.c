@@ -5,7 +5,10 @@
  * and from babeltrace2's text dump of it. The chrome file passes every check a viewer relies on,
  * the formats agree with each other, the text path gives the same timeline as the CTF path, and
  * a stream cut mid-packet is exported up to there with a warning, and without its index is an
- * error that leaves nothing behind.
+ * error that leaves nothing behind; the stream that held every event cut inside its only packet
+ * is an error naming it as unreadable. The streams to cut are picked by their LTTng index
+ * (tests/ctf_cut.py) in traces recorded pinned to CPU 0 (taskset), so each case is what it
+ * means to be on every run.
  *
  * The scenario is recorded once, by the group setup; if recording fails every test fails with
  * the reason. Only a machine without `lttng` skips (exit 77). Run under RESOURCE_LOCK lttng.
@@ -13,7 +16,6 @@
  * asserted exactly.
  */
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -149,53 +151,82 @@ static void test_export_record__formats_and_text_dump_agree(void **state)
 	free(b);
 }
 
-static char g_victim[PATH_MAX]; /* the largest stream file of the trace */
-static off_t g_victim_size;
-
-static int find_stream(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+/*
+ * `taskset -c 0 proxyscope ARGS...` into @name.stdout / .stderr; fails the test on a non-zero
+ * exit. Pinned to CPU 0, every event of the command lands in stream proxyscope_0.
+ */
+static void pinned(const char *name, char *const *args)
 {
-	const char *base = p + ftw->base;
+	char *argv[16] = { "/usr/bin/env", "taskset", "-c", "0", PROXYSCOPE_BIN };
+	char out[64], errp[64], err[2048];
+	size_t n = 5;
+	int rc;
 
-	if (flag == FTW_F && strcmp(base, "metadata") && !strstr(p, "/index/") &&
-	    sb->st_size > g_victim_size) {
-		snprintf(g_victim, sizeof(g_victim), "%s", p);
-		g_victim_size = sb->st_size;
+	while (*args && n < 15)
+		argv[n++] = *args++;
+	argv[n] = NULL;
+	snprintf(out, sizeof(out), "%s.stdout", name);
+	snprintf(errp, sizeof(errp), "%s.stderr", name);
+	rc = child_run(argv, NULL, path(out), path(errp));
+	if (rc != 0) {
+		file_read(path(errp), err, sizeof(err));
+		fail_msg("taskset -c 0 proxyscope %s ...: exit %d\n%s", argv[5], rc, err);
 	}
-	return 0;
+}
+
+/*
+ * Cut a stream of trace @dir mid-packet by its LTTng index (tests/ctf_cut.py @how: "last", the
+ * stream of the most packets, inside its last one; "only", the largest, made one packet and cut
+ * inside it). The path of the stream cut into @stream, the packets its index lists returned.
+ */
+static int ctf_cut(const char *how, const char *dir, char *stream, size_t len)
+{
+	char *argv[] = { "/usr/bin/env", "python3", CTF_CUT_PY, (char *)how, (char *)dir, NULL };
+	char out[PATH_MAX + 32], *sp;
+	int rc = child_run(argv, NULL, path("cut.stdout"), path("cut.stderr"));
+
+	file_read(path(rc ? "cut.stderr" : "cut.stdout"), out, sizeof(out));
+	if (rc)
+		fail_msg("ctf_cut.py %s %s: exit %d: %s", how, dir, rc, out);
+	sp = strrchr(out, ' ');
+	assert_non_null(sp);
+	snprintf(stream, len, "%.*s", (int)(sp - out), out);
+	return atoi(sp + 1);
 }
 
 /*
  * A stream file cut mid-packet (a consumer killed mid-write): exported up to its last whole
  * packet, with a warning naming the stream; without its index to say where its packets end,
- * an error that leaves nothing behind.
+ * an error that leaves nothing behind. The cut must leave whole packets before it, which a
+ * short recording has only by chance (its events may fill one packet of one stream): so a run
+ * of 240 tasks (about 150 KiB of events) is recorded pinned to CPU 0 with 64 KiB sub-buffers
+ * (512 KiB per CPU: all of them fit, none is lost), and its stream of three packets is cut
+ * inside the last one.
  */
 static void test_export_record__truncated_trace(void **state)
 {
-	char *cp[] = { "/bin/cp", "-r", g_trace, (char *)path("cut"), NULL };
+	char *run[] = { "run", "--ops", "30", "--ranks", "4", "--buffer-size", "512KiB", "-o",
+			(char *)path("pinned"), NULL };
+	char *cp[] = { "/bin/cp", "-r", (char *)path("pinned"), (char *)path("cut"), NULL };
 	char *argv[] = { PROXYSCOPE_BIN, "export", "--format", "chrome", "-o",
 			 (char *)path("cut.json"), (char *)path("cut"), NULL };
-	char err[2048], idx[PATH_MAX];
+	char err[2048], idx[PATH_MAX], victim[PATH_MAX];
 	char *rm[] = { "/bin/rm", "-r", idx, NULL };
-	struct stat st;
 	int rc;
 
-	recording();
+	pinned("pinned", run);
 	assert_int_equal(child_run(cp, NULL, path("cp.stdout"), path("cp.stderr")), 0);
-	g_victim[0] = '\0';
-	g_victim_size = 0;
-	assert_int_equal(nftw(path("cut"), find_stream, 16, FTW_PHYS), 0);
-	assert_true(g_victim[0] && g_victim_size > 512); /* a packet header and some events */
-	assert_int_equal(stat(g_victim, &st), 0);
-	assert_int_equal(truncate(g_victim, st.st_size / 2 + 7), 0); /* mid-packet */
+	assert_true(ctf_cut("last", path("cut"), victim, sizeof(victim)) >= 2);
 	rc = child_run(argv, NULL, path("cut.stdout"), path("cut.stderr"));
 	file_read(path("cut.stderr"), err, sizeof(err));
-	if (rc != 0 || !strstr(err, "warning: damaged: stream ") || !strstr(err, "stops early"))
+	if (rc != 0 || !strstr(err, "warning: damaged: stream ") || !strstr(err, "stops early") ||
+	    strstr(err, "nothing of it can be read"))
 		fail_msg("a stream cut mid-packet: exit %d, stderr:\n%s(expected exit 0 and a "
 			 "warning naming it)", rc, err);
 	assert_true(file_exists(path("cut.json")));
 	assert_int_equal(unlink(path("cut.json")), 0);
 
-	snprintf(idx, sizeof(idx), "%.*s/index", (int)(strrchr(g_victim, '/') - g_victim), g_victim);
+	snprintf(idx, sizeof(idx), "%.*s/index", (int)(strrchr(victim, '/') - victim), victim);
 	assert_int_equal(child_run(rm, NULL, path("rm.stdout"), path("rm.stderr")), 0);
 	rc = child_run(argv, NULL, path("cut.stdout"), path("cut.stderr"));
 	file_read(path("cut.stderr"), err, sizeof(err));
@@ -204,6 +235,44 @@ static void test_export_record__truncated_trace(void **state)
 			 "one error line)", rc, err);
 	assert_false(file_exists(path("cut.json")));
 	assert_false(file_exists(path("cut.json.tmp")));
+}
+
+/*
+ * The stream that held every event, cut inside its only packet (a short recording pinned to one
+ * CPU, its consumer killed mid-write): nothing is left to export, and the one error line says
+ * which stream the damage took and that nothing of it can be read - not that the trace holds
+ * no event - and leaves nothing behind. The watchdog's verdict on it is inconclusive (exit 3).
+ */
+static void test_export_record__truncated_only_packet(void **state)
+{
+	char *record[] = { "record", "-o", (char *)path("single"), "--", EXPORT_SCENARIO_BIN,
+			   NULL };
+	char *argv[] = { PROXYSCOPE_BIN, "export", "--format", "chrome", "-o",
+			 (char *)path("single.json"), (char *)path("single"), NULL };
+	char *wd[] = { PROXYSCOPE_BIN, "watchdog", (char *)path("single"), NULL };
+	static const char unread[] = "error: no proxyscope event could be read from '";
+	char err[2048], out[4096], victim[PATH_MAX], want[PATH_MAX + 128];
+	int rc;
+
+	pinned("single", record);
+	assert_int_equal(ctf_cut("only", path("single"), victim, sizeof(victim)), 1);
+	snprintf(want, sizeof(want), "damaged: stream %s of '", strrchr(victim, '/') + 1);
+	rc = child_run(argv, NULL, path("single.stdout"), path("single.stderr"));
+	file_read(path("single.stderr"), err, sizeof(err));
+	if (rc != 2 || strncmp(err, unread, strlen(unread)) ||
+	    !strstr(err, want) || !strstr(err, "stops early, inside its first packet: nothing of it "
+	    "can be read") || strchr(err, '\n') != err + strlen(err) - 1)
+		fail_msg("the only packet cut: exit %d, stderr:\n%s(expected exit 2, one error line "
+			 "naming the stream nothing could be read of)", rc, err);
+	assert_false(file_exists(path("single.json")));
+	assert_false(file_exists(path("single.json.tmp")));
+
+	rc = child_run(wd, NULL, path("wd.stdout"), path("wd.stderr"));
+	file_read(path("wd.stdout"), out, sizeof(out));
+	if (rc != 3 || !strstr(out, want) ||
+	    !strstr(out, "watchdog: inconclusive: not one proxyscope event could be read"))
+		fail_msg("watchdog on the only packet cut: exit %d, stdout:\n%s(expected exit 3, "
+			 "inconclusive)", rc, out);
 }
 
 static int setup(void **state)
@@ -236,6 +305,7 @@ int main(void)
 		cmocka_unit_test(test_export_record__chrome_shows_the_stall),
 		cmocka_unit_test(test_export_record__formats_and_text_dump_agree),
 		cmocka_unit_test(test_export_record__truncated_trace),
+		cmocka_unit_test(test_export_record__truncated_only_packet),
 	};
 
 	if (!tool_in_path("lttng")) {

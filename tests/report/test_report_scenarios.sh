@@ -5,7 +5,8 @@
 # driver itself counted; a device stall, a lost message and a slow but finishing rank are each
 # named correctly (root cause, cause word, ranks) by the trace-based watchdog; Ctrl-C keeps the
 # trace and leaves no session behind; a stream cut mid-packet is read up to there and said
-# damaged; a corrupt CTF trace is a one-line error.
+# damaged, and one cut inside the only packet that held every event is said unreadable (still
+# inconclusive, not "no events"); a corrupt CTF trace is a one-line error.
 #
 #   sh test_report_scenarios.sh path/to/proxyscope
 # Exit 77 (skip) only when lttng is not installed.
@@ -16,6 +17,7 @@ bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 . "$(dirname "$0")/../cli_harness.sh"
 . "$(dirname "$0")/../wait.sh"
 need_lttng
+cut=$(cd "$(dirname "$0")/.." && pwd)/ctf_cut.py # a stream cut mid-packet by its index
 cd "$tmp"
 
 # The timeline of DIR against the run's own counters in RUN_JSON (tasks enqueued = rows seen,
@@ -186,27 +188,69 @@ fi
 # A stream file cut mid-packet (a consumer killed mid-write) is read up to its last whole packet
 # and said damaged: no root cause is certain (exit 3). Without its index to say where its packets
 # end, and with corrupt metadata, the trace is a one-line error.
+# Where the cut falls decides what is left to read: a short run's events may all sit in one
+# packet of one stream (a sub-buffer holds them; the threads ran on one CPU), and the healthy
+# run's trace holds a stream of two packets only by chance. So the cut trace is recorded for it:
+# pinned to CPU 0 (every event in proxyscope_0) with 64 KiB sub-buffers (its 240 tasks fill about
+# 150 KiB: three packets; the 512 KiB ring holds them all, so none is lost), and the stream to cut
+# is picked from the LTTng index (ctf_cut.py): inside its last packet, the packets before it read;
+# inside its only packet, nothing of the trace is left to read - still damaged, still exit 3, and
+# said so, not "no proxyscope events".
+status=0
+taskset -c 0 "$bin" run --ops 30 --ranks 4 --buffer-size 512KiB -o pinned </dev/null >"$out" \
+	2>"$err" || status=$?
+[ "$status" -eq 0 ] || fail "taskset -c 0 proxyscope run -o pinned: exit $status, expected 0"
 if [ -d healthy ]; then
-	cp -r healthy trunc
 	cp -r healthy corrupt
-	stream=$(find trunc -name 'proxyscope_0' -type f | head -1)
-	size=$(wc -c <"$stream")
-	truncate -s $((size / 2 + 3)) "$stream"
-	cp -r trunc truncnoindex
-	rm -r "$(dirname "$(find truncnoindex -name 'proxyscope_0' -type f | head -1)")/index"
 	meta=$(find corrupt -name metadata -type f | head -1)
 	printf 'this is not CTF metadata {{{\n' >"$meta"
-	if run 3 report trunc; then
-		grep -q "^damaged: stream proxyscope_0 of '.*trunc.*' stops early" "$out" ||
+fi
+if [ -d pinned ]; then
+	cp -r pinned trunc
+	cp -r pinned trunc1
+	name=
+	if picked=$(python3 "$cut" last trunc 2>"$err"); then
+		name=$(basename "${picked% *}")
+		cp -r trunc truncnoindex
+		rm -r "$(dirname "$(find truncnoindex -name "$name" -type f | head -1)")/index"
+	else
+		fail "trunc: no stream of two packets to cut"
+	fi
+	if [ -n "$name" ] && run 3 report trunc; then
+		grep -q "^damaged: stream $name of '.*trunc.*' stops early" "$out" ||
 			fail "trunc: the report does not say which stream stops early"
 		if grep -q '^root cause:' "$out"; then fail "trunc: a root cause from a damaged trace"; fi
+		grep -q '^events: *[1-9][0-9]* read' "$out" ||
+			fail "trunc: the packets before the cut were not read"
+		if grep -q 'nothing of it can be read' "$out"; then
+			fail "trunc: whole packets said unreadable"
+		fi
 	fi
-	for t in truncnoindex corrupt; do
-		if run 2 report "$t"; then
-			grep -q "^error: .*'$t" "$err" || fail "$t: the error does not name the trace"
-			[ "$(wc -l <"$err")" -eq 1 ] || fail "$t: not a one-line error"
+	name=
+	if picked=$(python3 "$cut" only trunc1 2>"$err"); then
+		name=$(basename "${picked% *}")
+	else
+		fail "trunc1: no stream to cut"
+	fi
+	for cmd in report watchdog; do
+		if [ -n "$name" ] && run 3 "$cmd" trunc1; then
+			grep -q "^damaged: stream $name of '.*trunc1.*' stops early, inside its first packet: nothing of it can be read" "$out" ||
+				fail "trunc1 $cmd: the damaged stream is not said unreadable"
+			grep -q '^watchdog: inconclusive: not one proxyscope event could be read' "$out" ||
+				fail "trunc1 $cmd: the verdict does not say nothing could be read"
+			if grep -q '^root cause:' "$out"; then fail "trunc1 $cmd: a root cause"; fi
+			if grep -q 'no proxyscope events' "$out" "$err"; then
+				fail "trunc1 $cmd: blames the recording for what the damage lost"
+			fi
 		fi
 	done
 fi
+for t in truncnoindex corrupt; do
+	[ -d "$t" ] || continue
+	if run 2 report "$t"; then
+		grep -q "^error: .*'$t" "$err" || fail "$t: the error does not name the trace"
+		[ "$(wc -l <"$err")" -eq 1 ] || fail "$t: not a one-line error"
+	fi
+done
 
 harness_finish "report scenario"

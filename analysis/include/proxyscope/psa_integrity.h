@@ -32,6 +32,8 @@ struct psa_integrity_issue {
 	char trace[512];  /* the trace directory (the one holding `metadata`) */
 	char stream[512]; /* the stream file's name; for a duplicate, the other trace directory */
 	uint64_t packets; /* the packets its index lists */
+	uint64_t packets_whole; /* of those, the ones whole in the stream file (read); none of a
+				   stream cut inside its first packet: nothing of it is read */
 	uint64_t bytes_expected, bytes_found;
 };
 

@@ -135,9 +135,14 @@ void psa_integrity_issue_str(const struct psa_integrity_issue *i, char *buf, siz
 			 (unsigned long long)i->bytes_expected);
 		break;
 	case PSA_STREAM_SHORT:
-		snprintf(buf, len, "stream %s of '%s' stops early: %llu of the %llu bytes its %llu "
-			 "packets take", i->stream, i->trace, (unsigned long long)i->bytes_found,
-			 (unsigned long long)i->bytes_expected, (unsigned long long)i->packets);
+		/* cut inside its first packet, a stream has no whole packet: none of its events is
+		 * read, and the user is told so rather than left to infer it */
+		snprintf(buf, len, i->packets_whole ? "stream %s of '%s' stops early: %llu of the %llu "
+			 "bytes its %llu packet%s" : "stream %s of '%s' stops early, inside its first "
+			 "packet: nothing of it can be read (%llu of the %llu bytes its %llu packet%s)",
+			 i->stream, i->trace, (unsigned long long)i->bytes_found,
+			 (unsigned long long)i->bytes_expected, (unsigned long long)i->packets,
+			 i->packets == 1 ? " takes" : "s take");
 		break;
 	case PSA_STREAM_PARTIAL:
 		snprintf(buf, len, "stream %s of '%s' ends inside a packet: its last %llu bytes, "

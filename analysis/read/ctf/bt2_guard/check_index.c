@@ -195,9 +195,29 @@ int psa__stream_whole_file(const char *dir, const char *name, uint64_t *size, ui
 	return 0;
 }
 
-/* Stream @name of @c damaged: @kind, against the @packets / @bytes its index lists. */
+/* Of the packets index @b (@len bytes) lists, from byte 0, those that end within @size bytes. */
+static uint64_t index_whole(const unsigned char *b, size_t len, uint64_t size)
+{
+	uint64_t packets, bytes, whole = 0;
+	size_t entry = psa__get32(b + 12, true);
+
+	if (!index_extent(b, len, &packets, &bytes))
+		return 0;
+	for (uint64_t i = 0; i < packets; i++) {
+		const unsigned char *e = b + IDX_HEADER + i * entry;
+
+		if (psa__get64be(e) + psa__get64be(e + 8) / 8 > size)
+			break;
+		whole++;
+	}
+	return whole;
+}
+
+/* Stream @name of @c damaged: @kind, against the @packets / @bytes its index lists, @whole of
+ * those packets whole in the @found bytes of its file. */
 static int damage_add(struct psa_ctf_check *c, enum psa_integrity_kind kind, const char *name,
-		      size_t name_len, uint64_t packets, uint64_t bytes, uint64_t found)
+		      size_t name_len, uint64_t packets, uint64_t whole, uint64_t bytes,
+		      uint64_t found)
 {
 	struct psa_integrity_issue *v = realloc(c->damage, (c->damage_n + 1) * sizeof(*v));
 
@@ -209,6 +229,7 @@ static int damage_add(struct psa_ctf_check *c, enum psa_integrity_kind kind, con
 	v->kind = kind;
 	psa__copy_str(v->stream, sizeof(v->stream), name, name_len);
 	v->packets = packets;
+	v->packets_whole = whole;
 	v->bytes_expected = bytes;
 	v->bytes_found = found;
 	return 0;
@@ -235,7 +256,8 @@ static int check_one_index(const char *idx, const char *stream, const char *name
 		/* babeltrace2 only reads the index of a stream file it has */
 		if (!psa__check_slurp(idx, INDEX_MAX, &b, &len, NULL, 0)) {
 			if (index_extent(b, len, &packets, &bytes) && packets)
-				rc = damage_add(c, PSA_STREAM_MISSING, name, name_len, packets, bytes, 0);
+				rc = damage_add(c, PSA_STREAM_MISSING, name, name_len, packets, 0, bytes,
+					       0);
 			free(b);
 		}
 		return rc;
@@ -254,11 +276,13 @@ static int check_one_index(const char *idx, const char *stream, const char *name
 	c->streams_cut += cut;
 	tiles = index_extent(b, len, &packets, &bytes) && packets;
 	if (tiles && size == 0)
-		rc = damage_add(c, PSA_STREAM_EMPTY, name, name_len, packets, bytes, 0);
+		rc = damage_add(c, PSA_STREAM_EMPTY, name, name_len, packets, 0, bytes, 0);
 	else if (tiles && size < bytes)
-		rc = damage_add(c, PSA_STREAM_SHORT, name, name_len, packets, bytes, size);
+		rc = damage_add(c, PSA_STREAM_SHORT, name, name_len, packets,
+				index_whole(b, len, size), bytes, size);
 	else if (tiles && (whole = psa__stream_whole_bytes(fd, size, b, len)) < size)
-		rc = damage_add(c, PSA_STREAM_PARTIAL, name, name_len, packets, whole, size);
+		rc = damage_add(c, PSA_STREAM_PARTIAL, name, name_len, packets, packets, whole,
+				size);
 	free(b);
 	close(fd);
 	return rc;

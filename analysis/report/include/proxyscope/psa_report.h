@@ -52,6 +52,9 @@ struct psa_report_input {
 	uint64_t filtered;         /* events of other processes left out (only_vpids) */
 	char desc[160];            /* "1 CTF trace under 'dir'", "babeltrace2 text from '-'" */
 	bool empty;                /* no proxyscope event (nothing was analyzed) */
+	bool unreadable;           /* no proxyscope event could be read and a stream is damaged,
+				      for a caller giving a verdict (psa_report_read_opts.verdict):
+				      analyzed, the verdict inconclusive */
 	char note[1024];           /* what the input chose, to say (psa_input_note), or "" */
 	unsigned tail_reads;       /* reads of a tail-first verdict, the window doubled each time
 				      (0: read whole at once; rs says how much the last one read) */
@@ -73,6 +76,7 @@ struct psa_report {
 	const struct psa_timeline_filter *filter;
 	struct psa_watchdog_opts wopts;
 	unsigned extra_observers;       /* added with psa_report_add_observer */
+	bool verdict;                   /* psa_report_read_opts.verdict, for the analysis */
 };
 
 /*
@@ -110,13 +114,20 @@ struct psa_report_read_opts {
 	 * is the full read's (read/ctf/tail/).
 	 */
 	bool tail;
+	/*
+	 * The caller gives a verdict (report, watchdog, run): a trace of which not one proxyscope
+	 * event could be read while a stream of it is damaged is analyzed - r->in.unreadable set,
+	 * the verdict inconclusive - rather than -ENODATA, for the damage, not the recording,
+	 * explains the absence: what the damaged stream held is lost.
+	 */
+	bool verdict;
 };
 
 /*
  * Read @paths (@n >= 1) into the model (psa_input.h), finish it, and run the watchdog analysis.
  * Returns 0; -ENODATA when the inputs hold no proxyscope event (r->in.empty set, the model
  * finished, nothing analyzed; @err says why, naming the first damage found when one explains
- * it); -ENOMEM; another negative errno for the input's problem (a missing path, not a trace,
+ * it) - unless opts->verdict and a stream is damaged (then 0, r->in.unreadable set); -ENOMEM; another negative errno for the input's problem (a missing path, not a trace,
  * a corrupt trace, not babeltrace2 text, mixed inputs) with the one-line reason in @err; or
  * the positive value opts->reread returned.
  */
