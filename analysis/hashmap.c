@@ -46,7 +46,7 @@ void psa_hashmap_fini(struct psa_hashmap *h)
 	psa_hashmap_init(h);
 }
 
-void *psa_hashmap_find(const struct psa_hashmap *h, const struct psa_hkey *k)
+void **psa_hashmap_find_slot(const struct psa_hashmap *h, const struct psa_hkey *k)
 {
 	uint64_t hash = hash_of(k);
 
@@ -54,10 +54,17 @@ void *psa_hashmap_find(const struct psa_hashmap *h, const struct psa_hkey *k)
 		return NULL;
 	for (size_t i = slot_of(hash, h->cap);; i = (i + 1) & (h->cap - 1)) {
 		if (key_is(&h->keys[i], k, hash))
-			return h->vals[i];
+			return &h->vals[i];
 		if (!h->keys[i].hash)
 			return NULL;
 	}
+}
+
+void *psa_hashmap_find(const struct psa_hashmap *h, const struct psa_hkey *k)
+{
+	void **v = psa_hashmap_find_slot(h, k);
+
+	return v ? *v : NULL;
 }
 
 static int grow(struct psa_hashmap *h)

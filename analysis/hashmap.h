@@ -39,6 +39,9 @@ void psa_hashmap_init(struct psa_hashmap *h);
 void psa_hashmap_fini(struct psa_hashmap *h);
 /* The value of key @k, or NULL. */
 void *psa_hashmap_find(const struct psa_hashmap *h, const struct psa_hkey *k);
+/* Where the value of key @k is stored (to replace it in place: no growth, no failure), or NULL
+ * when @k is absent. Valid until the next insert or remove. */
+void **psa_hashmap_find_slot(const struct psa_hashmap *h, const struct psa_hkey *k);
 /* Insert or replace. Returns 0 or -ENOMEM. */
 int psa_hashmap_insert(struct psa_hashmap *h, const struct psa_hkey *k, void *val);
 /* Remove @k; returns its value or NULL. */

@@ -74,12 +74,11 @@ void psa_model_destroy(struct psa_model *m)
 	free(m->live.v);
 	psa_hashmap_fini(&m->procs);
 	psa_hashmap_fini(&m->tasks);
-	psa_hashmap_fini(&m->finished);
+	psa__marks_fini(&m->finished);
 	psa_hashmap_fini(&m->net_live);
-	psa_hashmap_fini(&m->net_done);
-	psa_hashmap_fini(&m->sends_done);
-	psa_hashmap_fini(&m->last_done);
-	psa_hashmap_fini(&m->triggers);
+	psa__marks_fini(&m->net_done);
+	psa__marks_fini(&m->sends_done);
+	psa__marks_fini(&m->triggers);
 	psa_hashmap_fini(&m->workers);
 	psa_hashmap_fini(&m->groups);
 	psa_hashmap_fini(&m->net_err_idx);
@@ -383,9 +382,9 @@ static void device_event(struct psa_model *m, const struct psa_proc *p, const st
 
 	if (ev->type == PSA_EV_encdev_trigger_write) {
 		uint64_t stream = (uint64_t)psa__f(ev, PSA_F_stream, 0);
-		struct psa_hkey key = psa__trigger_key(p, rank, exec_id, stream);
+		struct psa_hkey key = psa__trigger_key(p, rank, stream);
 
-		psa_hashmap_insert(&m->triggers, &key, (void *)1);
+		psa__marks_add(&m->triggers, &key, exec_id);
 	} else if (ev->type == PSA_EV_encdev_fault) {
 		struct psa_device_fault f = {
 			.proc = p, .rank = rank, .exec_id = exec_id,

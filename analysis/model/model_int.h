@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The model's private state, shared by model/model.c (dispatch), model/task.c (task
- * lifecycle), model/query.c (finish and queries), model/repeat.c and model/lookup.c (what the
- * others share: vectors, worker time, the error index). Calls go one way: model.c -> task.c,
- * repeat.c -> lookup.c; query.c -> task.c, lookup.c. Single-threaded: the reader's sink calls
- * in order.
+ * lifecycle), model/query.c (finish and queries), model/repeat.c, model/lookup.c (what the
+ * others share: vectors, worker time, the error index) and model/marks.c (what finished, as
+ * ranges). Calls go one way: model.c -> task.c, repeat.c -> lookup.c, marks.c; query.c ->
+ * task.c, lookup.c, marks.c. Single-threaded: the reader's sink calls in order.
  */
 #ifndef PSA_MODEL_INT_H
 #define PSA_MODEL_INT_H
@@ -34,12 +34,13 @@ struct psa_model {
 	struct psa_hashmap procs;      /* (host hash, vpid) -> struct psa_proc * */
 	PSA_VEC(struct psa_proc *) proc_list;
 	struct psa_hashmap tasks;      /* (proc, task_id) -> live struct psa_task * */
-	struct psa_hashmap finished;   /* (proc, task_id) -> (void *)1: finished, freed */
+	/* What finished, as ranges per key (model/marks.c): the memory follows the live tasks
+	 * (the holes), not every task that ever ran. */
+	struct psa_hashmap finished;   /* (proc) -> task_ids finished and freed */
 	struct psa_hashmap net_live;   /* (job, rank, exec) -> the live network task */
-	struct psa_hashmap net_done;   /* (job, rank, exec) -> (void *)1: a finished network task */
-	struct psa_hashmap sends_done; /* (job, rank, peer, exec, tag) -> (void *)1 */
-	struct psa_hashmap last_done;  /* (job, rank) -> exec + 1 of its last finished network task */
-	struct psa_hashmap triggers;   /* (proc, rank, exec, stream) -> (void *)1: device wrote it */
+	struct psa_hashmap net_done;   /* (job, rank) -> execs of its finished network tasks */
+	struct psa_hashmap sends_done; /* (job, rank, peer) -> (exec, tag) of sends completed */
+	struct psa_hashmap triggers;   /* (proc, rank, stream) -> execs the device wrote */
 	struct psa_hashmap workers;    /* (proc, vtid) -> struct psa_worker * */
 	PSA_VEC(struct psa_worker *) worker_list;
 	struct psa_hashmap groups;     /* (proc, gid) -> struct psa_group * */
@@ -86,6 +87,20 @@ void psa__task_failed_peer(const struct psa_model *m, struct psa_task *t);
 bool psa__model_is_repeat(struct psa_model *m, const struct psa_proc *p,
 			  const struct psa_event *ev);
 
+/*
+ * model/marks.c: sets of values (marks) and of (exec, tag) pairs (pairs) per key, a map's
+ * values; psa__marks_fini frees either kind with the map. Adding returns 0 or -ENOMEM.
+ */
+int psa__marks_add(struct psa_hashmap *h, const struct psa_hkey *k, uint64_t x);
+bool psa__marks_has(const struct psa_hashmap *h, const struct psa_hkey *k, uint64_t x);
+/* The largest value below @limit under @k, if any. */
+bool psa__marks_max_below(const struct psa_hashmap *h, const struct psa_hkey *k, uint64_t limit,
+			  uint64_t *max);
+int psa__pairs_add(struct psa_hashmap *h, const struct psa_hkey *k, uint64_t e, uint64_t tag);
+bool psa__pairs_has(const struct psa_hashmap *h, const struct psa_hkey *k, uint64_t e,
+		    uint64_t tag);
+void psa__marks_fini(struct psa_hashmap *h);
+
 /* model/lookup.c: the latest transport error of (@p, @rank), or NULL. */
 const struct psa_net_error *psa__net_error_last(const struct psa_model *m,
 						const struct psa_proc *p, uint32_t rank);
@@ -112,25 +127,27 @@ static inline struct psa_hkey psa__exec_key(uint32_t job, uint32_t rank, uint64_
 			exec_id);
 }
 
-static inline struct psa_hkey psa__send_key(uint32_t job, uint32_t rank, uint32_t peer,
-					    uint64_t exec_id, uint64_t tag)
+/* (job, rank, peer): a rank's sends to a peer */
+static inline struct psa_hkey psa__send_key(uint32_t job, uint32_t rank, uint32_t peer)
 {
-	uint64_t h = psa_key(psa__exec_key(job, rank, exec_id).hash,
-			     psa_key((uint64_t)peer + 1, tag));
-
-	return PSA_HKEY(h, job, rank, exec_id, peer, tag);
+	return PSA_HKEY(psa_key(psa_key((uint64_t)job + 1, (uint64_t)rank + 1), (uint64_t)peer + 1),
+			job, rank, peer);
 }
 
+/* (process, rank, stream): the triggers a rank's device wrote */
 static inline struct psa_hkey psa__trigger_key(const struct psa_proc *p, uint32_t rank,
-					       uint64_t exec_id, uint64_t stream)
+					       uint64_t stream)
 {
-	uint64_t h = psa_key(psa_key((uint64_t)p->id + 1, psa_key((uint64_t)rank + 1, exec_id)),
-			     stream + 1);
-
-	return PSA_HKEY(h, p->id, rank, exec_id, stream);
+	return PSA_HKEY(psa_key(psa_key((uint64_t)p->id + 1, (uint64_t)rank + 1), stream + 1), p->id,
+			rank, stream);
 }
 
-/* (job, rank): the last exec done of each rank */
+/* (process): the tasks finished */
+static inline struct psa_hkey psa__finished_key(const struct psa_proc *p)
+{
+	return PSA_HKEY(psa_key((uint64_t)p->id + 1, 0x7f), p->id);
+}
+
 /* (process, rank, peer + 1; 0: the rank's latest): the transport errors' index */
 static inline struct psa_hkey psa__net_err_key(const struct psa_proc *p, uint32_t rank,
 					       uint64_t peer_plus_1)
@@ -139,6 +156,7 @@ static inline struct psa_hkey psa__net_err_key(const struct psa_proc *p, uint32_
 			p->id, rank, peer_plus_1);
 }
 
+/* (job, rank): a rank's network tasks finished */
 static inline struct psa_hkey psa__rank_key(uint32_t job, uint32_t rank)
 {
 	return PSA_HKEY(psa_key((uint64_t)job + 1, (uint64_t)rank + 1), job, rank);

@@ -3,8 +3,8 @@
  * The model's task lifecycle: a task is created by its first event (normally task_enqueue; any
  * other first event marks it truncated, as in a flight-recorder snapshot), every task_state
  * closes one interval and opens the next, and reaching DONE hands the task to the observers
- * and frees it - only a marker per finished task stays, so late events (recycle, the
- * consumer's) are recognized and ignored.
+ * and frees it - only its id stays, among the ranges of its process's finished ids
+ * (model/marks.c), so late events (recycle, the consumer's) are recognized and ignored.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -16,10 +16,10 @@ struct psa_task *psa__task_get(struct psa_model *m, const struct psa_proc *p,
 			       const struct psa_event *ev)
 {
 	uint64_t task_id = (uint64_t)psa__f(ev, PSA_F_task_id, 0);
-	struct psa_hkey key = psa__proc_key(p, task_id);
+	struct psa_hkey key = psa__proc_key(p, task_id), done = psa__finished_key(p);
 	struct psa_task *t;
 
-	if (!task_id || psa_hashmap_find(&m->finished, &key))
+	if (!task_id || psa__marks_has(&m->finished, &done, task_id))
 		return NULL;
 	t = psa_hashmap_find(&m->tasks, &key);
 	if (t)
@@ -81,26 +81,23 @@ static void close_interval(struct psa_model *m, struct psa_task *t, uint64_t end
 			m->obs[i].interval(m->obs[i].arg, t, t->state, t->state_since, end, open);
 }
 
-/* DONE: final summary to the observers, then only markers remain. */
+/* DONE: final summary to the observers, then only its marks remain. */
 static void finalize(struct psa_model *m, struct psa_task *t)
 {
-	struct psa_hkey key = psa__proc_key(t->proc, t->task_id);
+	struct psa_hkey key = psa__proc_key(t->proc, t->task_id), done = psa__finished_key(t->proc);
 
 	for (unsigned i = 0; i < m->obs_n; i++)
 		if (m->obs[i].task_end)
 			m->obs[i].task_end(m->obs[i].arg, t);
 	psa_hashmap_remove(&m->tasks, &key);
-	psa_hashmap_insert(&m->finished, &key, (void *)1);
+	psa__marks_add(&m->finished, &done, t->task_id);
 	if (t->kind == PSA_KIND_NETWORK) {
 		struct psa_hkey nk = psa__exec_key(t->job, t->rank, t->exec_id);
 		struct psa_hkey rk = psa__rank_key(t->job, t->rank);
-		uint64_t prev = (uint64_t)(uintptr_t)psa_hashmap_find(&m->last_done, &rk);
 
 		if (psa_hashmap_find(&m->net_live, &nk) == t)
 			psa_hashmap_remove(&m->net_live, &nk);
-		psa_hashmap_insert(&m->net_done, &nk, (void *)1);
-		if (t->exec_id + 1 > prev)
-			psa_hashmap_insert(&m->last_done, &rk, (void *)(uintptr_t)(t->exec_id + 1));
+		psa__marks_add(&m->net_done, &rk, t->exec_id);
 	}
 	m->totals.tasks_done++;
 	psa__task_free(t);
@@ -217,10 +214,9 @@ void psa__task_net(struct psa_model *m, struct psa_task *t, const struct psa_eve
 		op->done_ts = ev->ts_ns;
 		op->status = (int)psa__f(ev, PSA_F_status, 0);
 		if (op->kind == 0 /* SEND */ && op->status == 0) {
-			struct psa_hkey key = psa__send_key(t->job, t->rank, op->peer, t->exec_id,
-							    op->tag);
+			struct psa_hkey key = psa__send_key(t->job, t->rank, op->peer);
 
-			psa_hashmap_insert(&m->sends_done, &key, (void *)1);
+			psa__pairs_add(&m->sends_done, &key, t->exec_id, op->tag);
 		}
 	}
 }

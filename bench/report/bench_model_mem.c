@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench_model_mem: the model's heap after reading a trace - what psa_model_destroy frees
+ * (mallinfo2: in use before it minus after; the reader closed first), against the tasks alive
+ * at the end and every task the trace held. Issue 22's goal: <= 1 KB per live task. Measures,
+ * never asserts; never registered with ctest (test_model_memory checks the bound on synthetic
+ * events).
+ *
+ *   bench_model_mem TRACE...
+ *   BENCH model_mem bytes=B live=L tasks=T ranks=R per_live=B/L ok=0|1
+ */
+#include <malloc.h>
+#include <stdio.h>
+
+#include <proxyscope/psa_input.h>
+#include <proxyscope/psa_model.h>
+
+static size_t heap_in_use(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+
+	return mi.uordblks + mi.hblkhd;
+}
+
+int main(int argc, char **argv)
+{
+	struct psa_input_read_opts opts = { 0 };
+	struct psa_input_result res;
+	struct psa_model_totals tot;
+	struct psa_input *in;
+	struct psa_model *m;
+	size_t live_n, procs_n, ranks = 0, before;
+	const struct psa_proc *const *procs;
+	char err[256];
+	double per_live;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: bench_model_mem TRACE...\n");
+		return 2;
+	}
+	if (psa_input_open(argv + 1, (size_t)argc - 1, &in, err, sizeof(err)) ||
+	    psa_model_create(&m)) {
+		fprintf(stderr, "error: %s\n", err);
+		return 1;
+	}
+	if (psa_input_read(in, m, &opts, &res, err, sizeof(err))) {
+		fprintf(stderr, "error: %s\n", err);
+		return 1;
+	}
+	psa_input_close(in);
+	psa_model_finish(m);
+	psa_model_totals(m, &tot);
+	psa_model_live_tasks(m, &live_n);
+	procs = psa_model_procs(m, &procs_n);
+	for (size_t i = 0; i < procs_n; i++)
+		ranks += procs[i]->ranks_n;
+	before = heap_in_use();
+	psa_model_destroy(m);
+	before -= heap_in_use();
+	per_live = live_n ? (double)before / (double)live_n : 0;
+	printf("BENCH model_mem bytes=%zu live=%zu tasks=%llu ranks=%zu per_live=%.0f ok=%d\n",
+	       before, live_n, (unsigned long long)tot.tasks, ranks, per_live, per_live <= 1024);
+	return 0;
+}
