@@ -67,11 +67,11 @@ void *psa_hashmap_find(const struct psa_hashmap *h, const struct psa_hkey *k)
 	return v ? *v : NULL;
 }
 
-static int grow(struct psa_hashmap *h)
+static int resize(struct psa_hashmap *h, size_t cap)
 {
 	struct psa_hashmap bigger = { 0 };
 
-	bigger.cap = h->cap ? 2 * h->cap : 64;
+	bigger.cap = cap;
 	bigger.keys = calloc(bigger.cap, sizeof(*bigger.keys));
 	bigger.vals = calloc(bigger.cap, sizeof(*bigger.vals));
 	if (!bigger.keys || !bigger.vals) {
@@ -93,7 +93,7 @@ int psa_hashmap_insert(struct psa_hashmap *h, const struct psa_hkey *k, void *va
 	uint64_t hash = hash_of(k);
 	size_t i;
 
-	if ((h->n + 1) * 10 > h->cap * 7 && grow(h))
+	if ((h->n + 1) * 10 > h->cap * 7 && resize(h, h->cap ? 2 * h->cap : 64))
 		return -ENOMEM;
 	for (i = slot_of(hash, h->cap); h->keys[i].hash && !key_is(&h->keys[i], k, hash);
 	     i = (i + 1) & (h->cap - 1))
@@ -132,6 +132,12 @@ void *psa_hashmap_remove(struct psa_hashmap *h, const struct psa_hkey *k)
 	h->vals[i] = NULL;
 	h->n--;
 	return val;
+}
+
+void psa_hashmap_shrink(struct psa_hashmap *h)
+{
+	if (h->cap > 64 && h->n * 8 < h->cap)
+		resize(h, h->cap / 4 > 64 ? h->cap / 4 : 64);
 }
 
 int psa_hashmap_next(const struct psa_hashmap *h, size_t *i, uint64_t *hash, void **val)

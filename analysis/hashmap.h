@@ -47,6 +47,11 @@ int psa_hashmap_insert(struct psa_hashmap *h, const struct psa_hkey *k, void *va
 /* Remove @k; returns its value or NULL. */
 void *psa_hashmap_remove(struct psa_hashmap *h, const struct psa_hkey *k);
 
+/* After removals: a table used below an eighth shrinks to a quarter (a half used then), at
+ * least 64 slots; when memory is short it stays as it is. The slot order changes: not for a map
+ * whose walk is part of an output. */
+void psa_hashmap_shrink(struct psa_hashmap *h);
+
 /* Iterate: for (size_t i = 0; psa_hashmap_next(h, &i, &hash, &v); ), in slot order. */
 int psa_hashmap_next(const struct psa_hashmap *h, size_t *i, uint64_t *hash, void **val);
 

@@ -84,7 +84,7 @@ void psa_model_destroy(struct psa_model *m)
 	psa_hashmap_fini(&m->net_err_idx);
 	psa_hashmap_fini(&m->net_err_last);
 	psa_hashmap_fini(&m->streams);
-	psa_hashmap_fini(&m->last_event);
+	psa__fp_table_fini(&m->last_event);
 	free(m);
 }
 

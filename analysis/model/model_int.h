@@ -27,6 +27,18 @@ int psa__vec_grow(void **v, size_t *cap, size_t need, size_t elem);
 	(psa__vec_grow((void **)&(vec).v, &(vec).cap, (vec).n + 1, sizeof(*(vec).v)) ? -1           \
 										     : ((vec).v[(vec).n++] = (x), 0))
 
+/* model/repeat.c: the fingerprint of each thread's last event, (process id << 32 | vtid) */
+struct psa_fp_slot {
+	uint64_t key;
+	uint64_t fp; /* 0: an empty slot */
+};
+
+struct psa_fp_table {
+	struct psa_fp_slot *v;
+	size_t cap; /* a power of two, or 0 */
+	size_t n;
+};
+
 struct psa_model {
 	struct psa_observer obs[PSA_MODEL_OBSERVERS_MAX];
 	unsigned obs_n;
@@ -52,7 +64,7 @@ struct psa_model {
 	struct psa_hashmap net_err_idx;  /* (proc, rank, peer) -> index + 1 in net_errors */
 	struct psa_hashmap net_err_last; /* (proc, rank) -> index + 1 of its latest error */
 	PSA_VEC(const struct psa_task *) live; /* built by finish */
-	struct psa_hashmap last_event; /* (proc, vtid) -> fingerprint of its last event */
+	struct psa_fp_table last_event; /* (proc, vtid) -> fingerprint of its last event */
 
 	struct psa_model_totals totals;
 	bool finished_called;
@@ -86,6 +98,7 @@ void psa__task_failed_peer(const struct psa_model *m, struct psa_task *t);
 /* model/repeat.c: whether @ev repeats its thread's previous event (counted, to be dropped). */
 bool psa__model_is_repeat(struct psa_model *m, const struct psa_proc *p,
 			  const struct psa_event *ev);
+void psa__fp_table_fini(struct psa_fp_table *t);
 
 /*
  * model/marks.c: sets of values (marks) and of (exec, tag) pairs (pairs) per key, a map's

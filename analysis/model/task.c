@@ -95,8 +95,11 @@ static void finalize(struct psa_model *m, struct psa_task *t)
 		struct psa_hkey nk = psa__exec_key(t->job, t->rank, t->exec_id);
 		struct psa_hkey rk = psa__rank_key(t->job, t->rank);
 
-		if (psa_hashmap_find(&m->net_live, &nk) == t)
+		if (psa_hashmap_find(&m->net_live, &nk) == t) {
 			psa_hashmap_remove(&m->net_live, &nk);
+			/* never walked: its size follows the network tasks alive now */
+			psa_hashmap_shrink(&m->net_live);
+		}
 		psa__marks_add(&m->net_done, &rk, t->exec_id);
 	}
 	m->totals.tasks_done++;
