@@ -185,7 +185,8 @@ static bool joined(struct run *a, const struct run *b)
 		stride = b->stride;
 	else
 		stride = b->base - a->base;
-	if (a->base + stride * (b->e0 - a->e0) != b->base || (b->e0 != b->e_last && b->stride != stride))
+	if (a->base + stride * (b->e0 - a->e0) != b->base ||
+	    (b->e0 != b->e_last && b->stride != stride))
 		return false;
 	a->stride = stride;
 	a->e_last = b->e_last;

@@ -151,8 +151,9 @@ static inline struct psa_hkey psa__send_key(uint32_t job, uint32_t rank, uint32_
 static inline struct psa_hkey psa__trigger_key(const struct psa_proc *p, uint32_t rank,
 					       uint64_t stream)
 {
-	return PSA_HKEY(psa_key(psa_key((uint64_t)p->id + 1, (uint64_t)rank + 1), stream + 1), p->id,
-			rank, stream);
+	uint64_t h = psa_key(psa_key((uint64_t)p->id + 1, (uint64_t)rank + 1), stream + 1);
+
+	return PSA_HKEY(h, p->id, rank, stream);
 }
 
 /* (process): the tasks finished */

@@ -70,8 +70,10 @@ static void check_marks(int how)
 	assert_non_null(a);
 	psa_hashmap_init(&h);
 	for (size_t i = 0; i < ADDS; i++) {
+		struct psa_hkey k;
+
 		a[i] = (struct added){ .key = (uint32_t)(next_rand() % KEYS), .e = value_at(how, i) };
-		struct psa_hkey k = key_of(a[i].key);
+		k = key_of(a[i].key);
 
 		assert_int_equal(psa__marks_add(&h, &k, a[i].e), 0);
 		if (i % 97 == 0 || i == ADDS - 1) {
@@ -161,7 +163,8 @@ static void check_pairs_found(const struct psa_hashmap *h, const struct added *a
 		for (size_t j = 0; j < sizeof(near) / sizeof(near[0]); j++) {
 			uint32_t key = j ? (uint32_t)(next_rand() % KEYS) : a[i].key;
 			struct psa_hkey k = key_of(key);
-			uint64_t e = a[i].e + (uint64_t)near[j][0], t = a[i].tag + (uint64_t)near[j][1];
+			uint64_t e = a[i].e + (uint64_t)near[j][0];
+			uint64_t t = a[i].tag + (uint64_t)near[j][1];
 
 			assert_int_equal(psa__pairs_has(h, &k, e, t), was_added(a, n, key, e, t));
 		}
