@@ -2,10 +2,13 @@
 /*
  * The analysis' hash map (hashmap.h): linear probing over a power-of-two table, grown at 70 %
  * load. A probe compares the stored hash first, the whole key only on a hash match, so a lookup
- * costs one key comparison when the keys do not collide.
+ * costs one key comparison when the keys do not collide. A slot stores the hash, the map's
+ * width of key words and the string pointer: a map of two-word keys takes 40 bytes a slot
+ * with its value, not 64 (issue 22: the model's tables at 4096 ranks).
  */
 #include "hashmap.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,39 +26,81 @@ static size_t slot_of(uint64_t hash, size_t cap)
 	return (size_t)hash & (cap - 1);
 }
 
-/* Is stored key @a (hash already non-zero) key @b, whose hash is @hash? */
-static bool key_is(const struct psa_hkey *a, const struct psa_hkey *b, uint64_t hash)
+static unsigned width(const struct psa_hashmap *h)
 {
-	if (a->hash != hash || memcmp(a->w, b->w, sizeof(a->w)))
+	return h->words ? h->words : PSA_HKEY_WORDS;
+}
+
+/* Slot @i's stored key: [0] the hash (0: empty), then width() words, then the string. */
+static uint64_t *key_at(const struct psa_hashmap *h, size_t i)
+{
+	return h->keys + i * (width(h) + 2);
+}
+
+/* @k has no part beyond the map's width (the map would not tell such keys apart). */
+static inline bool fits(const struct psa_hashmap *h, const struct psa_hkey *k)
+{
+	for (unsigned i = width(h); i < PSA_HKEY_WORDS; i++)
+		if (k->w[i])
+			return false;
+	return true;
+}
+
+/* Is stored key @a (hash already non-zero) key @b, whose hash is @hash? */
+static bool key_is(const struct psa_hashmap *h, const uint64_t *a, const struct psa_hkey *b,
+		   uint64_t hash)
+{
+	const char *s;
+
+	if (a[0] != hash || memcmp(a + 1, b->w, width(h) * sizeof(b->w[0])))
 		return false;
-	return a->s == b->s || (a->s && b->s && !strcmp(a->s, b->s));
+	s = (const char *)(uintptr_t)a[1 + width(h)];
+	return s == b->s || (s && b->s && !strcmp(s, b->s));
+}
+
+static void key_store(const struct psa_hashmap *h, uint64_t *a, const struct psa_hkey *k,
+		      uint64_t hash)
+{
+	a[0] = hash;
+	memcpy(a + 1, k->w, width(h) * sizeof(k->w[0]));
+	a[1 + width(h)] = (uint64_t)(uintptr_t)k->s;
 }
 
 void psa_hashmap_init(struct psa_hashmap *h)
 {
+	psa_hashmap_init_words(h, 0);
+}
+
+void psa_hashmap_init_words(struct psa_hashmap *h, unsigned words)
+{
+	assert(words <= PSA_HKEY_WORDS);
 	h->keys = NULL;
 	h->vals = NULL;
 	h->cap = 0;
 	h->n = 0;
+	h->words = words;
 }
 
 void psa_hashmap_fini(struct psa_hashmap *h)
 {
 	free(h->keys);
 	free(h->vals);
-	psa_hashmap_init(h);
+	psa_hashmap_init_words(h, h->words);
 }
 
 void **psa_hashmap_find_slot(const struct psa_hashmap *h, const struct psa_hkey *k)
 {
 	uint64_t hash = hash_of(k);
 
+	assert(fits(h, k));
 	if (!h->cap)
 		return NULL;
 	for (size_t i = slot_of(hash, h->cap);; i = (i + 1) & (h->cap - 1)) {
-		if (key_is(&h->keys[i], k, hash))
+		const uint64_t *a = key_at(h, i);
+
+		if (key_is(h, a, k, hash))
 			return &h->vals[i];
-		if (!h->keys[i].hash)
+		if (!a[0])
 			return NULL;
 	}
 }
@@ -67,21 +112,32 @@ void *psa_hashmap_find(const struct psa_hashmap *h, const struct psa_hkey *k)
 	return v ? *v : NULL;
 }
 
+uint64_t psa_hashmap_key_word(const struct psa_hashmap *h, size_t slot, unsigned word)
+{
+	assert(slot < h->cap && word < width(h));
+	return key_at(h, slot)[1 + word];
+}
+
 static int resize(struct psa_hashmap *h, size_t cap)
 {
-	struct psa_hashmap bigger = { 0 };
+	struct psa_hashmap bigger = { .cap = cap, .words = h->words };
 
-	bigger.cap = cap;
-	bigger.keys = calloc(bigger.cap, sizeof(*bigger.keys));
+	bigger.keys = calloc(bigger.cap * (width(h) + 2), sizeof(*bigger.keys));
 	bigger.vals = calloc(bigger.cap, sizeof(*bigger.vals));
 	if (!bigger.keys || !bigger.vals) {
 		free(bigger.keys);
 		free(bigger.vals);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < h->cap; i++)
-		if (h->keys[i].hash)
-			psa_hashmap_insert(&bigger, &h->keys[i], h->vals[i]);
+	for (size_t i = 0; i < h->cap; i++) {
+		const uint64_t *a = key_at(h, i);
+		struct psa_hkey k = { .hash = a[0], .s = (const char *)(uintptr_t)a[1 + width(h)] };
+
+		if (!a[0])
+			continue;
+		memcpy(k.w, a + 1, width(h) * sizeof(k.w[0]));
+		psa_hashmap_insert(&bigger, &k, h->vals[i]);
+	}
 	free(h->keys);
 	free(h->vals);
 	*h = bigger;
@@ -93,15 +149,15 @@ int psa_hashmap_insert(struct psa_hashmap *h, const struct psa_hkey *k, void *va
 	uint64_t hash = hash_of(k);
 	size_t i;
 
+	assert(fits(h, k));
 	if ((h->n + 1) * 10 > h->cap * 7 && resize(h, h->cap ? 2 * h->cap : 64))
 		return -ENOMEM;
-	for (i = slot_of(hash, h->cap); h->keys[i].hash && !key_is(&h->keys[i], k, hash);
+	for (i = slot_of(hash, h->cap); key_at(h, i)[0] && !key_is(h, key_at(h, i), k, hash);
 	     i = (i + 1) & (h->cap - 1))
 		;
-	if (!h->keys[i].hash)
+	if (!key_at(h, i)[0])
 		h->n++;
-	h->keys[i] = *k;
-	h->keys[i].hash = hash;
+	key_store(h, key_at(h, i), k, hash);
 	h->vals[i] = val;
 	return 0;
 }
@@ -109,26 +165,28 @@ int psa_hashmap_insert(struct psa_hashmap *h, const struct psa_hkey *k, void *va
 void *psa_hashmap_remove(struct psa_hashmap *h, const struct psa_hkey *k)
 {
 	uint64_t hash = hash_of(k);
-	size_t i, j;
+	size_t i, j, stride = (width(h) + 2) * sizeof(*h->keys);
 	void *val;
 
+	assert(fits(h, k));
 	if (!h->cap)
 		return NULL;
-	for (i = slot_of(hash, h->cap); !key_is(&h->keys[i], k, hash); i = (i + 1) & (h->cap - 1))
-		if (!h->keys[i].hash)
+	for (i = slot_of(hash, h->cap); !key_is(h, key_at(h, i), k, hash);
+	     i = (i + 1) & (h->cap - 1))
+		if (!key_at(h, i)[0])
 			return NULL;
 	val = h->vals[i];
 	/* Backward-shift the cluster after i so lookups never need tombstones. */
-	for (j = (i + 1) & (h->cap - 1); h->keys[j].hash; j = (j + 1) & (h->cap - 1)) {
-		size_t home = slot_of(h->keys[j].hash, h->cap);
+	for (j = (i + 1) & (h->cap - 1); key_at(h, j)[0]; j = (j + 1) & (h->cap - 1)) {
+		size_t home = slot_of(key_at(h, j)[0], h->cap);
 
 		if (((j - home) & (h->cap - 1)) >= ((j - i) & (h->cap - 1))) {
-			h->keys[i] = h->keys[j];
+			memcpy(key_at(h, i), key_at(h, j), stride);
 			h->vals[i] = h->vals[j];
 			i = j;
 		}
 	}
-	memset(&h->keys[i], 0, sizeof(h->keys[i]));
+	memset(key_at(h, i), 0, stride);
 	h->vals[i] = NULL;
 	h->n--;
 	return val;
@@ -143,8 +201,8 @@ void psa_hashmap_shrink(struct psa_hashmap *h)
 int psa_hashmap_next(const struct psa_hashmap *h, size_t *i, uint64_t *hash, void **val)
 {
 	for (; *i < h->cap; (*i)++)
-		if (h->keys[*i].hash) {
-			*hash = h->keys[*i].hash;
+		if (key_at(h, *i)[0]) {
+			*hash = key_at(h, *i)[0];
 			*val = h->vals[*i];
 			(*i)++;
 			return 1;

@@ -29,13 +29,18 @@ struct psa_hkey {
 #define PSA_HKEY(h, ...) ((struct psa_hkey){ .hash = (h), .w = { __VA_ARGS__ } })
 
 struct psa_hashmap {
-	struct psa_hkey *keys; /* hash 0 = empty slot */
+	uint64_t *keys;        /* per slot: the hash (0 = empty slot), the key's words, its string */
 	void **vals;
 	size_t cap;            /* a power of two */
 	size_t n;
+	unsigned words;        /* the key words it keeps: 0 (all PSA_HKEY_WORDS) or fewer */
 };
 
+/* A map of whole keys (zeroed memory is one too); _words: of keys with at most @words parts,
+ * in slots that much smaller - a key with a part beyond them is a bug (asserted). */
 void psa_hashmap_init(struct psa_hashmap *h);
+void psa_hashmap_init_words(struct psa_hashmap *h, unsigned words);
+/* Frees the table; the map stays usable, with its width. */
 void psa_hashmap_fini(struct psa_hashmap *h);
 /* The value of key @k, or NULL. */
 void *psa_hashmap_find(const struct psa_hashmap *h, const struct psa_hkey *k);
@@ -51,6 +56,9 @@ void *psa_hashmap_remove(struct psa_hashmap *h, const struct psa_hkey *k);
  * least 64 slots; when memory is short it stays as it is. The slot order changes: not for a map
  * whose walk is part of an output. */
 void psa_hashmap_shrink(struct psa_hashmap *h);
+
+/* Part @word of the key in slot @slot (a slot psa_hashmap_next went through: its *@i - 1). */
+uint64_t psa_hashmap_key_word(const struct psa_hashmap *h, size_t slot, unsigned word);
 
 /* Iterate: for (size_t i = 0; psa_hashmap_next(h, &i, &hash, &v); ), in slot order. */
 int psa_hashmap_next(const struct psa_hashmap *h, size_t *i, uint64_t *hash, void **val);

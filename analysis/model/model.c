@@ -42,6 +42,19 @@ int psa_model_create(struct psa_model **out)
 
 	if (!m)
 		return -ENOMEM;
+	/* each map's slots as wide as its keys (model_int.h) */
+	psa_hashmap_init_words(&m->procs, 1);
+	psa_hashmap_init_words(&m->tasks, 2);
+	psa_hashmap_init_words(&m->finished, 1);
+	psa_hashmap_init_words(&m->net_live, 3);
+	psa_hashmap_init_words(&m->net_done, 2);
+	psa_hashmap_init_words(&m->sends_done, 3);
+	psa_hashmap_init_words(&m->triggers, 3);
+	psa_hashmap_init_words(&m->workers, 2);
+	psa_hashmap_init_words(&m->groups, 2);
+	psa_hashmap_init_words(&m->net_err_idx, 3);
+	psa_hashmap_init_words(&m->net_err_last, 3);
+	psa_hashmap_init_words(&m->streams, 1);
 	*out = m;
 	return 0;
 }
