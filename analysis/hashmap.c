@@ -20,10 +20,7 @@ static uint64_t hash_of(const struct psa_hkey *k)
 
 static size_t slot_of(uint64_t hash, size_t cap)
 {
-	hash ^= hash >> 33;
-	hash *= 0xff51afd7ed558ccdull;
-	hash ^= hash >> 33;
-	return (size_t)hash & (cap - 1);
+	return psa_hash_slot(hash, cap);
 }
 
 static unsigned width(const struct psa_hashmap *h)

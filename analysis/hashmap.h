@@ -71,6 +71,16 @@ static inline uint64_t psa_key(uint64_t a, uint64_t b)
 	return k ? k : 1;
 }
 
+/* The home slot of @hash in a table of @cap slots (a power of two): the map's, and that of the
+ * tables that keep its order (model/live_tab.c). */
+static inline size_t psa_hash_slot(uint64_t hash, size_t cap)
+{
+	hash ^= hash >> 33;
+	hash *= 0xff51afd7ed558ccdull;
+	hash ^= hash >> 33;
+	return (size_t)hash & (cap - 1);
+}
+
 /* A map keyed by one non-zero 64-bit value (its whole key): find, insert and remove it. */
 static inline void *psa_hashmap_get(const struct psa_hashmap *h, uint64_t key)
 {

@@ -44,7 +44,6 @@ int psa_model_create(struct psa_model **out)
 		return -ENOMEM;
 	/* each map's slots as wide as its keys (model_int.h) */
 	psa_hashmap_init_words(&m->procs, 1);
-	psa_hashmap_init_words(&m->tasks, 2);
 	psa_hashmap_init_words(&m->finished, 1);
 	psa_hashmap_init_words(&m->net_live, 3);
 	psa_hashmap_init_words(&m->net_done, 2);
@@ -61,13 +60,12 @@ int psa_model_create(struct psa_model **out)
 
 void psa_model_destroy(struct psa_model *m)
 {
-	uint64_t k;
-	void *v;
+	struct psa_task *t;
 
 	if (!m)
 		return;
-	for (size_t i = 0; psa_hashmap_next(&m->tasks, &i, &k, &v);)
-		psa__task_free(v);
+	for (size_t i = 0; (t = psa__live_next(&m->tasks, &i));)
+		psa__task_free(t);
 	for (size_t i = 0; i < m->proc_list.n; i++) {
 		free(m->proc_list.v[i]->ranks);
 		free(m->proc_list.v[i]->rank_gid);
@@ -86,7 +84,7 @@ void psa_model_destroy(struct psa_model *m)
 	free(m->net_errors.v);
 	free(m->live.v);
 	psa_hashmap_fini(&m->procs);
-	psa_hashmap_fini(&m->tasks);
+	psa__live_fini(&m->tasks);
 	psa__marks_fini(&m->finished);
 	psa_hashmap_fini(&m->net_live);
 	psa__marks_fini(&m->net_done);

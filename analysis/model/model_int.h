@@ -3,8 +3,8 @@
  * The model's private state, shared by model/model.c (dispatch), model/task.c (task
  * lifecycle), model/query.c (finish and queries), model/repeat.c, model/lookup.c (what the
  * others share: vectors, worker time, the error index) and model/marks.c (what finished, as
- * ranges). Calls go one way: model.c -> task.c, repeat.c -> lookup.c, marks.c; query.c ->
- * task.c, lookup.c, marks.c. Single-threaded: the reader's sink calls in order.
+ * ranges), model/live_tab.c (the live tasks). Calls go one way: model.c -> task.c, repeat.c ->
+ * lookup.c, marks.c, live_tab.c; query.c -> task.c, lookup.c, marks.c, live_tab.c. Single-threaded: the reader's sink calls in order.
  */
 #ifndef PSA_MODEL_INT_H
 #define PSA_MODEL_INT_H
@@ -39,13 +39,29 @@ struct psa_fp_table {
 	size_t n;
 };
 
+/* model/live_tab.c: the live tasks by (process, task id), walked in the general map's order */
+struct psa_live_tab {
+	struct psa_task **v;
+	size_t cap; /* a power of two, or 0 */
+	size_t n;
+};
+
+struct psa_task *psa__live_find(const struct psa_live_tab *lt, const struct psa_proc *p,
+				uint64_t task_id);
+/* @t (not in the table): 0 or -ENOMEM. */
+int psa__live_insert(struct psa_live_tab *lt, struct psa_task *t);
+void psa__live_remove(struct psa_live_tab *lt, const struct psa_task *t);
+/* for (size_t i = 0; (t = psa__live_next(lt, &i));), in slot order */
+struct psa_task *psa__live_next(const struct psa_live_tab *lt, size_t *i);
+void psa__live_fini(struct psa_live_tab *lt);
+
 struct psa_model {
 	struct psa_observer obs[PSA_MODEL_OBSERVERS_MAX];
 	unsigned obs_n;
 
 	struct psa_hashmap procs;      /* (host hash, vpid) -> struct psa_proc * */
 	PSA_VEC(struct psa_proc *) proc_list;
-	struct psa_hashmap tasks;      /* (proc, task_id) -> live struct psa_task * */
+	struct psa_live_tab tasks;     /* (proc, task_id) -> live struct psa_task * */
 	/* What finished, as ranges per key (model/marks.c): the memory follows the live tasks
 	 * (the holes), not every task that ever ran. */
 	struct psa_hashmap finished;   /* (proc) -> task_ids finished and freed */

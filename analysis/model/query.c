@@ -20,16 +20,14 @@ static int live_cmp(const void *a, const void *b)
 
 void psa_model_finish(struct psa_model *m)
 {
-	uint64_t end = m->totals.last_ts, k;
-	void *v;
+	uint64_t end = m->totals.last_ts;
+	struct psa_task *t;
 
 	if (m->finished_called)
 		return;
 	m->finished_called = true;
 	m->live.n = 0; /* what psa_model_live_refresh may have listed */
-	for (size_t i = 0; psa_hashmap_next(&m->tasks, &i, &k, &v);) {
-		struct psa_task *t = v;
-
+	for (size_t i = 0; (t = psa__live_next(&m->tasks, &i));) {
 		for (unsigned o = 0; o < m->obs_n; o++)
 			if (m->obs[o].interval)
 				m->obs[o].interval(m->obs[o].arg, t, t->state, t->state_since, end, true);
@@ -70,15 +68,12 @@ void psa_model_finish(struct psa_model *m)
 
 int psa_model_live_refresh(struct psa_model *m)
 {
-	uint64_t k;
-	void *v;
+	struct psa_task *t;
 
 	if (m->finished_called)
 		return 0;
 	m->live.n = 0;
-	for (size_t i = 0; psa_hashmap_next(&m->tasks, &i, &k, &v);) {
-		struct psa_task *t = v;
-
+	for (size_t i = 0; (t = psa__live_next(&m->tasks, &i));) {
 		if (t->status || t->failed)
 			psa__task_failed_peer(m, t);
 		if (PSA_VEC_PUSH(m->live, t))

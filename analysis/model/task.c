@@ -16,12 +16,12 @@ struct psa_task *psa__task_get(struct psa_model *m, const struct psa_proc *p,
 			       const struct psa_event *ev)
 {
 	uint64_t task_id = (uint64_t)psa__f(ev, PSA_F_task_id, 0);
-	struct psa_hkey key = psa__proc_key(p, task_id), done = psa__finished_key(p);
+	struct psa_hkey done = psa__finished_key(p);
 	struct psa_task *t;
 
 	if (!task_id || psa__marks_has(&m->finished, &done, task_id))
 		return NULL;
-	t = psa_hashmap_find(&m->tasks, &key);
+	t = psa__live_find(&m->tasks, p, task_id);
 	if (t)
 		return t;
 	t = calloc(1, sizeof(*t));
@@ -46,7 +46,7 @@ struct psa_task *psa__task_get(struct psa_model *m, const struct psa_proc *p,
 	t->failed_peer = -1;
 	for (int s = 0; s < PSA_STREAMS_MAX; s++)
 		t->trigger_last[s] = PSA_TRIGGER_UNREAD;
-	if (psa_hashmap_insert(&m->tasks, &key, t)) {
+	if (psa__live_insert(&m->tasks, t)) {
 		free(t);
 		return NULL;
 	}
@@ -84,12 +84,12 @@ static void close_interval(struct psa_model *m, struct psa_task *t, uint64_t end
 /* DONE: final summary to the observers, then only its marks remain. */
 static void finalize(struct psa_model *m, struct psa_task *t)
 {
-	struct psa_hkey key = psa__proc_key(t->proc, t->task_id), done = psa__finished_key(t->proc);
+	struct psa_hkey done = psa__finished_key(t->proc);
 
 	for (unsigned i = 0; i < m->obs_n; i++)
 		if (m->obs[i].task_end)
 			m->obs[i].task_end(m->obs[i].arg, t);
-	psa_hashmap_remove(&m->tasks, &key);
+	psa__live_remove(&m->tasks, t);
 	psa__marks_add(&m->finished, &done, t->task_id);
 	if (t->kind == PSA_KIND_NETWORK) {
 		struct psa_hkey nk = psa__exec_key(t->job, t->rank, t->exec_id);
