@@ -70,19 +70,30 @@ void psa_hashmap_init(struct psa_hashmap *h)
 
 void psa_hashmap_init_words(struct psa_hashmap *h, unsigned words)
 {
-	assert(words <= PSA_HKEY_WORDS);
+	psa_hashmap_init_sized(h, words, 0);
+}
+
+void psa_hashmap_init_sized(struct psa_hashmap *h, unsigned words, unsigned first_cap)
+{
+	assert(words <= PSA_HKEY_WORDS && !(first_cap & (first_cap - 1)));
 	h->keys = NULL;
 	h->vals = NULL;
 	h->cap = 0;
 	h->n = 0;
 	h->words = words;
+	h->first_cap = first_cap;
+}
+
+static size_t first_cap(const struct psa_hashmap *h)
+{
+	return h->first_cap ? h->first_cap : 64;
 }
 
 void psa_hashmap_fini(struct psa_hashmap *h)
 {
 	free(h->keys);
 	free(h->vals);
-	psa_hashmap_init_words(h, h->words);
+	psa_hashmap_init_sized(h, h->words, h->first_cap);
 }
 
 void **psa_hashmap_find_slot(const struct psa_hashmap *h, const struct psa_hkey *k)
@@ -117,7 +128,7 @@ uint64_t psa_hashmap_key_word(const struct psa_hashmap *h, size_t slot, unsigned
 
 static int resize(struct psa_hashmap *h, size_t cap)
 {
-	struct psa_hashmap bigger = { .cap = cap, .words = h->words };
+	struct psa_hashmap bigger = { .cap = cap, .words = h->words, .first_cap = h->first_cap };
 
 	bigger.keys = calloc(bigger.cap * (width(h) + 2), sizeof(*bigger.keys));
 	bigger.vals = calloc(bigger.cap, sizeof(*bigger.vals));
@@ -147,7 +158,7 @@ int psa_hashmap_insert(struct psa_hashmap *h, const struct psa_hkey *k, void *va
 	size_t i;
 
 	assert(fits(h, k));
-	if ((h->n + 1) * 10 > h->cap * 7 && resize(h, h->cap ? 2 * h->cap : 64))
+	if ((h->n + 1) * 10 > h->cap * 7 && resize(h, h->cap ? 2 * h->cap : first_cap(h)))
 		return -ENOMEM;
 	for (i = slot_of(hash, h->cap); key_at(h, i)[0] && !key_is(h, key_at(h, i), k, hash);
 	     i = (i + 1) & (h->cap - 1))
@@ -191,8 +202,10 @@ void *psa_hashmap_remove(struct psa_hashmap *h, const struct psa_hkey *k)
 
 void psa_hashmap_shrink(struct psa_hashmap *h)
 {
-	if (h->cap > 64 && h->n * 8 < h->cap)
-		resize(h, h->cap / 4 > 64 ? h->cap / 4 : 64);
+	size_t floor = first_cap(h) < 64 ? first_cap(h) : 64;
+
+	if (h->cap > floor && h->n * 8 < h->cap)
+		resize(h, h->cap / 4 > floor ? h->cap / 4 : floor);
 }
 
 int psa_hashmap_next(const struct psa_hashmap *h, size_t *i, uint64_t *hash, void **val)

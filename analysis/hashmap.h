@@ -34,12 +34,16 @@ struct psa_hashmap {
 	size_t cap;            /* a power of two */
 	size_t n;
 	unsigned words;        /* the key words it keeps: 0 (all PSA_HKEY_WORDS) or fewer */
+	unsigned first_cap;    /* its first table's slots (0: 64) */
 };
 
 /* A map of whole keys (zeroed memory is one too); _words: of keys with at most @words parts,
  * in slots that much smaller - a key with a part beyond them is a bug (asserted). */
 void psa_hashmap_init(struct psa_hashmap *h);
 void psa_hashmap_init_words(struct psa_hashmap *h, unsigned words);
+/* The same, its first table of @first_cap slots (a power of two) instead of 64: for a map that
+ * often stays small and whose walk is no output's (the slot order follows the table's sizes). */
+void psa_hashmap_init_sized(struct psa_hashmap *h, unsigned words, unsigned first_cap);
 /* Frees the table; the map stays usable, with its width. */
 void psa_hashmap_fini(struct psa_hashmap *h);
 /* The value of key @k, or NULL. */
@@ -54,7 +58,7 @@ void *psa_hashmap_remove(struct psa_hashmap *h, const struct psa_hkey *k);
 
 /* After removals: a table used below an eighth shrinks to a quarter (a half used then), at
  * least 64 slots; when memory is short it stays as it is. The slot order changes: not for a map
- * whose walk is part of an output. */
+ * whose walk is part of an output. The floor is the map's first size when below 64. */
 void psa_hashmap_shrink(struct psa_hashmap *h);
 
 /* Part @word of the key in slot @slot (a slot psa_hashmap_next went through: its *@i - 1). */

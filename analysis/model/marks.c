@@ -13,6 +13,10 @@
  * a fixed stride per exec (the workload's tag is exec x chunks + chunk). A pair is matched
  * against the last RUNS_NEAR runs only; one that fits none starts a run of its own, so an
  * unusual tag scheme or order costs memory, never a wrong answer.
+ *
+ * A key's value lives in a cell of its map (model/rank_map.c). Most keys hold one range of
+ * small values (a rank's execs done, its device's triggers): such a range is kept in the cell
+ * itself, tagged by its low bit (an allocation is 16-aligned), not in an allocation of its own.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -51,12 +55,10 @@ _Static_assert(sizeof(struct ranges) == sizeof(struct marks_hdr) &&
 		       sizeof(struct runs) == sizeof(struct marks_hdr),
 	       "the arrays follow the header");
 
-/* Room for one more element under @k (created empty when absent): the value may move, and the
- * map's slot is updated in place. */
-static struct marks_hdr *room(struct psa_hashmap *h, const struct psa_hkey *k, size_t elem)
+/* Room for one more element in the array of @cell (made when NULL); the cell follows it. */
+static struct marks_hdr *room(void **cell, size_t elem)
 {
-	void **slot = psa_hashmap_find_slot(h, k);
-	struct marks_hdr *s = slot ? *slot : NULL, *g;
+	struct marks_hdr *s = *cell, *g;
 	uint32_t cap;
 
 	if (s && s->n < s->cap)
@@ -65,27 +67,41 @@ static struct marks_hdr *room(struct psa_hashmap *h, const struct psa_hkey *k, s
 	g = realloc(s, sizeof(*g) + cap * elem);
 	if (!g)
 		return NULL;
-	if (!s) {
+	if (!s)
 		g->n = 0;
-		if (psa_hashmap_insert(h, k, g)) {
-			free(g);
-			return NULL;
-		}
-	} else {
-		*slot = g;
-	}
 	g->cap = cap;
+	*cell = g;
 	return g;
 }
 
-void psa__marks_fini(struct psa_hashmap *h)
-{
-	uint64_t k;
-	void *v;
+/* One range [lo, last] in the cell itself: lo and last below 2^31, (last << 32 | lo << 1 | 1). */
+#define INLINE_MAX 0x7fffffffull
 
-	for (size_t i = 0; psa_hashmap_next(h, &i, &k, &v);)
+static bool is_inline(const void *v)
+{
+	return (uintptr_t)v & 1;
+}
+
+static struct range inline_range(const void *v)
+{
+	uint64_t w = (uintptr_t)v;
+
+	return (struct range){ (w & 0xffffffffu) >> 1, w >> 32 };
+}
+
+/* The cell's value for [lo, last], when both fit (and a pointer holds 64 bits). */
+static bool inline_of(uint64_t lo, uint64_t last, void **v)
+{
+	if (sizeof(uintptr_t) < sizeof(uint64_t) || last > INLINE_MAX || lo > last)
+		return false;
+	*v = (void *)(uintptr_t)(last << 32 | lo << 1 | 1);
+	return true;
+}
+
+void psa__marks_free(void *v)
+{
+	if (!is_inline(v))
 		free(v);
-	psa_hashmap_fini(h);
 }
 
 /* The index of the first range that begins after @x (n if none). */
@@ -104,29 +120,57 @@ static uint32_t after(const struct ranges *s, uint64_t x)
 	return lo;
 }
 
-bool psa__marks_has(const struct psa_hashmap *h, const struct psa_hkey *k, uint64_t x)
+bool psa__marks_has(const void *v, uint64_t x)
 {
-	const struct ranges *s = psa_hashmap_find(h, k);
-	uint32_t i = s ? after(s, x) : 0;
+	const struct ranges *s = v;
+	uint32_t i;
 
+	if (s && is_inline(s)) {
+		struct range r = inline_range(s);
+
+		return x >= r.lo && x <= r.last;
+	}
+	i = s ? after(s, x) : 0;
 	return i && x <= s->r[i - 1].last;
 }
 
-bool psa__marks_max_below(const struct psa_hashmap *h, const struct psa_hkey *k, uint64_t limit,
-			  uint64_t *max)
+bool psa__marks_max_below(const void *v, uint64_t limit, uint64_t *max)
 {
-	const struct ranges *s = psa_hashmap_find(h, k);
-	uint32_t i = s && limit ? after(s, limit - 1) : 0;
+	const struct ranges *s = v;
+	struct range r;
+	uint32_t i;
 
-	if (!i)
-		return false;
-	*max = s->r[i - 1].last < limit ? s->r[i - 1].last : limit - 1;
+	if (s && is_inline(s)) {
+		r = inline_range(s);
+		if (!limit || r.lo >= limit)
+			return false;
+	} else {
+		i = s && limit ? after(s, limit - 1) : 0;
+		if (!i)
+			return false;
+		r = s->r[i - 1];
+	}
+	*max = r.last < limit ? r.last : limit - 1;
 	return true;
 }
 
-int psa__marks_add(struct psa_hashmap *h, const struct psa_hkey *k, uint64_t x)
+/* The inline range of @cell as an array of one (the one to add does not join it). */
+static int uninline(void **cell)
 {
-	struct ranges *s = psa_hashmap_find(h, k);
+	struct range r = inline_range(*cell);
+	void *none = NULL;
+	struct ranges *s = (struct ranges *)room(&none, sizeof(struct range));
+
+	if (!s)
+		return -ENOMEM;
+	s->r[0] = r;
+	s->h.n = 1;
+	*cell = s;
+	return 0;
+}
+
+static int add_to(void **cell, struct ranges *s, uint64_t x)
+{
 	uint32_t i = s ? after(s, x) : 0;
 	struct range *prev = i ? &s->r[i - 1] : NULL;
 	struct range *next = s && i < s->h.n ? &s->r[i] : NULL;
@@ -147,7 +191,7 @@ int psa__marks_add(struct psa_hashmap *h, const struct psa_hkey *k, uint64_t x)
 		next->lo = x;
 		return 0;
 	}
-	s = (struct ranges *)room(h, k, sizeof(struct range));
+	s = (struct ranges *)room(cell, sizeof(struct range));
 	if (!s)
 		return -ENOMEM;
 	memmove(&s->r[i + 1], &s->r[i], (s->h.n - i) * sizeof(s->r[0]));
@@ -156,15 +200,37 @@ int psa__marks_add(struct psa_hashmap *h, const struct psa_hkey *k, uint64_t x)
 	return 0;
 }
 
+int psa__marks_add(void **cell, uint64_t x)
+{
+	struct ranges *s;
+
+	if (!cell)
+		return -ENOMEM;
+	if (!*cell && inline_of(x, x, cell))
+		return 0;
+	if (*cell && is_inline(*cell)) {
+		struct range r = inline_range(*cell);
+
+		if (x >= r.lo && x <= r.last)
+			return 0;
+		if ((x == r.last + 1 && inline_of(r.lo, x, cell)) ||
+		    (r.lo && x == r.lo - 1 && inline_of(x, r.last, cell)))
+			return 0;
+		if (uninline(cell))
+			return -ENOMEM;
+	}
+	s = *cell;
+	return add_to(cell, s, x);
+}
+
 static bool run_has(const struct run *r, uint64_t e, uint64_t tag)
 {
 	return e >= r->e0 && e <= r->e_last && tag - (r->base + r->stride * (e - r->e0)) < r->width;
 }
 
-bool psa__pairs_has(const struct psa_hashmap *h, const struct psa_hkey *k, uint64_t e,
-		    uint64_t tag)
+bool psa__pairs_has(const void *v, uint64_t e, uint64_t tag)
 {
-	const struct runs *s = psa_hashmap_find(h, k);
+	const struct runs *s = v;
 
 	for (uint32_t i = s ? s->h.n : 0; i-- > 0;)
 		if (run_has(&s->r[i], e, tag))
@@ -227,11 +293,13 @@ static void runs_join(struct runs *s, uint32_t i)
 	}
 }
 
-int psa__pairs_add(struct psa_hashmap *h, const struct psa_hkey *k, uint64_t e, uint64_t tag)
+int psa__pairs_add(void **cell, uint64_t e, uint64_t tag)
 {
-	struct runs *s = psa_hashmap_find(h, k);
+	struct runs *s = cell ? *cell : NULL;
 	uint32_t from = s ? near_from(s) : 0;
 
+	if (!cell)
+		return -ENOMEM;
 	for (uint32_t i = from; s && i < s->h.n; i++)
 		if (run_has(&s->r[i], e, tag))
 			return 0;
@@ -251,7 +319,7 @@ int psa__pairs_add(struct psa_hashmap *h, const struct psa_hkey *k, uint64_t e, 
 		runs_join(s, i);
 		return 0;
 	}
-	s = (struct runs *)room(h, k, sizeof(struct run));
+	s = (struct runs *)room(cell, sizeof(struct run));
 	if (!s)
 		return -ENOMEM;
 	s->r[s->h.n++] = (struct run){ .e0 = e, .e_last = e, .base = tag, .width = 1 };

@@ -44,11 +44,11 @@ int psa_model_create(struct psa_model **out)
 		return -ENOMEM;
 	/* each map's slots as wide as its keys (model_int.h) */
 	psa_hashmap_init_words(&m->procs, 1);
-	psa_hashmap_init_words(&m->finished, 1);
+	psa__rk_init(&m->finished);
 	psa_hashmap_init_words(&m->net_live, 3);
-	psa_hashmap_init_words(&m->net_done, 2);
-	psa_hashmap_init_words(&m->sends_done, 3);
-	psa_hashmap_init_words(&m->triggers, 3);
+	psa__rk_init(&m->net_done);
+	psa__rk_init(&m->sends_done);
+	psa__rk_init(&m->triggers);
 	psa_hashmap_init_words(&m->workers, 2);
 	psa_hashmap_init_words(&m->groups, 2);
 	psa_hashmap_init_words(&m->net_err_idx, 3);
@@ -85,11 +85,11 @@ void psa_model_destroy(struct psa_model *m)
 	free(m->live.v);
 	psa_hashmap_fini(&m->procs);
 	psa__live_fini(&m->tasks);
-	psa__marks_fini(&m->finished);
+	psa__rk_fini(&m->finished, psa__marks_free);
 	psa_hashmap_fini(&m->net_live);
-	psa__marks_fini(&m->net_done);
-	psa__marks_fini(&m->sends_done);
-	psa__marks_fini(&m->triggers);
+	psa__rk_fini(&m->net_done, psa__marks_free);
+	psa__rk_fini(&m->sends_done, psa__marks_free);
+	psa__rk_fini(&m->triggers, psa__marks_free);
 	psa_hashmap_fini(&m->workers);
 	psa_hashmap_fini(&m->groups);
 	psa_hashmap_fini(&m->net_err_idx);
@@ -393,9 +393,7 @@ static void device_event(struct psa_model *m, const struct psa_proc *p, const st
 
 	if (ev->type == PSA_EV_encdev_trigger_write) {
 		uint64_t stream = (uint64_t)psa__f(ev, PSA_F_stream, 0);
-		struct psa_hkey key = psa__trigger_key(p, rank, stream);
-
-		psa__marks_add(&m->triggers, &key, exec_id);
+		psa__marks_add(psa__rk_cell(&m->triggers, p->id, rank, stream), exec_id);
 	} else if (ev->type == PSA_EV_encdev_fault) {
 		struct psa_device_fault f = {
 			.proc = p, .rank = rank, .exec_id = exec_id,

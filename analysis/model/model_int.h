@@ -55,6 +55,23 @@ void psa__live_remove(struct psa_live_tab *lt, const struct psa_task *t);
 struct psa_task *psa__live_next(const struct psa_live_tab *lt, size_t *i);
 void psa__live_fini(struct psa_live_tab *lt);
 
+/*
+ * model/rank_map.c: values (void *, NULL: none) per (space, rank, sub) - a job's or a
+ * process's ranks, and a peer or a stream of the rank (0 when none).
+ */
+#define PSA_RK_PAGE 16
+struct psa_rank_map {
+	struct psa_hashmap pages; /* (space, rank / PSA_RK_PAGE) -> its ranks' (sub, value) */
+	struct psa_hashmap rest;  /* (space, rank, sub) -> value, when the rank's entry is another's */
+};
+
+void psa__rk_init(struct psa_rank_map *rm);
+void *psa__rk_get(const struct psa_rank_map *rm, uint64_t space, uint32_t rank, uint64_t sub);
+/* Where the value of the key is kept (made, holding NULL, when absent), until the next call;
+ * NULL when memory ran out. */
+void **psa__rk_cell(struct psa_rank_map *rm, uint64_t space, uint32_t rank, uint64_t sub);
+void psa__rk_fini(struct psa_rank_map *rm, void (*free_val)(void *));
+
 struct psa_model {
 	struct psa_observer obs[PSA_MODEL_OBSERVERS_MAX];
 	unsigned obs_n;
@@ -64,11 +81,11 @@ struct psa_model {
 	struct psa_live_tab tasks;     /* (proc, task_id) -> live struct psa_task * */
 	/* What finished, as ranges per key (model/marks.c): the memory follows the live tasks
 	 * (the holes), not every task that ever ran. */
-	struct psa_hashmap finished;   /* (proc) -> task_ids finished and freed */
-	struct psa_hashmap net_live;   /* (job, rank, exec) -> the live network task */
-	struct psa_hashmap net_done;   /* (job, rank) -> execs of its finished network tasks */
-	struct psa_hashmap sends_done; /* (job, rank, peer) -> (exec, tag) of sends completed */
-	struct psa_hashmap triggers;   /* (proc, rank, stream) -> execs the device wrote */
+	struct psa_rank_map finished;   /* (proc, 0, 0) -> task_ids finished and freed */
+	struct psa_hashmap net_live;    /* (job, rank, exec) -> the live network task */
+	struct psa_rank_map net_done;   /* (job, rank, 0) -> execs of its network tasks done */
+	struct psa_rank_map sends_done; /* (job, rank, peer) -> (exec, tag) of sends completed */
+	struct psa_rank_map triggers;   /* (proc, rank, stream) -> execs the device wrote */
 	struct psa_hashmap workers;    /* (proc, vtid) -> struct psa_worker * */
 	PSA_VEC(struct psa_worker *) worker_list;
 	struct psa_hashmap groups;     /* (proc, gid) -> struct psa_group * */
@@ -117,18 +134,17 @@ bool psa__model_is_repeat(struct psa_model *m, const struct psa_proc *p,
 void psa__fp_table_fini(struct psa_fp_table *t);
 
 /*
- * model/marks.c: sets of values (marks) and of (exec, tag) pairs (pairs) per key, a map's
- * values; psa__marks_fini frees either kind with the map. Adding returns 0 or -ENOMEM.
+ * model/marks.c: sets of values (marks) and of (exec, tag) pairs (pairs), each a value of a
+ * cell (NULL: empty). Adding to a cell (NULL: none could be made) returns 0 or -ENOMEM;
+ * psa__marks_free frees either kind.
  */
-int psa__marks_add(struct psa_hashmap *h, const struct psa_hkey *k, uint64_t x);
-bool psa__marks_has(const struct psa_hashmap *h, const struct psa_hkey *k, uint64_t x);
-/* The largest value below @limit under @k, if any. */
-bool psa__marks_max_below(const struct psa_hashmap *h, const struct psa_hkey *k, uint64_t limit,
-			  uint64_t *max);
-int psa__pairs_add(struct psa_hashmap *h, const struct psa_hkey *k, uint64_t e, uint64_t tag);
-bool psa__pairs_has(const struct psa_hashmap *h, const struct psa_hkey *k, uint64_t e,
-		    uint64_t tag);
-void psa__marks_fini(struct psa_hashmap *h);
+int psa__marks_add(void **cell, uint64_t x);
+bool psa__marks_has(const void *marks, uint64_t x);
+/* The largest value below @limit in @marks, if any. */
+bool psa__marks_max_below(const void *marks, uint64_t limit, uint64_t *max);
+int psa__pairs_add(void **cell, uint64_t e, uint64_t tag);
+bool psa__pairs_has(const void *pairs, uint64_t e, uint64_t tag);
+void psa__marks_free(void *marks_or_pairs);
 
 /* model/lookup.c: the latest transport error of (@p, @rank), or NULL. */
 const struct psa_net_error *psa__net_error_last(const struct psa_model *m,
@@ -156,40 +172,12 @@ static inline struct psa_hkey psa__exec_key(uint32_t job, uint32_t rank, uint64_
 			exec_id);
 }
 
-/* (job, rank, peer): a rank's sends to a peer */
-static inline struct psa_hkey psa__send_key(uint32_t job, uint32_t rank, uint32_t peer)
-{
-	return PSA_HKEY(psa_key(psa_key((uint64_t)job + 1, (uint64_t)rank + 1), (uint64_t)peer + 1),
-			job, rank, peer);
-}
-
-/* (process, rank, stream): the triggers a rank's device wrote */
-static inline struct psa_hkey psa__trigger_key(const struct psa_proc *p, uint32_t rank,
-					       uint64_t stream)
-{
-	uint64_t h = psa_key(psa_key((uint64_t)p->id + 1, (uint64_t)rank + 1), stream + 1);
-
-	return PSA_HKEY(h, p->id, rank, stream);
-}
-
-/* (process): the tasks finished */
-static inline struct psa_hkey psa__finished_key(const struct psa_proc *p)
-{
-	return PSA_HKEY(psa_key((uint64_t)p->id + 1, 0x7f), p->id);
-}
-
 /* (process, rank, peer + 1; 0: the rank's latest): the transport errors' index */
 static inline struct psa_hkey psa__net_err_key(const struct psa_proc *p, uint32_t rank,
 					       uint64_t peer_plus_1)
 {
 	return PSA_HKEY(psa_key((uint64_t)p->id + 1, psa_key((uint64_t)rank + 1, peer_plus_1)),
 			p->id, rank, peer_plus_1);
-}
-
-/* (job, rank): a rank's network tasks finished */
-static inline struct psa_hkey psa__rank_key(uint32_t job, uint32_t rank)
-{
-	return PSA_HKEY(psa_key((uint64_t)job + 1, (uint64_t)rank + 1), job, rank);
 }
 
 #endif /* PSA_MODEL_INT_H */

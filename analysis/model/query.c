@@ -149,33 +149,27 @@ const struct psa_task *psa_model_find_network_task(const struct psa_model *m, ui
 						   uint32_t rank, uint64_t exec_id,
 						   bool *found_finished)
 {
-	struct psa_hkey key = psa__exec_key(job, rank, exec_id), rk = psa__rank_key(job, rank);
+	struct psa_hkey key = psa__exec_key(job, rank, exec_id);
 
-	*found_finished = psa__marks_has(&m->net_done, &rk, exec_id);
+	*found_finished = psa__marks_has(psa__rk_get(&m->net_done, job, rank, 0), exec_id);
 	return psa_hashmap_find(&m->net_live, &key);
 }
 
 bool psa_model_send_completed(const struct psa_model *m, uint32_t job, uint32_t rank,
 			      uint32_t peer, uint64_t exec_id, uint64_t tag)
 {
-	struct psa_hkey key = psa__send_key(job, rank, peer);
-
-	return psa__pairs_has(&m->sends_done, &key, exec_id, tag);
+	return psa__pairs_has(psa__rk_get(&m->sends_done, job, rank, peer), exec_id, tag);
 }
 
 bool psa_model_rank_last_done_exec(const struct psa_model *m, uint32_t job, uint32_t rank,
 				   uint64_t *exec_id)
 {
-	struct psa_hkey key = psa__rank_key(job, rank);
-
 	/* below UINT64_MAX: exec + 1 was the marker, and that exec's could not be kept */
-	return psa__marks_max_below(&m->net_done, &key, UINT64_MAX, exec_id);
+	return psa__marks_max_below(psa__rk_get(&m->net_done, job, rank, 0), UINT64_MAX, exec_id);
 }
 
 bool psa_model_trigger_written(const struct psa_model *m, const struct psa_proc *proc,
 			       uint32_t rank, uint64_t exec_id, uint32_t stream)
 {
-	struct psa_hkey key = psa__trigger_key(proc, rank, stream);
-
-	return psa__marks_has(&m->triggers, &key, exec_id);
+	return psa__marks_has(psa__rk_get(&m->triggers, proc->id, rank, stream), exec_id);
 }

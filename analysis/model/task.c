@@ -16,10 +16,9 @@ struct psa_task *psa__task_get(struct psa_model *m, const struct psa_proc *p,
 			       const struct psa_event *ev)
 {
 	uint64_t task_id = (uint64_t)psa__f(ev, PSA_F_task_id, 0);
-	struct psa_hkey done = psa__finished_key(p);
 	struct psa_task *t;
 
-	if (!task_id || psa__marks_has(&m->finished, &done, task_id))
+	if (!task_id || psa__marks_has(psa__rk_get(&m->finished, p->id, 0, 0), task_id))
 		return NULL;
 	t = psa__live_find(&m->tasks, p, task_id);
 	if (t)
@@ -84,23 +83,20 @@ static void close_interval(struct psa_model *m, struct psa_task *t, uint64_t end
 /* DONE: final summary to the observers, then only its marks remain. */
 static void finalize(struct psa_model *m, struct psa_task *t)
 {
-	struct psa_hkey done = psa__finished_key(t->proc);
-
 	for (unsigned i = 0; i < m->obs_n; i++)
 		if (m->obs[i].task_end)
 			m->obs[i].task_end(m->obs[i].arg, t);
 	psa__live_remove(&m->tasks, t);
-	psa__marks_add(&m->finished, &done, t->task_id);
+	psa__marks_add(psa__rk_cell(&m->finished, t->proc->id, 0, 0), t->task_id);
 	if (t->kind == PSA_KIND_NETWORK) {
 		struct psa_hkey nk = psa__exec_key(t->job, t->rank, t->exec_id);
-		struct psa_hkey rk = psa__rank_key(t->job, t->rank);
 
 		if (psa_hashmap_find(&m->net_live, &nk) == t) {
 			psa_hashmap_remove(&m->net_live, &nk);
 			/* never walked: its size follows the network tasks alive now */
 			psa_hashmap_shrink(&m->net_live);
 		}
-		psa__marks_add(&m->net_done, &rk, t->exec_id);
+		psa__marks_add(psa__rk_cell(&m->net_done, t->job, t->rank, 0), t->exec_id);
 	}
 	m->totals.tasks_done++;
 	psa__task_free(t);
@@ -217,9 +213,8 @@ void psa__task_net(struct psa_model *m, struct psa_task *t, const struct psa_eve
 		op->done_ts = ev->ts_ns;
 		op->status = (int)psa__f(ev, PSA_F_status, 0);
 		if (op->kind == 0 /* SEND */ && op->status == 0) {
-			struct psa_hkey key = psa__send_key(t->job, t->rank, op->peer);
-
-			psa__pairs_add(&m->sends_done, &key, t->exec_id, op->tag);
+			psa__pairs_add(psa__rk_cell(&m->sends_done, t->job, t->rank, op->peer),
+				       t->exec_id, op->tag);
 		}
 	}
 }
