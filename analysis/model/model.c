@@ -42,18 +42,19 @@ int psa_model_create(struct psa_model **out)
 
 	if (!m)
 		return -ENOMEM;
-	/* each map's slots as wide as its keys (model_int.h) */
-	psa_hashmap_init_words(&m->procs, 1);
+	/* each map's slots as wide as its keys (model_int.h); none of these maps is walked, so
+	 * they start small (a trace of 4 ranks is most of the model's memory in empty slots) */
+	psa_hashmap_init_sized(&m->procs, 1, 8);
 	psa__rk_init(&m->finished);
-	psa_hashmap_init_words(&m->net_live, 3);
+	psa_hashmap_init_sized(&m->net_live, 3, 8);
 	psa__rk_init(&m->net_done);
 	psa__rk_init(&m->sends_done);
 	psa__rk_init(&m->triggers);
-	psa_hashmap_init_words(&m->workers, 2);
-	psa_hashmap_init_words(&m->groups, 2);
-	psa_hashmap_init_words(&m->net_err_idx, 3);
-	psa_hashmap_init_words(&m->net_err_last, 3);
-	psa_hashmap_init_words(&m->streams, 1);
+	psa_hashmap_init_sized(&m->workers, 2, 8);
+	psa_hashmap_init_sized(&m->groups, 2, 8);
+	psa_hashmap_init_sized(&m->net_err_idx, 3, 8);
+	psa_hashmap_init_sized(&m->net_err_last, 3, 8);
+	psa_hashmap_init_sized(&m->streams, 1, 8);
 	*out = m;
 	return 0;
 }
@@ -200,7 +201,7 @@ bool psa_proc_has_rank(const struct psa_proc *p, uint32_t rank, uint32_t *gid)
 /* Room for one more rank in @p; false when memory ran out (the rank is then not noted). */
 static bool ranks_reserve(struct psa_proc *p)
 {
-	uint32_t cap = p->ranks_cap ? 2 * p->ranks_cap : 32;
+	uint32_t cap = p->ranks_cap ? 2 * p->ranks_cap : 4;
 	uint32_t *r, *g;
 
 	if (p->ranks_n < p->ranks_cap)

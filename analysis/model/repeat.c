@@ -46,7 +46,7 @@ static struct psa_fp_slot *fp_slot(const struct psa_fp_table *t, uint64_t key)
 
 static int fp_grow(struct psa_fp_table *t)
 {
-	struct psa_fp_table g = { .cap = t->cap ? 2 * t->cap : 64, .n = t->n };
+	struct psa_fp_table g = { .cap = t->cap ? 2 * t->cap : 16, .n = t->n };
 
 	g.v = calloc(g.cap, sizeof(*g.v));
 	if (!g.v)
