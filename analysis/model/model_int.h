@@ -2,9 +2,11 @@
 /*
  * The model's private state, shared by model/model.c (dispatch), model/task.c (task
  * lifecycle), model/query.c (finish and queries), model/repeat.c, model/lookup.c (what the
- * others share: vectors, worker time, the error index) and model/marks.c (what finished, as
- * ranges), model/live_tab.c (the live tasks). Calls go one way: model.c -> task.c, repeat.c ->
- * lookup.c, marks.c, live_tab.c; query.c -> task.c, lookup.c, marks.c, live_tab.c. Single-threaded: the reader's sink calls in order.
+ * others share: vectors, worker time, the error index), model/marks.c (what finished, as
+ * ranges), model/rank_map.c (where those ranges are kept per rank) and model/live_tab.c (the
+ * live tasks). Calls go one way: model.c -> task.c, repeat.c -> lookup.c, marks.c, rank_map.c,
+ * live_tab.c; query.c -> task.c, lookup.c, marks.c, rank_map.c, live_tab.c. Single-threaded:
+ * the reader's sink calls in order.
  */
 #ifndef PSA_MODEL_INT_H
 #define PSA_MODEL_INT_H

@@ -61,6 +61,7 @@ struct psa_task *psa__task_get(struct psa_model *m, const struct psa_proc *p,
 void psa__task_free(struct psa_task *t)
 {
 	free(t->ops);
+	free(t->prog);
 	free(t);
 }
 
@@ -231,23 +232,27 @@ static void task_progress(struct psa_task *t, const struct psa_event *ev)
 		.interval_ns = (uint64_t)psa__f(ev, PSA_F_interval_ns, 0),
 	};
 
-	t->prog_n++;
-	t->prog_last_ts = ev->ts_ns;
-	t->prog_last = r;
-	t->prog_sum.steps += r.steps;
-	t->prog_sum.posted += r.posted;
-	t->prog_sum.completed += r.completed;
-	t->prog_sum.bytes += r.bytes;
-	t->prog_sum.interval_ns += r.interval_ns;
-	if (r.idle_steps > t->prog_sum.idle_steps)
-		t->prog_sum.idle_steps = r.idle_steps;
+	struct psa_task_progress *p = t->prog;
+
+	if (!p && !(p = t->prog = calloc(1, sizeof(*p))))
+		return; /* out of memory: the record is not counted */
+	p->n++;
+	p->last_ts = ev->ts_ns;
+	p->last = r;
+	p->sum.steps += r.steps;
+	p->sum.posted += r.posted;
+	p->sum.completed += r.completed;
+	p->sum.bytes += r.bytes;
+	p->sum.interval_ns += r.interval_ns;
+	if (r.idle_steps > p->sum.idle_steps)
+		p->sum.idle_steps = r.idle_steps;
 	if (psa_progress_moved(&r))
-		t->prog_moved_ts = ev->ts_ns;
+		p->moved_ts = ev->ts_ns;
 	/* a post in the same round as the record comes before it: that round posted */
 	if (!t->first_post_ts && r.steps > 1)
-		t->prog_before_post++;
-	if (r.steps <= 1 && r.interval_ns > t->prog_single_max_ns)
-		t->prog_single_max_ns = r.interval_ns;
+		p->before_post++;
+	if (r.steps <= 1 && r.interval_ns > p->single_max_ns)
+		p->single_max_ns = r.interval_ns;
 }
 
 /*

@@ -93,8 +93,23 @@ static inline bool psa_progress_moved(const struct psa_progress *r)
 	return r->posted || r->completed || r->bytes || r->idle_steps < r->steps;
 }
 
-/* Its fields are ordered by width so that no padding is left between them: 512 bytes a live
- * task, not 560 (issue 22: the model's memory per live task). */
+/* A task's progress records (INFO, at most one per ENC_PROXY_PROGRESS_MS while it progresses). */
+struct psa_task_progress {
+	uint32_t n;
+	uint32_t before_post;       /* records before its first post: B2 calls that returned
+				     * without posting (refused posts), not one call */
+	uint64_t last_ts;           /* the last record's time (0: none) */
+	struct psa_progress last;
+	struct psa_progress sum;    /* over every record (idle_steps: the largest) */
+	uint64_t moved_ts;          /* the last record that showed it moving (0: none did) */
+	uint64_t single_max_ns;     /* the longest record covering at most one B2 round: the
+				     * longest a call can have held its worker, as far as the
+				     * records show */
+};
+
+/* Its fields are ordered by width so that no padding is left between them, and its progress
+ * records are apart (most tasks have none): 392 bytes a live task, not 560 (issue 22: the
+ * model's memory per live task). */
 struct psa_task {
 	const struct psa_proc *proc;
 	uint64_t task_id;
@@ -138,24 +153,12 @@ struct psa_task {
 	uint64_t trigger_wait_ns;   /* from trigger_fire (0: not fired) */
 	uint64_t trigger_last[PSA_STREAMS_MAX]; /* last word read per stream, or PSA_TRIGGER_UNREAD */
 
-	struct psa_net_op *ops;     /* posted ops */
-	uint32_t ops_n;
-
-	/* Its progress records (INFO, at most one per ENC_PROXY_PROGRESS_MS while it progresses) */
-	uint32_t prog_n;
+	struct psa_net_op *ops;     /* posted ops (ops_n below) */
+	struct psa_task_progress *prog; /* NULL until its first record: read psa_task_prog() */
 	int64_t failed_peer;        /* with an error status: the peer it came from (an op that
 				     * completed with an error, else the rank's last transport
 				     * error with that errno); -1 unknown. Set at DONE and finish */
-	uint64_t prog_last_ts;      /* the last record's time (0: none) */
-	struct psa_progress prog_last;
-	struct psa_progress prog_sum; /* over every record (idle_steps: the largest) */
-	uint64_t prog_moved_ts;     /* the last record that showed it moving (0: none did) */
-	uint64_t prog_single_max_ns; /* the longest record covering at most one B2 round: the
-				      * longest a call can have held its worker, as far as the
-				      * records show */
-	uint32_t prog_before_post;  /* records before its first post: B2 calls that returned
-				     * without posting (refused posts), not one call */
-
+	uint32_t ops_n;
 	bool done_unseen;           /* its DONE was lost: done_ts is when a later event (the
 				     * consumer's, the worker's recycle) showed it done, a bound */
 	bool truncated;             /* first seen mid-life (flight-recorder snapshot) */
@@ -170,6 +173,14 @@ struct psa_task {
 	bool last_seam_idle;        /* for B2 */
 	bool triggered;
 };
+
+/* @t's progress records: none (all zero) until its first. */
+static inline const struct psa_task_progress *psa_task_prog(const struct psa_task *t)
+{
+	static const struct psa_task_progress none;
+
+	return t->prog ? t->prog : &none;
+}
 
 /* The order every per-task listing uses: process, rank, exec, kind, task id. */
 struct psa_task_key {
