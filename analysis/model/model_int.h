@@ -57,13 +57,18 @@ void psa__live_remove(struct psa_live_tab *lt, const struct psa_task *t);
 struct psa_task *psa__live_next(const struct psa_live_tab *lt, size_t *i);
 void psa__live_fini(struct psa_live_tab *lt);
 
+struct rk_page;
+
 /*
  * model/rank_map.c: values (void *, NULL: none) per (space, rank, sub) - a job's or a
  * process's ranks, and a peer or a stream of the rank (0 when none).
  */
 #define PSA_RK_PAGE 16
 struct psa_rank_map {
-	struct psa_hashmap pages; /* (space, rank / PSA_RK_PAGE) -> its ranks' (sub, value) */
+	struct rk_page *first;    /* the first page made (most traces have one: 16 ranks or less) */
+	uint64_t first_space;
+	uint64_t first_no;        /* its rank / PSA_RK_PAGE */
+	struct psa_hashmap pages; /* (space, rank / PSA_RK_PAGE) -> the other pages */
 	struct psa_hashmap rest;  /* (space, rank, sub) -> value, when the rank's entry is another's */
 };
 

@@ -70,21 +70,22 @@ bool psa__model_is_repeat(struct psa_model *m, const struct psa_proc *p,
 {
 	struct psa_fp_table *t = &m->last_event;
 	uint64_t key = (uint64_t)p->id << 32 | ev->vtid, fp = fingerprint(ev);
-	struct psa_fp_slot *s;
+	struct psa_fp_slot *s = t->cap ? fp_slot(t, key) : NULL;
 
-	/* out of memory: a thread already seen is still compared, a new one not noted */
-	bool room = (t->n + 1) * 10 <= t->cap * 7 || !fp_grow(t);
-
-	if (!t->cap)
-		return false;
-	s = fp_slot(t, key);
-	if (s->fp == fp) {
+	if (s && s->fp == fp) {
 		m->totals.duplicates++;
 		return true;
 	}
-	if (s->fp || room) {
-		t->n += !s->fp;
-		*s = (struct psa_fp_slot){ .key = key, .fp = fp };
+	/* a thread not seen yet: the table grows only then (out of memory: it is not noted, a
+	 * thread already seen is still compared) */
+	if (!s || !s->fp) {
+		if ((t->n + 1) * 10 > t->cap * 7) {
+			if (fp_grow(t))
+				return false;
+			s = fp_slot(t, key);
+		}
+		t->n++;
 	}
+	*s = (struct psa_fp_slot){ .key = key, .fp = fp };
 	return false;
 }
