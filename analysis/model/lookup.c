@@ -12,7 +12,7 @@
 
 int psa__vec_grow(void **v, size_t *cap, size_t need, size_t elem)
 {
-	size_t c = *cap ? *cap : 16;
+	size_t c = *cap ? *cap : 4;
 	void *n;
 
 	if (need <= *cap)

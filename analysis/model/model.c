@@ -42,19 +42,31 @@ int psa_model_create(struct psa_model **out)
 
 	if (!m)
 		return -ENOMEM;
+	/* each map's slots as wide as its keys (model_int.h); none of these maps is walked, so
+	 * they start small (a trace of 4 ranks is most of the model's memory in empty slots) */
+	psa_hashmap_init_sized(&m->procs, 1, 8);
+	psa__rk_init(&m->finished);
+	psa_hashmap_init_sized(&m->net_live, 3, 8);
+	psa__rk_init(&m->net_done);
+	psa__rk_init(&m->sends_done);
+	psa__rk_init(&m->triggers);
+	psa_hashmap_init_sized(&m->workers, 2, 8);
+	psa_hashmap_init_sized(&m->groups, 2, 8);
+	psa_hashmap_init_sized(&m->net_err_idx, 3, 8);
+	psa_hashmap_init_sized(&m->net_err_last, 3, 8);
+	psa_hashmap_init_sized(&m->streams, 1, 8);
 	*out = m;
 	return 0;
 }
 
 void psa_model_destroy(struct psa_model *m)
 {
-	uint64_t k;
-	void *v;
+	struct psa_task *t;
 
 	if (!m)
 		return;
-	for (size_t i = 0; psa_hashmap_next(&m->tasks, &i, &k, &v);)
-		psa__task_free(v);
+	for (size_t i = 0; (t = psa__live_next(&m->tasks, &i));)
+		psa__task_free(t);
 	for (size_t i = 0; i < m->proc_list.n; i++) {
 		free(m->proc_list.v[i]->ranks);
 		free(m->proc_list.v[i]->rank_gid);
@@ -73,19 +85,18 @@ void psa_model_destroy(struct psa_model *m)
 	free(m->net_errors.v);
 	free(m->live.v);
 	psa_hashmap_fini(&m->procs);
-	psa_hashmap_fini(&m->tasks);
-	psa_hashmap_fini(&m->finished);
+	psa__live_fini(&m->tasks);
+	psa__rk_fini(&m->finished, psa__marks_free);
 	psa_hashmap_fini(&m->net_live);
-	psa_hashmap_fini(&m->net_done);
-	psa_hashmap_fini(&m->sends_done);
-	psa_hashmap_fini(&m->last_done);
-	psa_hashmap_fini(&m->triggers);
+	psa__rk_fini(&m->net_done, psa__marks_free);
+	psa__rk_fini(&m->sends_done, psa__marks_free);
+	psa__rk_fini(&m->triggers, psa__marks_free);
 	psa_hashmap_fini(&m->workers);
 	psa_hashmap_fini(&m->groups);
 	psa_hashmap_fini(&m->net_err_idx);
 	psa_hashmap_fini(&m->net_err_last);
 	psa_hashmap_fini(&m->streams);
-	psa_hashmap_fini(&m->last_event);
+	psa__fp_table_fini(&m->last_event);
 	free(m);
 }
 
@@ -190,7 +201,7 @@ bool psa_proc_has_rank(const struct psa_proc *p, uint32_t rank, uint32_t *gid)
 /* Room for one more rank in @p; false when memory ran out (the rank is then not noted). */
 static bool ranks_reserve(struct psa_proc *p)
 {
-	uint32_t cap = p->ranks_cap ? 2 * p->ranks_cap : 32;
+	uint32_t cap = p->ranks_cap ? 2 * p->ranks_cap : 4;
 	uint32_t *r, *g;
 
 	if (p->ranks_n < p->ranks_cap)
@@ -383,9 +394,7 @@ static void device_event(struct psa_model *m, const struct psa_proc *p, const st
 
 	if (ev->type == PSA_EV_encdev_trigger_write) {
 		uint64_t stream = (uint64_t)psa__f(ev, PSA_F_stream, 0);
-		struct psa_hkey key = psa__trigger_key(p, rank, exec_id, stream);
-
-		psa_hashmap_insert(&m->triggers, &key, (void *)1);
+		psa__marks_add(psa__rk_cell(&m->triggers, p->id, rank, stream), exec_id);
 	} else if (ev->type == PSA_EV_encdev_fault) {
 		struct psa_device_fault f = {
 			.proc = p, .rank = rank, .exec_id = exec_id,

@@ -20,16 +20,14 @@ static int live_cmp(const void *a, const void *b)
 
 void psa_model_finish(struct psa_model *m)
 {
-	uint64_t end = m->totals.last_ts, k;
-	void *v;
+	uint64_t end = m->totals.last_ts;
+	struct psa_task *t;
 
 	if (m->finished_called)
 		return;
 	m->finished_called = true;
 	m->live.n = 0; /* what psa_model_live_refresh may have listed */
-	for (size_t i = 0; psa_hashmap_next(&m->tasks, &i, &k, &v);) {
-		struct psa_task *t = v;
-
+	for (size_t i = 0; (t = psa__live_next(&m->tasks, &i));) {
 		for (unsigned o = 0; o < m->obs_n; o++)
 			if (m->obs[o].interval)
 				m->obs[o].interval(m->obs[o].arg, t, t->state, t->state_since, end, true);
@@ -70,15 +68,12 @@ void psa_model_finish(struct psa_model *m)
 
 int psa_model_live_refresh(struct psa_model *m)
 {
-	uint64_t k;
-	void *v;
+	struct psa_task *t;
 
 	if (m->finished_called)
 		return 0;
 	m->live.n = 0;
-	for (size_t i = 0; psa_hashmap_next(&m->tasks, &i, &k, &v);) {
-		struct psa_task *t = v;
-
+	for (size_t i = 0; (t = psa__live_next(&m->tasks, &i));) {
 		if (t->status || t->failed)
 			psa__task_failed_peer(m, t);
 		if (PSA_VEC_PUSH(m->live, t))
@@ -156,34 +151,25 @@ const struct psa_task *psa_model_find_network_task(const struct psa_model *m, ui
 {
 	struct psa_hkey key = psa__exec_key(job, rank, exec_id);
 
-	*found_finished = psa_hashmap_find(&m->net_done, &key) != NULL;
+	*found_finished = psa__marks_has(psa__rk_get(&m->net_done, job, rank, 0), exec_id);
 	return psa_hashmap_find(&m->net_live, &key);
 }
 
 bool psa_model_send_completed(const struct psa_model *m, uint32_t job, uint32_t rank,
 			      uint32_t peer, uint64_t exec_id, uint64_t tag)
 {
-	struct psa_hkey key = psa__send_key(job, rank, peer, exec_id, tag);
-
-	return psa_hashmap_find(&m->sends_done, &key) != NULL;
+	return psa__pairs_has(psa__rk_get(&m->sends_done, job, rank, peer), exec_id, tag);
 }
 
 bool psa_model_rank_last_done_exec(const struct psa_model *m, uint32_t job, uint32_t rank,
 				   uint64_t *exec_id)
 {
-	struct psa_hkey key = psa__rank_key(job, rank);
-	uint64_t v = (uint64_t)(uintptr_t)psa_hashmap_find(&m->last_done, &key);
-
-	if (!v)
-		return false;
-	*exec_id = v - 1;
-	return true;
+	/* below UINT64_MAX: exec + 1 was the marker, and that exec's could not be kept */
+	return psa__marks_max_below(psa__rk_get(&m->net_done, job, rank, 0), UINT64_MAX, exec_id);
 }
 
 bool psa_model_trigger_written(const struct psa_model *m, const struct psa_proc *proc,
 			       uint32_t rank, uint64_t exec_id, uint32_t stream)
 {
-	struct psa_hkey key = psa__trigger_key(proc, rank, exec_id, stream);
-
-	return psa_hashmap_find(&m->triggers, &key) != NULL;
+	return psa__marks_has(psa__rk_get(&m->triggers, proc->id, rank, stream), exec_id);
 }

@@ -3,8 +3,8 @@
  * The model's task lifecycle: a task is created by its first event (normally task_enqueue; any
  * other first event marks it truncated, as in a flight-recorder snapshot), every task_state
  * closes one interval and opens the next, and reaching DONE hands the task to the observers
- * and frees it - only a marker per finished task stays, so late events (recycle, the
- * consumer's) are recognized and ignored.
+ * and frees it - only its id stays, among the ranges of its process's finished ids
+ * (model/marks.c), so late events (recycle, the consumer's) are recognized and ignored.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -16,12 +16,11 @@ struct psa_task *psa__task_get(struct psa_model *m, const struct psa_proc *p,
 			       const struct psa_event *ev)
 {
 	uint64_t task_id = (uint64_t)psa__f(ev, PSA_F_task_id, 0);
-	struct psa_hkey key = psa__proc_key(p, task_id);
 	struct psa_task *t;
 
-	if (!task_id || psa_hashmap_find(&m->finished, &key))
+	if (!task_id || psa__marks_has(psa__rk_get(&m->finished, p->id, 0, 0), task_id))
 		return NULL;
-	t = psa_hashmap_find(&m->tasks, &key);
+	t = psa__live_find(&m->tasks, p, task_id);
 	if (t)
 		return t;
 	t = calloc(1, sizeof(*t));
@@ -46,7 +45,7 @@ struct psa_task *psa__task_get(struct psa_model *m, const struct psa_proc *p,
 	t->failed_peer = -1;
 	for (int s = 0; s < PSA_STREAMS_MAX; s++)
 		t->trigger_last[s] = PSA_TRIGGER_UNREAD;
-	if (psa_hashmap_insert(&m->tasks, &key, t)) {
+	if (psa__live_insert(&m->tasks, t)) {
 		free(t);
 		return NULL;
 	}
@@ -62,6 +61,7 @@ struct psa_task *psa__task_get(struct psa_model *m, const struct psa_proc *p,
 void psa__task_free(struct psa_task *t)
 {
 	free(t->ops);
+	free(t->prog);
 	free(t);
 }
 
@@ -81,26 +81,23 @@ static void close_interval(struct psa_model *m, struct psa_task *t, uint64_t end
 			m->obs[i].interval(m->obs[i].arg, t, t->state, t->state_since, end, open);
 }
 
-/* DONE: final summary to the observers, then only markers remain. */
+/* DONE: final summary to the observers, then only its marks remain. */
 static void finalize(struct psa_model *m, struct psa_task *t)
 {
-	struct psa_hkey key = psa__proc_key(t->proc, t->task_id);
-
 	for (unsigned i = 0; i < m->obs_n; i++)
 		if (m->obs[i].task_end)
 			m->obs[i].task_end(m->obs[i].arg, t);
-	psa_hashmap_remove(&m->tasks, &key);
-	psa_hashmap_insert(&m->finished, &key, (void *)1);
+	psa__live_remove(&m->tasks, t);
+	psa__marks_add(psa__rk_cell(&m->finished, t->proc->id, 0, 0), t->task_id);
 	if (t->kind == PSA_KIND_NETWORK) {
 		struct psa_hkey nk = psa__exec_key(t->job, t->rank, t->exec_id);
-		struct psa_hkey rk = psa__rank_key(t->job, t->rank);
-		uint64_t prev = (uint64_t)(uintptr_t)psa_hashmap_find(&m->last_done, &rk);
 
-		if (psa_hashmap_find(&m->net_live, &nk) == t)
+		if (psa_hashmap_find(&m->net_live, &nk) == t) {
 			psa_hashmap_remove(&m->net_live, &nk);
-		psa_hashmap_insert(&m->net_done, &nk, (void *)1);
-		if (t->exec_id + 1 > prev)
-			psa_hashmap_insert(&m->last_done, &rk, (void *)(uintptr_t)(t->exec_id + 1));
+			/* never walked: its size follows the network tasks alive now */
+			psa_hashmap_shrink(&m->net_live);
+		}
+		psa__marks_add(psa__rk_cell(&m->net_done, t->job, t->rank, 0), t->exec_id);
 	}
 	m->totals.tasks_done++;
 	psa__task_free(t);
@@ -217,10 +214,8 @@ void psa__task_net(struct psa_model *m, struct psa_task *t, const struct psa_eve
 		op->done_ts = ev->ts_ns;
 		op->status = (int)psa__f(ev, PSA_F_status, 0);
 		if (op->kind == 0 /* SEND */ && op->status == 0) {
-			struct psa_hkey key = psa__send_key(t->job, t->rank, op->peer, t->exec_id,
-							    op->tag);
-
-			psa_hashmap_insert(&m->sends_done, &key, (void *)1);
+			psa__pairs_add(psa__rk_cell(&m->sends_done, t->job, t->rank, op->peer),
+				       t->exec_id, op->tag);
 		}
 	}
 }
@@ -237,23 +232,27 @@ static void task_progress(struct psa_task *t, const struct psa_event *ev)
 		.interval_ns = (uint64_t)psa__f(ev, PSA_F_interval_ns, 0),
 	};
 
-	t->prog_n++;
-	t->prog_last_ts = ev->ts_ns;
-	t->prog_last = r;
-	t->prog_sum.steps += r.steps;
-	t->prog_sum.posted += r.posted;
-	t->prog_sum.completed += r.completed;
-	t->prog_sum.bytes += r.bytes;
-	t->prog_sum.interval_ns += r.interval_ns;
-	if (r.idle_steps > t->prog_sum.idle_steps)
-		t->prog_sum.idle_steps = r.idle_steps;
+	struct psa_task_progress *p = t->prog;
+
+	if (!p && !(p = t->prog = calloc(1, sizeof(*p))))
+		return; /* out of memory: the record is not counted */
+	p->n++;
+	p->last_ts = ev->ts_ns;
+	p->last = r;
+	p->sum.steps += r.steps;
+	p->sum.posted += r.posted;
+	p->sum.completed += r.completed;
+	p->sum.bytes += r.bytes;
+	p->sum.interval_ns += r.interval_ns;
+	if (r.idle_steps > p->sum.idle_steps)
+		p->sum.idle_steps = r.idle_steps;
 	if (psa_progress_moved(&r))
-		t->prog_moved_ts = ev->ts_ns;
+		p->moved_ts = ev->ts_ns;
 	/* a post in the same round as the record comes before it: that round posted */
 	if (!t->first_post_ts && r.steps > 1)
-		t->prog_before_post++;
-	if (r.steps <= 1 && r.interval_ns > t->prog_single_max_ns)
-		t->prog_single_max_ns = r.interval_ns;
+		p->before_post++;
+	if (r.steps <= 1 && r.interval_ns > p->single_max_ns)
+		p->single_max_ns = r.interval_ns;
 }
 
 /*

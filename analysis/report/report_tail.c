@@ -67,7 +67,6 @@ void psa__tail_cover_event(void *arg, const struct psa_event *ev)
 
 bool psa__tail_cover_complete(const struct psa__tail_cover *c)
 {
-	const struct psa_hkey *keys = c->seen.keys;
 	uint64_t hash;
 	void *v;
 
@@ -75,7 +74,7 @@ bool psa__tail_cover_complete(const struct psa__tail_cover *c)
 		return false;
 	for (size_t i = 0; psa_hashmap_next(&c->seen, &i, &hash, &v);) {
 		uintptr_t f = (uintptr_t)v;
-		uint64_t kind = keys[i - 1].w[0];
+		uint64_t kind = psa_hashmap_key_word(&c->seen, i - 1, 0);
 
 		if (kind == K_TASK ? !(f & (STARTED | DONE)) : !(f & TASK_EV))
 			return false;

@@ -141,6 +141,7 @@ static bool classify_worker(struct psa_watchdog *w, const struct psa_model *m,
 static void classify_network(const struct psa_watchdog *w, const struct psa_model *m,
 			     const struct psa_task *t, struct psa_stall *s)
 {
+	const struct psa_task_progress *pr = psa_task_prog(t);
 	uint32_t outstanding = 0;
 
 	for (uint32_t i = 0; i < t->ops_n; i++) {
@@ -168,12 +169,12 @@ static void classify_network(const struct psa_watchdog *w, const struct psa_mode
 		s->cause = PSA_CAUSE_WAITING_ON_PEER;
 		snprintf(s->detail, sizeof(s->detail), "%u op%s outstanding with other ranks",
 			 outstanding, outstanding == 1 ? "" : "s");
-	} else if (!t->ops_n && t->prog_n && !t->prog_sum.posted) {
+	} else if (!t->ops_n && pr->n && !pr->sum.posted) {
 		s->cause = PSA_CAUSE_UNKNOWN;
 		snprintf(s->detail, sizeof(s->detail),
 			 "its B2 calls kept returning (%llu rounds in its %u progress records) without "
 			 "posting an op: the transport refused its posts",
-			 (unsigned long long)t->prog_sum.steps, t->prog_n);
+			 (unsigned long long)pr->sum.steps, pr->n);
 	} else {
 		s->cause = PSA_CAUSE_UNKNOWN;
 		snprintf(s->detail, sizeof(s->detail), "%s",
@@ -181,9 +182,9 @@ static void classify_network(const struct psa_watchdog *w, const struct psa_mode
 				  : "no op-level events for it (record the encnet provider)");
 	}
 	/* fresh records that show nothing moving: its worker steps it, it waits */
-	if (t->prog_n && w->trace_end <= t->prog_last_ts + psa__progress_window(t))
+	if (pr->n && w->trace_end <= pr->last_ts + psa__progress_window(t))
 		psa__detail_add(s, "; its progress records show its worker stepping it (%llu idle "
-				"rounds in a row)", (unsigned long long)t->prog_last.idle_steps);
+				"rounds in a row)", (unsigned long long)pr->last.idle_steps);
 }
 
 /*

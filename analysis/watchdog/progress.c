@@ -21,14 +21,14 @@
 
 uint64_t psa__progress_window(const struct psa_task *t)
 {
-	uint64_t w = 3 * t->prog_last.interval_ns;
+	uint64_t w = 3 * psa_task_prog(t)->last.interval_ns;
 
 	return w > FRESH_MIN_NS ? w : FRESH_MIN_NS;
 }
 
 static bool progressing(const struct psa_task *t)
 {
-	return t->kind == PSA_KIND_NETWORK && t->prog_n &&
+	return t->kind == PSA_KIND_NETWORK && psa_task_prog(t)->n &&
 	       (t->state == PSA_STATE_PROGRESSING || t->state == PSA_STATE_IDLE);
 }
 
@@ -45,6 +45,7 @@ static void moved_text(const struct psa_progress *r, char *buf, size_t len)
 bool psa__watchdog_moving(const struct psa_watchdog *w, const struct psa_task *t,
 			  struct psa_stall *s)
 {
+	const struct psa_task_progress *pr = psa_task_prog(t);
 	uint64_t end = w->trace_end, win;
 	char moved[160];
 
@@ -54,10 +55,9 @@ bool psa__watchdog_moving(const struct psa_watchdog *w, const struct psa_task *t
 	/* The last record, fresh, shows it moving in more than one round: a task that moved, then
 	 * waited, is waiting; one round over the whole record is a worker held by a call (its own,
 	 * or a neighbour's on the same worker), which slow_progress and the chains judge. */
-	if (end > t->prog_last_ts + win || !psa_progress_moved(&t->prog_last) ||
-	    t->prog_last.steps < 2)
+	if (end > pr->last_ts + win || !psa_progress_moved(&pr->last) || pr->last.steps < 2)
 		return false;
-	moved_text(&t->prog_last, moved, sizeof(moved));
+	moved_text(&pr->last, moved, sizeof(moved));
 	s->cause = PSA_CAUSE_SLOW_TRANSFER;
 	s->root_cause = true;
 	s->waiting_on_n = 0;
@@ -65,8 +65,8 @@ bool psa__watchdog_moving(const struct psa_watchdog *w, const struct psa_task *t
 	if (snprintf(s->detail, sizeof(s->detail),
 		     "its progress records show it moving (%u records, %.1f MB in all; the last "
 		     "%.3f s before the end: %s): slow, not stuck",
-		     t->prog_n, (double)t->prog_sum.bytes / 1e6,
-		     (double)(end - t->prog_last_ts) * S_PER_NS, moved) < 0)
+		     pr->n, (double)pr->sum.bytes / 1e6, (double)(end - pr->last_ts) * S_PER_NS,
+		     moved) < 0)
 		s->detail[0] = '\0';
 	return true;
 }
@@ -74,16 +74,17 @@ bool psa__watchdog_moving(const struct psa_watchdog *w, const struct psa_task *t
 bool psa__watchdog_records_stopped(const struct psa_watchdog *w, const struct psa_task *t,
 				   struct psa_stall *s)
 {
+	const struct psa_task_progress *pr = psa_task_prog(t);
 	uint64_t end = w->trace_end, gap, since_state;
 
-	if (!progressing(t) || end <= t->prog_last_ts + psa__progress_window(t))
+	if (!progressing(t) || end <= pr->last_ts + psa__progress_window(t))
 		return false;
 	/* B3 after its last record (its comm freed after the consumer gave up): released, no
 	 * longer stepped - not a worker that stopped returning */
-	if (t->last_seam == PSA_SEAM_STOP && t->last_seam_ts >= t->prog_last_ts)
+	if (t->last_seam == PSA_SEAM_STOP && t->last_seam_ts >= pr->last_ts)
 		return false;
-	gap = end - t->prog_last_ts;
-	since_state = t->prog_last_ts > t->state_since ? t->prog_last_ts - t->state_since : 0;
+	gap = end - pr->last_ts;
+	since_state = pr->last_ts > t->state_since ? pr->last_ts - t->state_since : 0;
 	s->cause = PSA_CAUSE_WORKER_STALLED;
 	s->root_cause = true;
 	s->waiting_on_n = 0;
@@ -91,7 +92,7 @@ bool psa__watchdog_records_stopped(const struct psa_watchdog *w, const struct ps
 		 "its progress records stopped %.3f s before the end (the last %.3f s into %s, "
 		 "after %u): no round of its worker's B2 calls returned since%s",
 		 (double)gap * S_PER_NS, (double)since_state * S_PER_NS, psa_state_str(t->state),
-		 t->prog_n, t->proc->last_ts > t->prog_last_ts + psa__progress_window(t)
+		 pr->n, t->proc->last_ts > pr->last_ts + psa__progress_window(t)
 				    ? ", while its process went on"
 				    : "");
 	return true;

@@ -38,8 +38,8 @@ static uint64_t info_call_ns(const struct psa_task *t)
 	if ((t->status && t->status != -ECANCELED) || !t->progress_ts ||
 	    t->first_post_ts <= t->progress_ts)
 		return 0;
-	if (t->prog_before_post) /* rounds returned before it posted: refused posts */
-		return t->prog_single_max_ns;
+	if (psa_task_prog(t)->before_post) /* rounds returned before it posted: refused posts */
+		return psa_task_prog(t)->single_max_ns;
 	return t->first_post_ts - t->progress_ts;
 }
 
@@ -109,7 +109,7 @@ bool psa__watchdog_slow_progress(const struct psa_watchdog *w, const struct psa_
 			 "since it began progressing)%s",
 			 (double)longest * S_PER_NS, (unsigned long long)b2->count,
 			 (double)held * S_PER_NS, (double)span * S_PER_NS, tail);
-	else if (t->prog_before_post)
+	else if (psa_task_prog(t)->before_post)
 		snprintf(s->detail, sizeof(s->detail),
 			 "a B2 progress call of it took %.3f s (a progress record that covers one "
 			 "round; each call's time is a DEBUG event)%s",
@@ -268,7 +268,7 @@ void psa__watchdog_transfer_held(struct psa_watchdog *w, const struct psa_model 
 			continue;
 		while ((o = next_holder(w, s, &k)) &&
 		       (o->rank == s->rank ||
-			2 * (call_ns = holder_call_ns(m, o)) < t->prog_last.interval_ns))
+			2 * (call_ns = holder_call_ns(m, o)) < psa_task_prog(t)->last.interval_ns))
 			;
 		if (!o)
 			continue;
@@ -277,8 +277,8 @@ void psa__watchdog_transfer_held(struct psa_watchdog *w, const struct psa_model 
 			 "its progress records show it moving only between the rounds of its worker "
 			 "(gid %u), which rank %u's B2 progress calls of %.3f s held (its last record: "
 			 "%llu rounds in %.3f s)", s->gid, o->rank, (double)call_ns * S_PER_NS,
-			 (unsigned long long)t->prog_last.steps,
-			 (double)t->prog_last.interval_ns * S_PER_NS);
+			 (unsigned long long)psa_task_prog(t)->last.steps,
+			 (double)psa_task_prog(t)->last.interval_ns * S_PER_NS);
 	}
 }
 

@@ -4,7 +4,8 @@
  * are two entries, each found, replaced and removed on its own, also after the table grows;
  * a key's string part is compared as a string, not by its pointer. Before, the map compared
  * the 64-bit hashes only and merged such keys (two processes of one vpid on two hosts whose
- * names hash alike became one).
+ * names hash alike became one). A map of narrower keys (psa_hashmap_init_words) walks its entries
+ * as a map of full keys does.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -117,6 +118,50 @@ static void test_hashmap__u64_keys(void **state)
 	psa_hashmap_fini(&h);
 }
 
+/* A map of two-word keys (psa_hashmap_init_words) tells apart keys that differ in their second
+ * word, walks its entries in the order a map of full keys does, and gives back each key's
+ * words - through growth and removals. */
+static void test_hashmap__narrow_keys_walk_as_wide(void **state)
+{
+	enum { N = 500 };
+	static int vals[N];
+	struct psa_hashmap narrow, wide;
+	uint64_t hn, hw;
+	void *vn, *vw;
+	size_t i = 0, j = 0;
+
+	(void)state;
+	psa_hashmap_init_words(&narrow, 2);
+	psa_hashmap_init(&wide);
+	for (uint64_t x = 0; x < N; x++) {
+		/* one hash per 4 keys: they differ in their second word only */
+		struct psa_hkey k = PSA_HKEY(psa_key(x / 4, 1), x / 4, x % 4);
+
+		assert_int_equal(psa_hashmap_insert(&narrow, &k, &vals[x]), 0);
+		assert_int_equal(psa_hashmap_insert(&wide, &k, &vals[x]), 0);
+	}
+	for (uint64_t x = 0; x < N; x += 3) {
+		struct psa_hkey k = PSA_HKEY(psa_key(x / 4, 1), x / 4, x % 4);
+
+		assert_ptr_equal(psa_hashmap_remove(&narrow, &k), &vals[x]);
+		assert_ptr_equal(psa_hashmap_remove(&wide, &k), &vals[x]);
+	}
+	while (psa_hashmap_next(&narrow, &i, &hn, &vn)) {
+		uint64_t x = (uint64_t)((int *)vn - vals);
+
+		assert_true(psa_hashmap_next(&wide, &j, &hw, &vw));
+		assert_int_equal(i, j);
+		assert_ptr_equal(vn, vw);
+		assert_int_not_equal(x % 3, 0);
+		assert_int_equal(psa_hashmap_key_word(&narrow, i - 1, 0), x / 4);
+		assert_int_equal(psa_hashmap_key_word(&narrow, i - 1, 1), x % 4);
+	}
+	assert_false(psa_hashmap_next(&wide, &j, &hw, &vw));
+	assert_int_equal(narrow.n, wide.n);
+	psa_hashmap_fini(&narrow);
+	psa_hashmap_fini(&wide);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -124,6 +169,7 @@ int main(void)
 		cmocka_unit_test(test_hashmap__colliding_string_parts),
 		cmocka_unit_test(test_hashmap__many_colliding_keys_survive_growth),
 		cmocka_unit_test(test_hashmap__u64_keys),
+		cmocka_unit_test(test_hashmap__narrow_keys_walk_as_wide),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

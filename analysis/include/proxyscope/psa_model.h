@@ -93,6 +93,23 @@ static inline bool psa_progress_moved(const struct psa_progress *r)
 	return r->posted || r->completed || r->bytes || r->idle_steps < r->steps;
 }
 
+/* A task's progress records (INFO, at most one per ENC_PROXY_PROGRESS_MS while it progresses). */
+struct psa_task_progress {
+	uint32_t n;
+	uint32_t before_post;       /* records before its first post: B2 calls that returned
+				     * without posting (refused posts), not one call */
+	uint64_t last_ts;           /* the last record's time (0: none) */
+	struct psa_progress last;
+	struct psa_progress sum;    /* over every record (idle_steps: the largest) */
+	uint64_t moved_ts;          /* the last record that showed it moving (0: none did) */
+	uint64_t single_max_ns;     /* the longest record covering at most one B2 round: the
+				     * longest a call can have held its worker, as far as the
+				     * records show */
+};
+
+/* Its fields are ordered by width so that no padding is left between them, and its progress
+ * records are apart (most tasks have none): 392 bytes a live task, not 560 (issue 22: the
+ * model's memory per live task). */
 struct psa_task {
 	const struct psa_proc *proc;
 	uint64_t task_id;
@@ -102,23 +119,14 @@ struct psa_task {
 	uint32_t kind;              /* PSA_KIND_* */
 	uint32_t job;               /* hash of the job name: ranks compare only within a job */
 	uint32_t worker_vtid;       /* the thread that stepped it (0: not seen) */
+	uint32_t state;             /* current run state */
 
 	uint64_t first_ts;          /* first event seen */
 	uint64_t enqueue_ts;        /* 0: the enqueue was not in the trace (truncated start) */
 	uint64_t drain_ts;          /* the worker took it: task_drain, else its first task_state */
 	uint64_t done_ts;           /* reached DONE (0: never) */
-	bool done_unseen;           /* its DONE was lost: done_ts is when a later event (the
-				     * consumer's, the worker's recycle) showed it done, a bound */
 	uint64_t last_ts;           /* last event about it */
-	bool truncated;             /* first seen mid-life (flight-recorder snapshot) */
-	bool cut_in_flight;         /* still open where the recording was cut (psa_model_set_cut)
-				     * and in its state since less than PSA_CUT_WINDOW_NS: in flight
-				     * when the recording stopped, not stuck (set by finish) */
-	bool unknown_start;         /* in a snapshot (psa_model_set_snapshot), still open at the
-				     * end and truncated, or in a state that began before every
-				     * stream had begun: its state is unknown (set by finish) */
 
-	uint32_t state;             /* current run state */
 	uint64_t state_since;
 	uint64_t state_ns[PSA_STATE_NR];      /* total time per state (closed intervals) */
 	uint64_t longest_state_ns;            /* longest single interval, and its state */
@@ -126,48 +134,53 @@ struct psa_task {
 	uint32_t transitions;
 
 	int status;                 /* last status published (0 or a negative errno) */
-	bool failed;                /* the consumer saw an error status */
-	bool watchdog;              /* the consumer's watchdog fired on it */
+	uint32_t watchdog_state;    /* the run state the consumer saw when its watchdog fired */
 	uint64_t watchdog_ts;
-	uint32_t watchdog_state;    /* the run state the consumer saw when it fired */
 	uint64_t watchdog_waited_ns; /* how long the consumer had waited then */
 	uint64_t poll_first_ts, poll_last_ts; /* the consumer's status polls of it (DEBUG) */
 	uint32_t poll_state;        /* the run state its last poll saw */
+	int last_seam;              /* enum psa_seam of the last call, -1 none */
 
 	uint64_t progress_ts;       /* first entered PROGRESSING (0: never) */
 	uint64_t first_post_ts;     /* its first encnet:post (0: none): made by its first B2 */
 
 	struct psa_seam_stat seam[PSA_SEAM_NR];
-	int last_seam;              /* enum psa_seam of the last call, -1 none */
 	int last_seam_rc;
+	uint32_t streams_mask;      /* streams it started blocks on (from B1) */
 	uint64_t last_seam_ts;
-	bool last_seam_idle;        /* for B2 */
 
 	uint64_t wait_begin_ts;     /* entered WAITING_DEVICE_TRIGGER */
 	uint64_t trigger_wait_ns;   /* from trigger_fire (0: not fired) */
-	bool triggered;
 	uint64_t trigger_last[PSA_STREAMS_MAX]; /* last word read per stream, or PSA_TRIGGER_UNREAD */
 
-	uint32_t streams_mask;      /* streams it started blocks on (from B1) */
-	struct psa_net_op *ops;     /* posted ops */
-	uint32_t ops_n;
-
+	struct psa_net_op *ops;     /* posted ops (ops_n below) */
+	struct psa_task_progress *prog; /* NULL until its first record: read psa_task_prog() */
 	int64_t failed_peer;        /* with an error status: the peer it came from (an op that
 				     * completed with an error, else the rank's last transport
 				     * error with that errno); -1 unknown. Set at DONE and finish */
-
-	/* Its progress records (INFO, at most one per ENC_PROXY_PROGRESS_MS while it progresses) */
-	uint32_t prog_n;
-	uint64_t prog_last_ts;      /* the last record's time (0: none) */
-	struct psa_progress prog_last;
-	struct psa_progress prog_sum; /* over every record (idle_steps: the largest) */
-	uint64_t prog_moved_ts;     /* the last record that showed it moving (0: none did) */
-	uint32_t prog_before_post;  /* records before its first post: B2 calls that returned
-				     * without posting (refused posts), not one call */
-	uint64_t prog_single_max_ns; /* the longest record covering at most one B2 round: the
-				      * longest a call can have held its worker, as far as the
-				      * records show */
+	uint32_t ops_n;
+	bool done_unseen;           /* its DONE was lost: done_ts is when a later event (the
+				     * consumer's, the worker's recycle) showed it done, a bound */
+	bool truncated;             /* first seen mid-life (flight-recorder snapshot) */
+	bool cut_in_flight;         /* still open where the recording was cut (psa_model_set_cut)
+				     * and in its state since less than PSA_CUT_WINDOW_NS: in flight
+				     * when the recording stopped, not stuck (set by finish) */
+	bool unknown_start;         /* in a snapshot (psa_model_set_snapshot), still open at the
+				     * end and truncated, or in a state that began before every
+				     * stream had begun: its state is unknown (set by finish) */
+	bool failed;                /* the consumer saw an error status */
+	bool watchdog;              /* the consumer's watchdog fired on it */
+	bool last_seam_idle;        /* for B2 */
+	bool triggered;
 };
+
+/* @t's progress records: none (all zero) until its first. */
+static inline const struct psa_task_progress *psa_task_prog(const struct psa_task *t)
+{
+	static const struct psa_task_progress none;
+
+	return t->prog ? t->prog : &none;
+}
 
 /* The order every per-task listing uses: process, rank, exec, kind, task id. */
 struct psa_task_key {
