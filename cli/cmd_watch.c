@@ -120,7 +120,7 @@ static void opts_common(struct live_watch_opts *o, const struct watch_args *a,
 
 static void summary(const struct live_watch_result *r, uint64_t threshold_ns)
 {
-	char unheard[192];
+	char unheard[512];
 
 	fprintf(stderr, "watch: %llu events, %llu lost, %llu finding%s%s\n",
 		(unsigned long long)r->events, (unsigned long long)r->lost,

@@ -162,6 +162,7 @@ int live_watch_run(const struct live_watch_opts *o, struct live_watch_result *re
 		}
 		psa_live_status(l, &st);
 		res->unheard_max_ns = st.unheard_max_ns;
+		res->restarts = st.restarts;
 		if (st.stuck_ns > (uint64_t)o->stuck_ms * 1000000ull) {
 			snprintf(err, sizeof(err), "the relay daemon stopped answering (no reply for %.1f s)",
 				 (double)st.stuck_ns / 1e9);
@@ -225,13 +226,21 @@ int live_watch_run(const struct live_watch_opts *o, struct live_watch_result *re
 const char *live_watch_unheard(const struct live_watch_result *r, uint64_t threshold_ns,
 			       char *buf, size_t len)
 {
+	size_t used = 0;
+
 	if (!len)
 		return "";
 	buf[0] = '\0';
 	if (r->unheard_max_ns && r->unheard_max_ns >= threshold_ns)
-		snprintf(buf, len, "; a stream sent nothing for up to %.3f s at once (its host cut "
-			 "off, or its tracer's consumer daemon waiting for a CPU): a finding on it "
-			 "came up to that much later", (double)r->unheard_max_ns / 1e9);
+		used = (size_t)snprintf(buf, len, "; a stream sent nothing for up to %.3f s at once "
+					"(its host cut off, or its tracer's consumer daemon waiting "
+					"for a CPU): a finding on it came up to that much later",
+					(double)r->unheard_max_ns / 1e9);
+	if (r->restarts && used < len)
+		snprintf(buf + used, len - used, "; the live reader attached a session anew %u "
+			 "time%s after babeltrace2's live source aborted (a race of babeltrace2 "
+			 "2.0.4): what came in between is in the trace only", r->restarts,
+			 r->restarts == 1 ? "" : "s");
 	return buf;
 }
 

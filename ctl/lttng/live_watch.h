@@ -65,6 +65,7 @@ struct live_watch_result {
 	uint64_t findings, open_at_end;
 	uint64_t events, lost;
 	uint64_t unheard_max_ns;   /* the longest time a stream sent nothing (psa_live.h) */
+	unsigned restarts;         /* sessions attached anew after babeltrace2 aborted (psa_live.h) */
 	bool stream_ended;         /* the session ended (not the caller, not an error) */
 	bool drained;              /* after on_stop, the stream ended within drain_ms */
 	int rc;                    /* 0, or a negative errno with err: the stream was lost */
@@ -76,7 +77,8 @@ int live_watch_run(const struct live_watch_opts *o, struct live_watch_result *re
 
 /* The end of the watch's summary line about the streams' stalls: "; a stream sent nothing
  * for up to X s at once ..." when that lasted at least @threshold_ns (a finding may have come
- * that much later), else "". */
+ * that much later), and "; the live reader attached N session(s) anew ..." after an abort of
+ * babeltrace2's live source, else "". */
 const char *live_watch_unheard(const struct live_watch_result *r, uint64_t threshold_ns,
 			       char *buf, size_t len);
 

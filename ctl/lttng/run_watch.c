@@ -147,7 +147,7 @@ bool run_watch_wait_attached(struct run_watch *w, unsigned timeout_ms)
 
 void run_watch_stop(struct run_watch *w)
 {
-	char unheard[192];
+	char unheard[512];
 
 	if (!w)
 		return;

@@ -10,7 +10,9 @@
 #      took up to 3.3 s on a loaded machine, which is not what this measures;
 #   2. a healthy run of a minute reports nothing;
 #   3. attach mode finds (--list) and watches a session another process started;
-#   4. killing the relay daemon mid-watch ends watch with an error, not a hang.
+#   4. killing the relay daemon mid-watch ends watch with an error, not a hang;
+#   5. an abort inside babeltrace2's live source: the session is attached anew, the stall still
+#      reported.
 set -u
 PS=$1
 SCEN=$2
@@ -207,4 +209,24 @@ RC=$?
 sed -n "s/.*'.*' (pid \([0-9]*\)) goes on, untraced/\1/p" "$TMP/killed.err" >"$TMP/orphan"
 [ $RC = 1 ] || fail "killed: watch exited $RC, wanted 1"
 [ "$(grep -c '^error: ' "$TMP/killed.err")" = 1 ] || fail "killed: wanted one error line"
+
+# --- 5. babeltrace2's live source aborts -------------------------------------------------------
+# As 2.0.4's lttng-live does on a race of its own (analysis/read/ctf/live_abort.h; the fresh
+# machine's test_schema_record ended with SIGABRT): the reader thread is made to abort at its
+# third run. The watch attaches the session anew, reports the stall that comes seconds later,
+# exits with CMD's status and says what happened; no daemon of it is left.
+d="$TMP/abort"
+PROXYSCOPE_TEST_LIVE_ABORT=3 "$PS" watch --threshold 500ms --json -o "$d" -- "$SCEN" stall 250 \
+	>"$d.out" 2>"$d.err"
+RC=$?
+[ $RC = 0 ] || fail "abort: watch exited $RC, CMD's status is 0 (stderr: $(tail -3 "$d.err"))"
+grep -q "aborting a live reader" "$d.err" || fail "abort: the reader was not made to abort"
+grep -q "attached a session anew 1 time after babeltrace2's live source aborted" "$d.err" ||
+	fail "abort: the summary does not say the session was attached anew"
+python3 - "$d.out" <<'EOF2' || fail "abort: see above"
+import json, sys
+notes = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+f = [(n["rank"], n["exec_id"], n["cause"]) for n in notes if n["event"] == "finding"]
+assert (1, 250, "device_no_trigger") in f, "the stall after the new attach: %r" % f
+EOF2
 echo "ok"

@@ -40,6 +40,9 @@ struct psa_live_status {
 				     * gave was delivered */
 	uint64_t stuck_ns;          /* how long the reader has been inside one babeltrace2 call
 				     * (0: it is not) */
+	unsigned restarts;          /* sessions attached anew after babeltrace2's live source
+				     * aborted (a race of 2.0.4: read/ctf/live_abort.h); what the
+				     * relay daemon sent in between was not seen */
 	uint64_t unheard_max_ns;    /* the longest wall-clock time (CLOCK_MONOTONIC) a session's
 				     * reader received nothing new, event or beacon, between two
 				     * things it did receive: its host cut off, or its tracer

@@ -34,12 +34,18 @@
 
 #include "read/event_internal.h"
 #include "read/ctf/ctf_int.h"
+#include "read/ctf/live_abort.h"
 #include "read/ctf/live_int.h"
 
 /* The sleep between two asks while the relay daemon has nothing new. */
 #define LIVE_RETRY_NS (20 * 1000 * 1000)
 /* A batch is published at least this often while events flow. */
 #define LIVE_PUBLISH_NS (5 * 1000 * 1000)
+/* Graphs a session may abandon after an abort inside babeltrace2 (live_abort.h), and how long
+ * its new attach may be refused while the relay daemon has not yet seen the old viewer go. */
+#define LIVE_RESTARTS_MAX 3
+#define LIVE_REATTACH_MS 3000
+#define LIVE_CONNECT_LOCK_MS 5000
 
 uint64_t psa__live_mono_ns(void)
 {
@@ -227,6 +233,44 @@ out:
 	return rc;
 }
 
+/* The graph's first run: the source connects to the relay daemon and attaches the session. */
+static int run_first(struct live_src *s, bt_graph *g)
+{
+	bt_graph_run_once_status st;
+
+	atomic_store_explicit(&s->call_since, psa__live_mono_ns(), memory_order_relaxed);
+	st = bt_graph_run_once(g);
+	atomic_store_explicit(&s->call_since, 0, memory_order_relaxed);
+	switch (st) {
+	case BT_GRAPH_RUN_ONCE_STATUS_OK:
+	case BT_GRAPH_RUN_ONCE_STATUS_AGAIN:
+		return 0;
+	case BT_GRAPH_RUN_ONCE_STATUS_END:
+		return 1;
+	case BT_GRAPH_RUN_ONCE_STATUS_MEMORY_ERROR:
+		bt_current_thread_clear_error();
+		psa__errf(s->err, sizeof(s->err), "out of memory");
+		return -ENOMEM;
+	default:
+		return take_error(s->err, sizeof(s->err), "the live source failed");
+	}
+}
+
+/* For the tests only: PROXYSCOPE_TEST_LIVE_ABORT=N aborts the first reader thread to reach its
+ * Nth run, once per process, as babeltrace2's assertion does (live_abort.h). */
+static void test_abort(void)
+{
+	static atomic_uint runs;
+	static atomic_bool done;
+	const char *v = getenv("PROXYSCOPE_TEST_LIVE_ABORT");
+	unsigned at = v ? (unsigned)strtoul(v, NULL, 10) : 0;
+
+	if (at && atomic_fetch_add(&runs, 1) + 1 == at && !atomic_exchange(&done, true)) {
+		fprintf(stderr, "proxyscope: PROXYSCOPE_TEST_LIVE_ABORT: aborting a live reader\n");
+		abort();
+	}
+}
+
 static int run(struct live_src *s, bt_graph *g)
 {
 	uint64_t published = psa__live_mono_ns();
@@ -236,6 +280,7 @@ static int run(struct live_src *s, bt_graph *g)
 		struct timespec nap = { 0, LIVE_RETRY_NS };
 
 		atomic_store_explicit(&s->call_since, psa__live_mono_ns(), memory_order_relaxed);
+		test_abort();
 		st = bt_graph_run_once(g);
 		atomic_store_explicit(&s->call_since, 0, memory_order_relaxed);
 		switch (st) {
@@ -269,15 +314,96 @@ static int run(struct live_src *s, bt_graph *g)
 	return -ECANCELED;
 }
 
+/*
+ * Build the graph and make its first run, which connects to the relay daemon and attaches the
+ * session, under the connect lock; then claim that connection (live_abort.h). 0, 1 (the stream
+ * ended at once), or the error of the build or of that run.
+ */
+static int connect_graph(struct live_src *s, bt_graph **g)
+{
+	int rc;
+
+	s->connecting = psa__live_connect_lock(LIVE_CONNECT_LOCK_MS);
+	rc = build(s, g);
+	if (!rc)
+		rc = run_first(s, *g);
+	if (s->connecting) {
+		if (rc >= 0)
+			s->viewer_fd = psa__live_claim(s->url);
+		s->connecting = false;
+		psa__live_connect_unlock();
+	}
+	return rc;
+}
+
+/* After an abort on this thread: close the viewer connection of the graph it left (so the
+ * session can be attached anew) and let the other threads connect. */
+static void abandon_graph(struct live_src *s)
+{
+	psa__live_abort_disarm();
+	bt_current_thread_clear_error();
+	atomic_store_explicit(&s->call_since, 0, memory_order_relaxed);
+	if (s->connecting) { /* nobody else connected meanwhile: the unclaimed one is its */
+		s->viewer_fd = psa__live_claim(s->url);
+		s->connecting = false;
+		psa__live_connect_unlock();
+	}
+	if (s->viewer_fd >= 0)
+		psa__live_release(s->viewer_fd);
+	s->viewer_fd = -1;
+}
+
 static void *live_thread(void *arg)
 {
 	struct live_src *s = arg;
-	bt_graph *g = NULL;
+	volatile unsigned restarts = 0;
+	volatile uint64_t reattach_until = 0;
+	sigjmp_buf jb;
 
-	s->rc = build(s, &g);
-	if (!s->rc)
-		s->rc = run(s, g);
-	bt_graph_put_ref(g);
+	s->viewer_fd = -1;
+	s->connecting = false;
+	if (sigsetjmp(jb, 1)) {
+		/* babeltrace2 aborted on this thread: its graph stays as the assertion left it,
+		 * never touched again; the session is attached anew (seek last: what the relay
+		 * daemon sent in between is not seen) */
+		abandon_graph(s);
+		restarts++;
+		atomic_store_explicit(&s->restarts, restarts, memory_order_relaxed);
+		reattach_until = psa__live_mono_ns() + LIVE_REATTACH_MS * 1000000ull;
+		if (restarts > LIVE_RESTARTS_MAX) {
+			psa__errf(s->err, sizeof(s->err),
+				  "babeltrace2's live source aborted %u times (a race of babeltrace2 "
+				  "2.0.4's lttng-live)", restarts);
+			s->rc = -EPROTO;
+			goto out;
+		}
+	}
+	for (;;) {
+		bt_graph *g = NULL;
+
+		psa__live_abort_arm(&jb);
+		s->rc = connect_graph(s, &g);
+		if (s->rc == 1)
+			s->rc = 0;
+		else if (!s->rc)
+			s->rc = run(s, g);
+		psa__live_abort_disarm();
+		if (s->viewer_fd >= 0)
+			psa__live_forget(s->viewer_fd); /* the graph closes it */
+		s->viewer_fd = -1;
+		bt_graph_put_ref(g);
+		/* the relay daemon refuses the new attach while it has not seen the abandoned
+		 * viewer go: the source says so at its first run or a later one */
+		if (s->rc < 0 && reattach_until && psa__live_mono_ns() < reattach_until &&
+		    !atomic_load_explicit(&s->l->stop, memory_order_relaxed)) {
+			struct timespec nap = { 0, 100 * 1000 * 1000 };
+
+			nanosleep(&nap, NULL);
+			continue;
+		}
+		break;
+	}
+out:
 	psa__queue_end(&s->q); /* publishes rc and err to the caller's thread */
 	pthread_mutex_lock(&s->mtx);
 	s->stopped = true;
@@ -328,6 +454,7 @@ int psa_live_open_many(const char *const *urls, size_t n, struct psa_live **out,
 	}
 	if (!l || !(l->src = calloc(n, sizeof(*l->src))) || !(l->intr = bt_interrupter_create()))
 		goto out_nomem;
+	psa__live_abort_init(); /* without it an abort in babeltrace2 ends the process, as before */
 	for (; inited < n; inited++) {
 		struct live_src *s = &l->src[inited];
 

@@ -35,6 +35,9 @@ struct live_src {
 	bool src_idle;                    /* M: the source said AGAIN after its last item */
 	_Atomic uint64_t call_since;      /* A: mono ns the thread entered bt_graph_run_once, 0 */
 	_Atomic uint64_t latest;          /* A: the latest trace time the thread has received */
+	int viewer_fd;                    /* W: its graph's connection to the relay daemon (-1) */
+	bool connecting;                  /* W: it holds the connect lock (live_abort.h) */
+	_Atomic unsigned restarts;        /* A: graphs abandoned after an abort (live_abort.h) */
 	int rc;                           /* W, then C once the queue says done */
 	char err[PSA_ERR_MAX];            /* same */
 	/* the merge's (live_merge.c) */

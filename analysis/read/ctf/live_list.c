@@ -18,6 +18,7 @@
 
 #include "read/event_internal.h"
 #include "read/ctf/ctf_int.h"
+#include "read/ctf/live_abort.h"
 
 #define LIST_MAX 256
 
@@ -142,8 +143,12 @@ out:
 static void *list_thread(void *arg)
 {
 	struct list_job *j = arg;
+	/* its connection must not be taken for a reader's (live_abort.h) */
+	bool locked = psa__live_connect_lock(2000);
 
 	j->rc = query(j);
+	if (locked)
+		psa__live_connect_unlock();
 	pthread_mutex_lock(&j->mtx);
 	j->done = true;
 	pthread_cond_broadcast(&j->cond);

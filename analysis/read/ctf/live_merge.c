@@ -363,6 +363,7 @@ void psa_live_status(struct psa_live *l, struct psa_live_status *st)
 
 		if (since && now > since && now - since > stuck)
 			stuck = now - since;
+		st->restarts += atomic_load_explicit(&s->restarts, memory_order_relaxed);
 		if (s->ended)
 			continue;
 		pthread_mutex_lock(&s->mtx);
