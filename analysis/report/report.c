@@ -252,6 +252,45 @@ static void no_events(const struct psa_report *r, char *const *paths, size_t n, 
 	}
 }
 
+/* Whether the metadata of @dir declares an event of ours (its text names one of our providers;
+ * packetized metadata holds its text as is). Only 4 MiB are looked at: our providers' events are
+ * declared in the first kilobytes of a recording's metadata. */
+static bool declares_ours(const char *dir)
+{
+	static const char *const providers[] = { "\"encproxy:", "\"encdev:", "\"encnet:",
+						  "\"bananaphone:" };
+	char path[600], *buf;
+	bool ours = false;
+	size_t len;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/metadata", dir);
+	if (!(f = fopen(path, "re")))
+		return false;
+	buf = malloc((4u << 20) + 1);
+	len = buf ? fread(buf, 1, 4u << 20, f) : 0;
+	fclose(f);
+	if (buf) {
+		buf[len] = '\0';
+		for (size_t i = 0; i < len && !ours; i += strlen(buf + i) + 1) /* NULs in headers */
+			for (size_t k = 0; k < sizeof(providers) / sizeof(*providers) && !ours; k++)
+				ours = strstr(buf + i, providers[k]) != NULL;
+	}
+	free(buf);
+	return ours;
+}
+
+/* Whether a damaged trace of @r (not a duplicate) could have held events of ours: a trace that
+ * declares none (another tool's, beside ours) lost none of ours to its damage. */
+static bool damage_lost_ours(const struct psa_report *r)
+{
+	for (size_t i = 0; i < r->integrity.n; i++)
+		if (r->integrity.v[i].kind != PSA_TRACE_DUPLICATE &&
+		    declares_ours(r->integrity.v[i].trace))
+			return true;
+	return false;
+}
+
 /* After a read: the model finished and the watchdog's analysis. 0, -ENODATA, -ENOMEM. */
 static int analyze(struct psa_report *r, char *const *paths, size_t n, char *err, size_t errlen)
 {
@@ -260,9 +299,11 @@ static int analyze(struct psa_report *r, char *const *paths, size_t n, char *err
 	describe(&r->in, paths, n);
 	psa_model_finish(r->m);
 	psa_model_totals(r->m, &tot);
-	/* Nothing read of a damaged trace is, to a caller giving a verdict, an inconclusive one:
-	 * the damage explains it. A window of the tail is not the whole trace: the next read widens. */
-	if (!tot.our_events && r->verdict && r->integrity.damaged && !r->in.rs.window_ns) {
+	/* Nothing read of a damaged trace of ours is, to a caller giving a verdict, an inconclusive
+	 * one: the damage explains it. A window of the tail is not the whole trace: the next read
+	 * widens. */
+	if (!tot.our_events && r->verdict && r->integrity.damaged && !r->in.rs.window_ns &&
+	    damage_lost_ours(r)) {
 		r->in.unreadable = true;
 	} else if (!tot.our_events) {
 		r->in.empty = true;
