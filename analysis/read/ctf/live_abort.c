@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* See live_abort.h. */
 #include "read/ctf/live_abort.h"
+#include "read/ctf/ctf_int.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -75,15 +76,8 @@ static size_t g_claims_n;
 
 bool psa__live_connect_lock(unsigned wait_ms)
 {
-	struct timespec deadline;
+	struct timespec deadline = psa__deadline_in(wait_ms);
 
-	clock_gettime(CLOCK_REALTIME, &deadline);
-	deadline.tv_sec += wait_ms / 1000;
-	deadline.tv_nsec += (long)(wait_ms % 1000) * 1000000L;
-	if (deadline.tv_nsec >= 1000000000L) {
-		deadline.tv_sec++;
-		deadline.tv_nsec -= 1000000000L;
-	}
 	return pthread_mutex_timedlock(&g_connect, &deadline) == 0;
 }
 
